@@ -1,0 +1,54 @@
+# Makefile for scbf, the split counting Bloom filter index access method.
+#
+#   make && make install          build and install (PGXS, needs pg_config)
+#   make installcheck             pg_regress suite against a running server
+#   make prove_installcheck       TAP suite (test/t), needs an unprivileged user
+#   make unitcheck                server-free unit tests of the filter module
+#
+# test/run-tests and test/run-demo wrap all of this for a fresh Debian 12
+# machine (packages, throwaway cluster, clean-up); see README.md.
+
+EXTENSION = scbf
+MODULE_big = scbf
+OBJS = \
+	src/scbf.o \
+	src/scbfbuild.o \
+	src/scbfcost.o \
+	src/scbffilter.o \
+	src/scbffuncs.o \
+	src/scbfinsert.o \
+	src/scbfmath.o \
+	src/scbfmathfuncs.o \
+	src/scbfpage.o \
+	src/scbfscan.o \
+	src/scbfvacuum.o \
+	src/scbfvalidate.o \
+	src/scbfverify.o
+
+DATA = scbf--1.0.sql
+PGFILEDESC = "scbf - split counting Bloom filter index access method"
+
+REGRESS = scbf_basic
+REGRESS_OPTS = --inputdir=. --outputdir=.
+
+# TAP tests run separately (make prove_installcheck): they start their own
+# clusters and initdb refuses to run as root.
+PROVE_TESTS = test/t/*.pl
+PROVE_FLAGS += -I test/t
+
+SHLIB_LINK += -lm
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# Debian's server-dev package compiles LLVM bitcode with clang for JIT
+# inlining; scbf has no use for it and clang is not always installed.
+with_llvm = no
+
+.PHONY: prove_installcheck unitcheck
+prove_installcheck:
+	$(prove_installcheck)
+
+unitcheck:
+	$(MAKE) -C test/unit check

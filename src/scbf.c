@@ -1,0 +1,147 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbf.c
+ *	  Module entry points of scbf: reloptions, the AM handler, options
+ *	  parsing and build phase names.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbf.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/reloptions.h"
+#include "commands/progress.h"
+#include "commands/vacuum.h"
+#include "utils/guc.h"
+
+#include "scbf.h"
+
+PG_MODULE_MAGIC;
+
+/* Kind of relation options for scbf indexes */
+static relopt_kind scbf_relopt_kind;
+
+/*
+ * Module load callback: register the index options with their defaults and
+ * bounds.  Changing an option of an existing index (ALTER INDEX ... SET)
+ * only takes effect at REINDEX, since the layout is frozen in the metapage
+ * at build; hence AccessExclusiveLock, as for BRIN's pages_per_range.
+ */
+void
+_PG_init(void)
+{
+	scbf_relopt_kind = add_reloption_kind();
+
+	add_int_reloption(scbf_relopt_kind, "pages_per_segment",
+					  "Number of heap pages that each segment filter covers",
+					  SCBF_DEFAULT_PAGES_PER_SEGMENT,
+					  SCBF_MIN_PAGES_PER_SEGMENT,
+					  SCBF_MAX_PAGES_PER_SEGMENT,
+					  AccessExclusiveLock);
+	add_real_reloption(scbf_relopt_kind, "false_positive_rate",
+					   "Target false-positive rate of each segment filter",
+					   SCBF_DEFAULT_FPR, SCBF_MIN_FPR, SCBF_MAX_FPR,
+					   AccessExclusiveLock);
+
+	MarkGUCPrefixReserved("scbf");
+}
+
+/*
+ * Index access method handler: the one place that lists the callbacks.
+ */
+PG_FUNCTION_INFO_V1(scbfhandler);
+Datum
+scbfhandler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = SCBF_NSTRATEGIES;
+	amroutine->amsupport = SCBF_NPROC;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = false;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = false;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = true;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = true;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions =
+		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_CLEANUP;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = scbfbuild;
+	amroutine->ambuildempty = scbfbuildempty;
+	amroutine->aminsert = scbfinsert;
+	amroutine->ambulkdelete = scbfbulkdelete;
+	amroutine->amvacuumcleanup = scbfvacuumcleanup;
+	amroutine->amcanreturn = NULL;
+	amroutine->amcostestimate = scbfcostestimate;
+	amroutine->amoptions = scbfoptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = scbfbuildphasename;
+	amroutine->amvalidate = scbfvalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = scbfbeginscan;
+	amroutine->amrescan = scbfrescan;
+	amroutine->amgettuple = NULL;
+	amroutine->amgetbitmap = scbfgetbitmap;
+	amroutine->amendscan = scbfendscan;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}
+
+/*
+ * Parse and validate the WITH (...) options of an scbf index.  Unknown
+ * options and out-of-range values are rejected by build_reloptions with
+ * ERRCODE_INVALID_PARAMETER_VALUE.  Not called when the index has no
+ * options: readers then see rd_options == NULL and use the defaults.
+ */
+bytea *
+scbfoptions(Datum reloptions, bool validate)
+{
+	static const relopt_parse_elt tab[] = {
+		{"pages_per_segment", RELOPT_TYPE_INT,
+		offsetof(ScbfOptions, pages_per_segment)},
+		{"false_positive_rate", RELOPT_TYPE_REAL,
+		offsetof(ScbfOptions, false_positive_rate)},
+	};
+
+	return (bytea *) build_reloptions(reloptions, validate, scbf_relopt_kind,
+									  sizeof(ScbfOptions), tab, lengthof(tab));
+}
+
+/*
+ * Name of a build phase, shown in pg_stat_progress_create_index.phase as
+ * "building index: <name>".
+ */
+char *
+scbfbuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case PROGRESS_SCBF_PHASE_SCAN:
+			return "scanning table and writing segments";
+		case PROGRESS_SCBF_PHASE_LOG:
+			return "writing WAL";
+		default:
+			return NULL;
+	}
+}

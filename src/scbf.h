@@ -1,0 +1,521 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbf.h
+ *	  Header for scbf, the split counting Bloom filter index access method.
+ *
+ * NOTES
+ *	  On-disk layout, page macros, constants, the options struct, the
+ *	  in-memory state cached in rd_amcache, and the prototypes of every file,
+ *	  grouped under one comment per file.  src/README explains the design:
+ *	  why the structures look like this and which invariants keep the index
+ *	  free of false negatives.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbf.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SCBF_H
+#define SCBF_H
+
+#include "scbfcompat.h"
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/htup_details.h"
+#include "access/itup.h"
+#include "access/relscan.h"
+#include "fmgr.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "storage/block.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/relcache.h"
+
+#include "scbffilter.h"
+
+/* Support procedures and strategies */
+#define SCBF_HASH_PROC				1	/* the type's standard 32-bit hash */
+#define SCBF_NPROC					1
+#define SCBF_EQUAL_STRATEGY			1
+#define SCBF_NSTRATEGIES			1
+
+/* Options: defaults and bounds (registered in _PG_init, frozen at build) */
+#define SCBF_DEFAULT_PAGES_PER_SEGMENT	128
+#define SCBF_MIN_PAGES_PER_SEGMENT		8
+#define SCBF_DEFAULT_FPR				0.01
+#define SCBF_MIN_FPR					0.0001
+#define SCBF_MAX_FPR					0.25
+
+/*
+ * Filters are sized for this many times the distinct keys they are expected
+ * to take, so that the spread of keys over blocks does not close a filter
+ * before its time.
+ */
+#define SCBF_SIZING_HEADROOM		1.15
+
+/* Seed of the filter keys, frozen in the metapage */
+#define SCBF_HASH_SEED				0x5CBF5EED
+
+/* Progress phases of CREATE INDEX (1 is core's "initializing") */
+#define PROGRESS_SCBF_PHASE_SCAN		2
+#define PROGRESS_SCBF_PHASE_LOG			3
+
+/*
+ * Ledger TIDs are 16 bits: the heap block relative to the segment start in
+ * the high bits, the line pointer offset in the low SCBF_OFFSET_BITS.  An
+ * offset of 0 is never a valid line pointer, so 0 marks a removed entry.
+ */
+#define SCBF_OFFSET_BITS			9
+#define SCBF_MAX_PAGES_PER_SEGMENT	(1 << (16 - SCBF_OFFSET_BITS))
+#define SCBF_TID_TOMBSTONE			0
+#define ScbfTidMake(relblk, off)	((uint16) (((relblk) << SCBF_OFFSET_BITS) | (off)))
+#define ScbfTidRelBlock(t)			((BlockNumber) ((t) >> SCBF_OFFSET_BITS))
+#define ScbfTidOffset(t)			((OffsetNumber) ((t) & ((1 << SCBF_OFFSET_BITS) - 1)))
+
+/*
+ * The ledger stores each column's 32-bit value hash.  SCBF_NULL_HASH stands
+ * for NULL; a real value whose hash happens to be SCBF_NULL_HASH is stored
+ * (and probed) as SCBF_NULL_HASH_ALT, so a stored hash tells NULL and
+ * not-NULL apart exactly.  The remap only merges two hash values: a false
+ * positive at worst, never a false negative.
+ */
+#define SCBF_NULL_HASH				((uint32) 0)
+#define SCBF_NULL_HASH_ALT			((uint32) 1)
+#define ScbfCanonicalHash(h)		((h) == SCBF_NULL_HASH ? SCBF_NULL_HASH_ALT : (h))
+
+/* ----------------------------------------------------------------
+ *	Pages
+ *
+ * Every page has a standard header and this special space, which ends with
+ * a 2-byte page id as contrib/bloom and pgvector do, so tools such as
+ * pg_filedump can tell the page's AM.  Filter and ledger pages name their
+ * owner (segment, filter serial) so a reader that followed a stale pointer
+ * notices at once.
+ * ----------------------------------------------------------------
+ */
+#define SCBF_PAGE_ID				0xFF5C
+
+#define SCBF_PAGE_META				1
+#define SCBF_PAGE_DIRECTORY			2
+#define SCBF_PAGE_FILTER			3
+#define SCBF_PAGE_LEDGER			4
+#define SCBF_PAGE_FREE				5
+
+typedef struct ScbfPageOpaqueData
+{
+	uint32		segno;			/* filter, ledger: owning segment */
+	uint32		serial;			/* filter, ledger: owning filter's serial */
+	uint16		blkidx;			/* filter: block index within the filter;
+								 * directory: index in the metapage map */
+	uint8		type;			/* SCBF_PAGE_* */
+	uint8		unused1;
+	uint16		unused2;
+	uint16		page_id;		/* SCBF_PAGE_ID, always last */
+} ScbfPageOpaqueData;
+
+typedef ScbfPageOpaqueData *ScbfPageOpaque;
+
+#define ScbfPageGetOpaque(page) ((ScbfPageOpaque) PageGetSpecialPointer(page))
+#define ScbfPageGetType(page)	(ScbfPageGetOpaque(page)->type)
+
+/* ----------------------------------------------------------------
+ *	Metapage (block 0)
+ *
+ * The layout parameters are frozen from the reloptions at build: readers
+ * use this copy (cached in rd_amcache), never rd_options.  The statistics
+ * are refreshed by build and by VACUUM's cleanup and feed the planner.  The
+ * directory map lists the blocks of the segment directory pages in order.
+ * ----------------------------------------------------------------
+ */
+#define SCBF_MAGIC_NUMBER			0x5CBF1DE5
+#define SCBF_FORMAT_VERSION			1
+#define SCBF_METAPAGE_BLKNO			0
+
+/* metapage flags */
+#define SCBF_META_HAS_NULLS_SEEN	0x01	/* unused, reserved */
+
+typedef struct ScbfMetaPageData
+{
+	uint32		magic;			/* SCBF_MAGIC_NUMBER */
+	uint32		version;		/* SCBF_FORMAT_VERSION */
+
+	/* layout, frozen at build */
+	uint16		pages_per_segment;
+	uint16		ncols;
+	uint16		k;				/* slices per filter block */
+	uint16		counter_bits;	/* always SCBF_FILTER_COUNTER_BITS */
+	uint32		slice_counters; /* m, counters per slice */
+	uint32		block_capacity; /* distinct keys a block takes at target FPR */
+	uint32		hash_seed;
+	uint32		unused;
+	float8		target_fpr;
+
+	/* statistics, refreshed by build and vacuum cleanup */
+	uint32		nsegments;		/* segments with a filter chain */
+	uint32		nfilters;
+	uint32		nfilter_pages;
+	uint32		nledger_pages;
+	uint64		nentries;		/* live ledger entries */
+	float8		mean_fpr;		/* mean over segments of the chain FPR */
+	uint32		keys_hint;		/* distinct keys of a typical full segment,
+								 * used to size the filters of new segments */
+	uint32		flags;
+
+	/* segment directory map */
+	uint32		ndirpages;
+	BlockNumber dirpages[FLEXIBLE_ARRAY_MEMBER];
+} ScbfMetaPageData;
+
+#define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))
+
+#define SCBF_MAX_DIR_PAGES \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
+	  - MAXALIGN(sizeof(ScbfPageOpaqueData)) \
+	  - MAXALIGN(offsetof(ScbfMetaPageData, dirpages))) / sizeof(BlockNumber))
+
+/* ----------------------------------------------------------------
+ *	Segment directory pages
+ *
+ * A dense array of entries, one per segment (segno = heap block /
+ * pages_per_segment), found by arithmetic like BRIN's revmap: directory page
+ * segno / SCBF_DIR_ENTRIES_PER_PAGE of the metapage map, slot segno %
+ * SCBF_DIR_ENTRIES_PER_PAGE.  An all-zero entry means "no segment yet"
+ * (block 0 is the metapage, never a filter).  Directory pages are never
+ * freed or moved.
+ * ----------------------------------------------------------------
+ */
+typedef struct ScbfSegEntry
+{
+	BlockNumber head;			/* block 0 of the oldest filter; 0 = none */
+	uint32		head_serial;
+	BlockNumber tail;			/* block 0 of the newest filter, which takes
+								 * the inserts */
+	uint32		tail_serial;
+	uint32		next_serial;	/* next serial to hand out; every change of
+								 * the chain's membership bumps it */
+	uint16		nfilters;
+	uint16		flags;			/* SCBF_SEG_* */
+} ScbfSegEntry;
+
+/* directory entry flags */
+#define SCBF_SEG_EMPTY				0x0001	/* the build found no tuple here;
+											 * scans skip it until an insert
+											 * creates the segment */
+
+#define ScbfPageGetDir(page)	((ScbfSegEntry *) PageGetContents(page))
+#define ScbfSegEntryIsEmpty(e)	((e)->head == 0)
+
+#define SCBF_DIR_ENTRIES_PER_PAGE \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
+	  - MAXALIGN(sizeof(ScbfPageOpaqueData))) / sizeof(ScbfSegEntry))
+
+#define SCBF_MAX_SEGMENTS \
+	((uint64) SCBF_MAX_DIR_PAGES * SCBF_DIR_ENTRIES_PER_PAGE)
+
+/* ----------------------------------------------------------------
+ *	Filter pages
+ *
+ * A filter is a chain member of one segment: nblocks pages ("blocks"), each
+ * a split counting Bloom filter of k slices of m 4-bit counters.  A key goes
+ * to block scbf_filter_block_of(key, nblocks), so a probe reads one block.
+ * Block 0 is the filter's head: its copy of the fields marked "head" is the
+ * authoritative one (other blocks leave them zero), and it owns the filter's
+ * ledger.  The counters sit below pd_lower, since generic WAL zeroes the
+ * hole between pd_lower and pd_upper.
+ * ----------------------------------------------------------------
+ */
+#define SCBF_MAX_BLOCKS				64
+
+/* filter states (head) */
+#define SCBF_FILTER_GROWING			1	/* linked, blocks being added, empty */
+#define SCBF_FILTER_ACTIVE			2	/* the tail: takes inserts */
+#define SCBF_FILTER_CLOSED			3	/* a newer filter took over */
+#define SCBF_FILTER_DROPPING		4	/* emptied, pages being freed */
+
+/* filter flags (head) */
+#define SCBF_FILTER_FULL			0x0001	/* a block reached the FPR budget */
+#define SCBF_FILTER_STALE			0x0002	/* a delete left a saturated
+											 * counter too high */
+#define SCBF_FILTER_RECOUNT			0x0004	/* an underflow was seen: the
+											 * counters are not trusted until
+											 * recounted from the ledger */
+
+typedef struct ScbfFilterPageData
+{
+	/* every block */
+	uint16		nonzero[SCBF_FILTER_MAX_K]; /* non-zero counters per slice */
+	uint32		nsaturated;		/* counters at the maximum */
+
+	/* head only */
+	uint16		nblocks;		/* blocks of the filter */
+	uint16		nlinked;		/* blocks allocated so far (< nblocks while
+								 * growing) */
+	uint16		state;			/* SCBF_FILTER_* */
+	uint16		flags;			/* SCBF_FILTER_* flags */
+	BlockNumber next;			/* head of the next filter; 0 = none */
+	uint32		next_serial;
+	BlockNumber ledger_head;	/* first ledger page */
+	BlockNumber ledger_tail;	/* last ledger page, takes appends */
+	uint32		nledger_pages;
+	uint32		nentries;		/* live ledger entries */
+	BlockNumber blocks[SCBF_MAX_BLOCKS];	/* blocks[0] is the head itself */
+} ScbfFilterPageData;
+
+#define ScbfPageGetFilter(page) ((ScbfFilterPageData *) PageGetContents(page))
+#define ScbfPageGetCounters(page) \
+	((uint8 *) PageGetContents(page) + MAXALIGN(sizeof(ScbfFilterPageData)))
+
+#define SCBF_FILTER_COUNTER_BYTES \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
+	 - MAXALIGN(sizeof(ScbfFilterPageData)) \
+	 - MAXALIGN(sizeof(ScbfPageOpaqueData)))
+
+/* ----------------------------------------------------------------
+ *	Ledger pages
+ *
+ * The entries of one filter, in a singly linked list from the head's
+ * ledger_head to ledger_tail.  An entry is the 16-bit segment-relative TID
+ * followed by each column's 32-bit hash, packed (entry_size = 2 + 4 * ncols
+ * bytes, read with memcpy).  Appends go to the tail; VACUUM removes entries
+ * in place and compacts the page; nothing ever moves an entry to another
+ * page of the same list, so a reader that holds the lock of page N while it
+ * locks page N + 1 ("lock coupling") sees every entry exactly once.
+ * ----------------------------------------------------------------
+ */
+typedef struct ScbfLedgerPageData
+{
+	BlockNumber next;			/* next ledger page of the filter; 0 = none */
+	uint16		nentries;		/* entries on the page, tombstones included */
+	uint16		ntombstones;	/* removed entries not yet compacted */
+} ScbfLedgerPageData;
+
+#define ScbfPageGetLedger(page) ((ScbfLedgerPageData *) PageGetContents(page))
+#define ScbfPageGetEntries(page) \
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfLedgerPageData)))
+
+#define SCBF_LEDGER_BYTES \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
+	 - MAXALIGN(sizeof(ScbfLedgerPageData)) \
+	 - MAXALIGN(sizeof(ScbfPageOpaqueData)))
+
+#define ScbfEntrySize(ncols)	(sizeof(uint16) + sizeof(uint32) * (ncols))
+
+static inline uint16
+ScbfEntryGetTid(const char *entry)
+{
+	uint16		tid;
+
+	memcpy(&tid, entry, sizeof(tid));
+	return tid;
+}
+
+static inline void
+ScbfEntrySetTid(char *entry, uint16 tid)
+{
+	memcpy(entry, &tid, sizeof(tid));
+}
+
+static inline uint32
+ScbfEntryGetHash(const char *entry, int col)
+{
+	uint32		hash;
+
+	memcpy(&hash, entry + sizeof(uint16) + sizeof(uint32) * col, sizeof(hash));
+	return hash;
+}
+
+static inline void
+ScbfEntrySetHash(char *entry, int col, uint32 hash)
+{
+	memcpy(entry + sizeof(uint16) + sizeof(uint32) * col, &hash, sizeof(hash));
+}
+
+/* ----------------------------------------------------------------
+ *	Options and in-memory state
+ * ----------------------------------------------------------------
+ */
+typedef struct ScbfOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			pages_per_segment;
+	double		false_positive_rate;
+} ScbfOptions;
+
+/*
+ * Per-relation state cached in rd_amcache: the frozen layout read from the
+ * metapage plus derived values, and a copy of the directory map (refreshed
+ * from the metapage when a segment falls past its end).
+ */
+typedef struct ScbfState
+{
+	uint32		pages_per_segment;
+	int			ncols;
+	scbf_filter_geometry geom;
+	uint32		block_capacity;
+	double		target_fpr;
+	uint32		hash_seed;
+	Size		entry_size;		/* bytes per ledger entry */
+	uint32		ledger_capacity;	/* entries per ledger page */
+	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
+	uint32		keys_hint;		/* metapage's sizing hint for new segments */
+	uint32		ndirpages;
+	BlockNumber dirpages[FLEXIBLE_ARRAY_MEMBER];
+} ScbfState;
+
+/*
+ * A key's place in a filter: its 64-bit filter key (from the column's value
+ * hash) and its position in each slice.  The block depends on the filter's
+ * size and is computed per filter with scbf_filter_block_of().
+ */
+typedef struct ScbfKeyPos
+{
+	uint64		key;
+	uint32		pos[SCBF_FILTER_MAX_K];
+} ScbfKeyPos;
+
+/* ScbfApplyExtraKeys result bit: a touched block reached the FPR budget */
+#define SCBF_FULL_SEEN				0x100
+
+/* What ScbfFilterSummary reports about one filter */
+typedef struct ScbfFilterSummaryData
+{
+	uint16		state;
+	uint16		flags;
+	uint32		nblocks;		/* blocks linked */
+	uint32		nledger_pages;
+	uint32		nentries;
+	uint64		nsaturated;
+	double		fpr;			/* mean over blocks of the state FPR */
+	double		fill;			/* mean fill */
+	double		keys;			/* estimated distinct keys */
+	BlockNumber next;
+	uint32		next_serial;
+} ScbfFilterSummaryData;
+
+/* Callback of ScbfForEachSegment */
+typedef void (*ScbfSegmentFn) (Relation index, struct ScbfState *state,
+							   uint32 segno, ScbfSegEntry *entry, void *arg);
+
+/* ----------------------------------------------------------------
+ *	Prototypes
+ * ----------------------------------------------------------------
+ */
+
+/* scbf.c */
+extern void _PG_init(void);
+extern Datum scbfhandler(PG_FUNCTION_ARGS);
+extern bytea *scbfoptions(Datum reloptions, bool validate);
+extern char *scbfbuildphasename(int64 phasenum);
+
+/* scbfpage.c */
+extern ScbfState *ScbfAllocState(MemoryContext cxt);
+extern void ScbfStateFromMeta(ScbfState *state, ScbfMetaPageData *meta);
+extern ScbfState *ScbfGetState(Relation index);
+extern void ScbfRefreshDirMap(Relation index, ScbfState *state);
+extern void ScbfInitPage(Page page, uint8 type, uint32 segno, uint32 serial,
+						 uint16 blkidx);
+extern void ScbfInitMetaPage(Page page, Relation index, int pages_per_segment,
+							 double fpr);
+extern void ScbfInitDirPage(Page page, uint32 dirno);
+extern void ScbfInitFilterPage(Page page, ScbfState *state, uint32 segno,
+							   uint32 serial, uint16 blkidx);
+extern void ScbfInitLedgerPage(Page page, uint32 segno, uint32 serial);
+extern void ScbfLedgerSetLower(Page page, ScbfState *state);
+extern void ScbfMarkPageFree(Page page);
+extern Buffer ScbfNewBuffer(Relation index);
+extern void ScbfRecordFreePages(Relation index, BlockNumber *blocks, int n);
+extern bool ScbfPageIsFree(Page page);
+extern bool ScbfPageIsFilter(Page page, uint32 segno, uint32 serial,
+							 uint16 blkidx);
+extern bool ScbfPageIsLedger(Page page, uint32 segno, uint32 serial,
+							 uint32 capacity);
+extern void ScbfCheckMetaPage(Relation index, Page page);
+extern Buffer ScbfReadDirPage(Relation index, ScbfState *state, uint32 segno,
+							  int mode, bool create);
+extern ScbfSegEntry *ScbfDirEntry(Page page, uint32 segno);
+extern bool ScbfGetSegEntry(Relation index, ScbfState *state, uint32 segno,
+							ScbfSegEntry *entry);
+extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
+extern void ScbfComputeKey(ScbfState *state, int col, uint32 hash,
+						   ScbfKeyPos *kp);
+extern int	ScbfFilterBlocksFor(ScbfState *state, uint64 nkeys);
+extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
+							  const char *what) pg_attribute_noreturn();
+
+/* scbfbuild.c */
+extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
+								   IndexInfo *indexInfo);
+extern void scbfbuildempty(Relation index);
+extern uint64 ScbfCountDistinctKeys(ScbfState *state, const char *entries,
+									int n);
+
+/* scbfinsert.c */
+extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
+					   ItemPointer ht_ctid, Relation heapRel,
+					   IndexUniqueCheck checkUnique,
+					   bool indexUnchanged,
+					   struct IndexInfo *indexInfo);
+extern void ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
+							const char *entry);
+extern void ScbfGrowFilter(Relation index, ScbfState *state, Buffer headbuf);
+extern bool ScbfAppendFilter(Relation index, ScbfState *state, uint32 segno,
+							 int nblocks, uint32 expect_tail_serial,
+							 BlockNumber *head_out, uint32 *serial_out);
+extern Buffer ScbfLockFilterBlock(Relation index, Page headpage, int blkidx,
+								  int mode);
+extern void ScbfPlaceEntries(ScbfState *state, const char *entries, int n,
+							 int nblocks, ScbfKeyPos **kp_out,
+							 uint16 **kblk_out, int **order_out);
+extern int	ScbfApplyExtraKeys(Relation index, ScbfState *state,
+							   Buffer headbuf, const ScbfKeyPos *kp,
+							   const uint16 *kblk, const int *order, int n,
+							   int p, bool add);
+extern void ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
+						   const char *entries, int n, BlockNumber srcblk,
+						   uint32 srcsegno, uint32 srcserial,
+						   const uint16 *srcidx);
+extern void ScbfCompactLedgerPage(Page page, ScbfState *state);
+
+/* scbfscan.c */
+extern IndexScanDesc scbfbeginscan(Relation r, int nkeys, int norderbys);
+extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					   ScanKey orderbys, int norderbys);
+extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void scbfendscan(IndexScanDesc scan);
+
+/* scbfvacuum.c */
+extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
+											 IndexBulkDeleteResult *stats,
+											 IndexBulkDeleteCallback callback,
+											 void *callback_state);
+extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats);
+extern Buffer ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno,
+						   uint32 serial, int mode);
+extern void ScbfForEachSegment(Relation index, ScbfState *state,
+							   ScbfSegmentFn fn, void *arg);
+extern void ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
+							  BlockNumber headblk, uint32 serial,
+							  ScbfFilterSummaryData *fs);
+extern void ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
+							  BlockNumber headblk, uint32 serial);
+extern bool ScbfConsolidateSegment(Relation index, ScbfState *state,
+								   uint32 segno, bool force);
+extern bool ScbfRebuildSegmentFromHeap(Relation index, Relation heap,
+									   ScbfState *state, uint32 segno);
+
+/* scbfcost.c */
+extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
+							 double loop_count, Cost *indexStartupCost,
+							 Cost *indexTotalCost,
+							 Selectivity *indexSelectivity,
+							 double *indexCorrelation, double *indexPages);
+
+/* scbfvalidate.c */
+extern bool scbfvalidate(Oid opclassoid);
+
+#endif							/* SCBF_H */

@@ -1,0 +1,749 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfinsert.c
+ *	  Insertion into scbf: new segments, new filters in a chain, and the
+ *	  routine that adds ledger entries to a filter.
+ *
+ * NOTES
+ *	  An entry goes to the newest ("tail") filter of its segment.  Its k
+ *	  counter increments per column and its ledger append are made in ONE
+ *	  generic WAL record (invariant I2 of src/README), with the filter head
+ *	  locked exclusively throughout: every change to a filter's ledger and
+ *	  counters happens under its head lock, which is what lets VACUUM
+ *	  recount a filter from its ledger.
+ *
+ *	  Only multi-column entries can need more blocks than fit in one record
+ *	  (at most four buffers): the keys of columns that fall in a third block
+ *	  are incremented first, in records of their own.  A crash in between
+ *	  leaves counters higher than the ledger implies, which is harmless (a
+ *	  false positive, never a false negative).
+ *
+ *	  New filters are linked in one record while still empty and marked
+ *	  GROWING; their other blocks are then added one record each, and the
+ *	  last makes the filter ACTIVE.  Nothing is ever allocated without being
+ *	  linked in the same record, so a crash never leaks pages; a filter left
+ *	  GROWING by a crash is finished by the next backend that needs it.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfinsert.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf.h"
+
+/*
+ * Initialize the head page of a new filter that will have nblocks blocks
+ * and whose first ledger page is ledgerblk.  A one-block filter is ACTIVE at
+ * once; a larger one is GROWING until ScbfGrowFilter has added the rest.
+ */
+static void
+ScbfInitHead(Page page, ScbfState *state, uint32 segno, uint32 serial,
+			 int nblocks, BlockNumber headblk, BlockNumber ledgerblk)
+{
+	ScbfFilterPageData *filter;
+
+	ScbfInitFilterPage(page, state, segno, serial, 0);
+	filter = ScbfPageGetFilter(page);
+	filter->nblocks = nblocks;
+	filter->nlinked = 1;
+	filter->state = (nblocks == 1) ? SCBF_FILTER_ACTIVE : SCBF_FILTER_GROWING;
+	filter->blocks[0] = headblk;
+	filter->ledger_head = ledgerblk;
+	filter->ledger_tail = ledgerblk;
+	filter->nledger_pages = 1;
+}
+
+/*
+ * Add the missing blocks of a GROWING filter, one WAL record each, and make
+ * it ACTIVE.  The caller holds the head exclusively locked; inserters wait
+ * on that lock meanwhile, and scans skip a GROWING filter (it has no entries
+ * yet).  Also finishes a filter whose creator crashed mid-way.
+ */
+void
+ScbfGrowFilter(Relation index, ScbfState *state, Buffer headbuf)
+{
+	Page		headpage = BufferGetPage(headbuf);
+	ScbfPageOpaque opaque = ScbfPageGetOpaque(headpage);
+	ScbfFilterPageData *filter = ScbfPageGetFilter(headpage);
+
+	while (filter->nlinked < filter->nblocks)
+	{
+		GenericXLogState *xlog;
+		Buffer		newbuf = ScbfNewBuffer(index);
+		Page		hpage;
+		Page		npage;
+		ScbfFilterPageData *hfilter;
+
+		xlog = GenericXLogStart(index);
+		hpage = GenericXLogRegisterBuffer(xlog, headbuf, 0);
+		npage = GenericXLogRegisterBuffer(xlog, newbuf,
+										  GENERIC_XLOG_FULL_IMAGE);
+		hfilter = ScbfPageGetFilter(hpage);
+		ScbfInitFilterPage(npage, state, opaque->segno, opaque->serial,
+						   hfilter->nlinked);
+		hfilter->blocks[hfilter->nlinked] = BufferGetBlockNumber(newbuf);
+		hfilter->nlinked++;
+		if (hfilter->nlinked == hfilter->nblocks)
+			hfilter->state = SCBF_FILTER_ACTIVE;
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(newbuf);
+	}
+
+	if (filter->state == SCBF_FILTER_GROWING)
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		hpage = GenericXLogRegisterBuffer(xlog, headbuf, 0);
+
+		ScbfPageGetFilter(hpage)->state = SCBF_FILTER_ACTIVE;
+		GenericXLogFinish(xlog);
+	}
+}
+
+/*
+ * Create segment segno's directory entry with a first, empty filter sized
+ * from the metapage's hint.  Returns false if the segment is past the
+ * directory's capacity (it then stays unindexed and scans return it whole).
+ * Does nothing if a concurrent backend created the segment first.
+ */
+static bool
+ScbfCreateSegment(Relation index, ScbfState *state, uint32 segno)
+{
+	Buffer		dirbuf;
+	Buffer		headbuf;
+	Buffer		ledgerbuf;
+	GenericXLogState *xlog;
+	Page		dpage;
+	Page		hpage;
+	Page		lpage;
+	ScbfSegEntry *entry;
+	const uint32 serial = 1;
+
+	dirbuf = ScbfReadDirPage(index, state, segno, BUFFER_LOCK_EXCLUSIVE, true);
+	if (!BufferIsValid(dirbuf))
+		return false;
+	if (!ScbfSegEntryIsEmpty(ScbfDirEntry(BufferGetPage(dirbuf), segno)))
+	{
+		UnlockReleaseBuffer(dirbuf);
+		return true;
+	}
+
+	headbuf = ScbfNewBuffer(index);
+	ledgerbuf = ScbfNewBuffer(index);
+
+	xlog = GenericXLogStart(index);
+	dpage = GenericXLogRegisterBuffer(xlog, dirbuf, 0);
+	hpage = GenericXLogRegisterBuffer(xlog, headbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = GenericXLogRegisterBuffer(xlog, ledgerbuf, GENERIC_XLOG_FULL_IMAGE);
+	ScbfInitHead(hpage, state, segno, serial,
+				 ScbfFilterBlocksFor(state, state->keys_hint),
+				 BufferGetBlockNumber(headbuf),
+				 BufferGetBlockNumber(ledgerbuf));
+	ScbfInitLedgerPage(lpage, segno, serial);
+	entry = ScbfDirEntry(dpage, segno);
+	entry->head = entry->tail = BufferGetBlockNumber(headbuf);
+	entry->head_serial = entry->tail_serial = serial;
+	entry->next_serial = serial + 1;
+	entry->nfilters = 1;
+	entry->flags = 0;
+	GenericXLogFinish(xlog);
+
+	UnlockReleaseBuffer(ledgerbuf);
+	UnlockReleaseBuffer(dirbuf);
+	ScbfGrowFilter(index, state, headbuf);
+	UnlockReleaseBuffer(headbuf);
+	return true;
+}
+
+/*
+ * Append a new, empty filter of nblocks blocks to segment segno's chain,
+ * provided the chain's tail still has serial expect_tail_serial (else a
+ * concurrent backend already did it: return false).  The old tail is
+ * CLOSED and the new one takes all further inserts.  On success, returns
+ * the new filter's head block and serial through the out parameters (which
+ * may be NULL).
+ */
+bool
+ScbfAppendFilter(Relation index, ScbfState *state, uint32 segno, int nblocks,
+				 uint32 expect_tail_serial, BlockNumber *head_out,
+				 uint32 *serial_out)
+{
+	Buffer		dirbuf;
+	Buffer		tailbuf;
+	Buffer		headbuf;
+	Buffer		ledgerbuf;
+	GenericXLogState *xlog;
+	Page		dpage;
+	Page		tpage;
+	Page		hpage;
+	Page		lpage;
+	ScbfSegEntry *entry;
+	ScbfFilterPageData *tail;
+	uint32		serial;
+
+	dirbuf = ScbfReadDirPage(index, state, segno, BUFFER_LOCK_EXCLUSIVE, false);
+	if (!BufferIsValid(dirbuf))
+		return false;
+	entry = ScbfDirEntry(BufferGetPage(dirbuf), segno);
+	if (ScbfSegEntryIsEmpty(entry) || entry->tail_serial != expect_tail_serial)
+	{
+		UnlockReleaseBuffer(dirbuf);
+		return false;
+	}
+
+	tailbuf = ReadBuffer(index, entry->tail);
+	LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+	if (!ScbfPageIsFilter(BufferGetPage(tailbuf), segno, entry->tail_serial, 0))
+		ScbfReportCorrupt(index, entry->tail,
+						  psprintf("Expected the head of filter %u of segment %u.",
+								   entry->tail_serial, segno));
+
+	headbuf = ScbfNewBuffer(index);
+	ledgerbuf = ScbfNewBuffer(index);
+
+	xlog = GenericXLogStart(index);
+	dpage = GenericXLogRegisterBuffer(xlog, dirbuf, 0);
+	tpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
+	hpage = GenericXLogRegisterBuffer(xlog, headbuf, GENERIC_XLOG_FULL_IMAGE);
+	lpage = GenericXLogRegisterBuffer(xlog, ledgerbuf, GENERIC_XLOG_FULL_IMAGE);
+
+	entry = ScbfDirEntry(dpage, segno);
+	serial = entry->next_serial;
+	ScbfInitHead(hpage, state, segno, serial, nblocks,
+				 BufferGetBlockNumber(headbuf),
+				 BufferGetBlockNumber(ledgerbuf));
+	ScbfInitLedgerPage(lpage, segno, serial);
+
+	tail = ScbfPageGetFilter(tpage);
+	tail->next = BufferGetBlockNumber(headbuf);
+	tail->next_serial = serial;
+	if (tail->state == SCBF_FILTER_ACTIVE)
+		tail->state = SCBF_FILTER_CLOSED;
+
+	entry->tail = BufferGetBlockNumber(headbuf);
+	entry->tail_serial = serial;
+	entry->next_serial = serial + 1;
+	entry->nfilters++;
+	GenericXLogFinish(xlog);
+
+	UnlockReleaseBuffer(ledgerbuf);
+	UnlockReleaseBuffer(tailbuf);
+	UnlockReleaseBuffer(dirbuf);
+
+	ScbfGrowFilter(index, state, headbuf);
+	if (head_out)
+		*head_out = BufferGetBlockNumber(headbuf);
+	if (serial_out)
+		*serial_out = serial;
+	UnlockReleaseBuffer(headbuf);
+	return true;
+}
+
+/*
+ * Link a new empty ledger page after the filter's full tail page, in one
+ * record with the head.  Caller holds the head exclusively; tailbuf is the
+ * old tail, exclusively locked, and is released here.  Returns the new
+ * tail, exclusively locked.
+ */
+static Buffer
+ScbfExtendLedger(Relation index, Buffer headbuf, Buffer tailbuf)
+{
+	ScbfPageOpaque opaque = ScbfPageGetOpaque(BufferGetPage(headbuf));
+	Buffer		newbuf = ScbfNewBuffer(index);
+	GenericXLogState *xlog;
+	Page		hpage;
+	Page		tpage;
+	Page		npage;
+	ScbfFilterPageData *filter;
+
+	xlog = GenericXLogStart(index);
+	hpage = GenericXLogRegisterBuffer(xlog, headbuf, 0);
+	tpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
+	npage = GenericXLogRegisterBuffer(xlog, newbuf, GENERIC_XLOG_FULL_IMAGE);
+	ScbfInitLedgerPage(npage, opaque->segno, opaque->serial);
+	ScbfPageGetLedger(tpage)->next = BufferGetBlockNumber(newbuf);
+	filter = ScbfPageGetFilter(hpage);
+	filter->ledger_tail = BufferGetBlockNumber(newbuf);
+	filter->nledger_pages++;
+	GenericXLogFinish(xlog);
+
+	UnlockReleaseBuffer(tailbuf);
+	return newbuf;
+}
+
+/*
+ * Lock block blkidx of the filter whose head page is headpage (locked by
+ * the caller) exclusively, checking it really is that block.
+ */
+Buffer
+ScbfLockFilterBlock(Relation index, Page headpage, int blkidx, int mode)
+{
+	ScbfPageOpaque opaque = ScbfPageGetOpaque(headpage);
+	ScbfFilterPageData *filter = ScbfPageGetFilter(headpage);
+	BlockNumber blkno = filter->blocks[blkidx];
+	Buffer		buf;
+
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, mode);
+	if (!ScbfPageIsFilter(BufferGetPage(buf), opaque->segno, opaque->serial,
+						  (uint16) blkidx))
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("Expected block %d of filter %u of segment %u.",
+								   blkidx, opaque->serial, opaque->segno));
+	return buf;
+}
+
+/*
+ * Lock a filter's ledger page exclusively, checking its owner.
+ */
+static Buffer
+ScbfLockLedgerPage(Relation index, ScbfState *state, BlockNumber blkno,
+				   uint32 segno, uint32 serial)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (!ScbfPageIsLedger(BufferGetPage(buf), segno, serial,
+						  state->ledger_capacity))
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("Expected a ledger page of filter %u of segment %u.",
+								   serial, segno));
+	return buf;
+}
+
+/*
+ * Apply +1 (add) or -1 (remove) for every key of the given entries that
+ * falls in a block other than block 0 and the primary block p, one WAL
+ * record per such block.  Used for multi-column entries only: additions run
+ * before, removals after, the record that changes the ledger, so a crash
+ * in between leaves counters too high, never too low.  Returns the OR of the
+ * scbf_filter_add/remove result bits, plus SCBF_FILTER_FULL_SEEN (as
+ * 0x100) when a block reached the FPR budget.
+ */
+int
+ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
+				   const ScbfKeyPos *kp, const uint16 *kblk,
+				   const int *order, int n, int p, bool add)
+{
+	Page		headpage = BufferGetPage(headbuf);
+	int			ncols = state->ncols;
+	int			nblocks = ScbfPageGetFilter(headpage)->nblocks;
+	int			result = 0;
+	int			b;
+
+	if (ncols == 1 || nblocks == 1)
+		return 0;
+
+	for (b = 1; b < nblocks; b++)
+	{
+		Buffer		buf = InvalidBuffer;
+		GenericXLogState *xlog = NULL;
+		ScbfFilterPageData *filter = NULL;
+		uint8	   *counters = NULL;
+		int			i;
+
+		if (b == p)
+			continue;
+		for (i = 0; i < n; i++)
+		{
+			int			e = order[i];
+			int			c;
+
+			for (c = 1; c < ncols; c++)
+			{
+				if (kblk[e * ncols + c] != b)
+					continue;
+				if (xlog == NULL)
+				{
+					Page		page;
+
+					buf = ScbfLockFilterBlock(index, headpage, b,
+											  BUFFER_LOCK_EXCLUSIVE);
+					xlog = GenericXLogStart(index);
+					page = GenericXLogRegisterBuffer(xlog, buf, 0);
+					filter = ScbfPageGetFilter(page);
+					counters = ScbfPageGetCounters(page);
+				}
+				if (add)
+					result |= scbf_filter_add(counters, filter->nonzero,
+											  &filter->nsaturated,
+											  &state->geom,
+											  kp[e * ncols + c].pos);
+				else
+					result |= scbf_filter_remove(counters, filter->nonzero,
+												 &filter->nsaturated,
+												 &state->geom,
+												 kp[e * ncols + c].pos);
+			}
+		}
+		if (xlog != NULL)
+		{
+			if (scbf_filter_state_fpr(filter->nonzero, &state->geom) >=
+				state->target_fpr)
+				result |= SCBF_FULL_SEEN;
+			GenericXLogFinish(xlog);
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	return result;
+}
+
+/*
+ * Compute the filter keys and blocks of n entries for a filter of nblocks
+ * blocks, and an order that groups them by primary block (the block of
+ * column 0's key).  The arrays are palloc'd in the current context.
+ */
+void
+ScbfPlaceEntries(ScbfState *state, const char *entries, int n, int nblocks,
+				 ScbfKeyPos **kp_out, uint16 **kblk_out, int **order_out)
+{
+	int			ncols = state->ncols;
+	ScbfKeyPos *kp = palloc(sizeof(ScbfKeyPos) * n * ncols);
+	uint16	   *kblk = palloc(sizeof(uint16) * n * ncols);
+	int		   *order = palloc(sizeof(int) * n);
+	int		   *count = palloc0(sizeof(int) * (nblocks + 1));
+	int			i;
+	int			c;
+
+	for (i = 0; i < n; i++)
+	{
+		const char *e = entries + state->entry_size * i;
+
+		for (c = 0; c < ncols; c++)
+		{
+			ScbfKeyPos *k = &kp[i * ncols + c];
+
+			ScbfComputeKey(state, c, ScbfEntryGetHash(e, c), k);
+			kblk[i * ncols + c] = (uint16) scbf_filter_block_of(k->key, nblocks);
+		}
+		count[kblk[i * ncols] + 1]++;
+	}
+
+	/* counting sort by primary block, stable */
+	for (i = 1; i <= nblocks; i++)
+		count[i] += count[i - 1];
+	for (i = 0; i < n; i++)
+		order[count[kblk[i * ncols]]++] = i;
+
+	pfree(count);
+	*kp_out = kp;
+	*kblk_out = kblk;
+	*order_out = order;
+}
+
+/*
+ * Add n entries (packed ledger entries, state->entry_size bytes each) to the
+ * filter whose head buffer the caller holds exclusively locked.
+ *
+ * Entries are grouped by primary block p; each group is written in records
+ * of {head, block p, ledger tail}, which hold the increments and the
+ * appends together.  When srcblk is valid the entries are being moved there
+ * from a ledger page of an older filter of segment srcsegno with serial
+ * srcserial: entry i is src entry srcidx[i], tombstoned in the very record
+ * that adds it here, and the source page is compacted in the last record.
+ * (The source filter's counters are left alone; it is dropped afterwards.)
+ *
+ * Sets SCBF_FILTER_FULL on the head when a touched block reached the
+ * false-positive budget; the caller then chains a new filter.
+ */
+void
+ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
+			   const char *entries, int n, BlockNumber srcblk,
+			   uint32 srcsegno, uint32 srcserial, const uint16 *srcidx)
+{
+	Page		headpage = BufferGetPage(headbuf);
+	ScbfPageOpaque opaque = ScbfPageGetOpaque(headpage);
+	uint32		segno = opaque->segno;
+	uint32		serial = opaque->serial;
+	int			nblocks = ScbfPageGetFilter(headpage)->nblocks;
+	int			ncols = state->ncols;
+	Size		esz = state->entry_size;
+	ScbfKeyPos *kp;
+	uint16	   *kblk;
+	int		   *order;
+	int			gstart;
+	int			done = 0;
+
+	Assert(ScbfPageGetFilter(headpage)->nlinked == nblocks);
+	ScbfPlaceEntries(state, entries, n, nblocks, &kp, &kblk, &order);
+
+	gstart = 0;
+	while (gstart < n)
+	{
+		int			p = kblk[order[gstart] * ncols];
+		int			gend = gstart;
+		int			extra;
+		int			pos;
+
+		while (gend < n && kblk[order[gend] * ncols] == p)
+			gend++;
+
+		/* multi-column keys in third blocks first (see file header) */
+		extra = ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
+								   order + gstart, gend - gstart, p, true);
+
+		pos = gstart;
+		while (pos < gend)
+		{
+			ScbfFilterPageData *hfilter = ScbfPageGetFilter(headpage);
+			Buffer		tailbuf;
+			Buffer		pbuf = InvalidBuffer;
+			Buffer		srcbuf = InvalidBuffer;
+			GenericXLogState *xlog;
+			Page		hpage;
+			Page		ppage;
+			Page		tpage;
+			Page		spage = NULL;
+			ScbfLedgerPageData *tledger;
+			char	   *dst;
+			int			room;
+			int			chunk;
+			int			j;
+			bool		full;
+
+			/* make room in the ledger: only we append (we hold the head) */
+			tailbuf = ScbfLockLedgerPage(index, state, hfilter->ledger_tail,
+										 segno, serial);
+			if (ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries >=
+				state->ledger_capacity)
+				tailbuf = ScbfExtendLedger(index, headbuf, tailbuf);
+			room = state->ledger_capacity -
+				ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries;
+			chunk = Min(room, gend - pos);
+
+			/* lock order: head (held), block p, ledger tail, source */
+			if (p != 0)
+			{
+				LockBuffer(tailbuf, BUFFER_LOCK_UNLOCK);
+				pbuf = ScbfLockFilterBlock(index, headpage, p,
+										   BUFFER_LOCK_EXCLUSIVE);
+				LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
+			}
+			if (BlockNumberIsValid(srcblk))
+				srcbuf = ScbfLockLedgerPage(index, state, srcblk, srcsegno,
+											srcserial);
+
+			xlog = GenericXLogStart(index);
+			hpage = GenericXLogRegisterBuffer(xlog, headbuf, 0);
+			ppage = (p != 0) ? GenericXLogRegisterBuffer(xlog, pbuf, 0) : hpage;
+			tpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
+			if (BufferIsValid(srcbuf))
+				spage = GenericXLogRegisterBuffer(xlog, srcbuf, 0);
+
+			hfilter = ScbfPageGetFilter(hpage);
+			tledger = ScbfPageGetLedger(tpage);
+			dst = ScbfPageGetEntries(tpage) + esz * tledger->nentries;
+			for (j = 0; j < chunk; j++)
+			{
+				int			e = order[pos + j];
+				int			c;
+
+				for (c = 0; c < ncols; c++)
+				{
+					int			b = kblk[e * ncols + c];
+					Page		bpage;
+
+					if (b != 0 && b != p)
+						continue;	/* done by ScbfApplyExtraKeys */
+					bpage = (b == 0) ? hpage : ppage;
+					(void) scbf_filter_add(ScbfPageGetCounters(bpage),
+										   ScbfPageGetFilter(bpage)->nonzero,
+										   &ScbfPageGetFilter(bpage)->nsaturated,
+										   &state->geom, kp[e * ncols + c].pos);
+				}
+				memcpy(dst, entries + esz * e, esz);
+				dst += esz;
+				tledger->nentries++;
+				if (spage != NULL)
+				{
+					ScbfEntrySetTid(ScbfPageGetEntries(spage) + esz * srcidx[e],
+									SCBF_TID_TOMBSTONE);
+					ScbfPageGetLedger(spage)->ntombstones++;
+				}
+			}
+			ScbfLedgerSetLower(tpage, state);
+			hfilter->nentries += chunk;
+
+			full = (extra & SCBF_FULL_SEEN) != 0 ||
+				scbf_filter_state_fpr(hfilter->nonzero, &state->geom) >=
+				state->target_fpr ||
+				scbf_filter_state_fpr(ScbfPageGetFilter(ppage)->nonzero,
+									  &state->geom) >= state->target_fpr;
+			if (full)
+				hfilter->flags |= SCBF_FILTER_FULL;
+
+			if (spage != NULL && done + chunk == n)
+				ScbfCompactLedgerPage(spage, state);
+
+			GenericXLogFinish(xlog);
+
+			if (BufferIsValid(srcbuf))
+				UnlockReleaseBuffer(srcbuf);
+			UnlockReleaseBuffer(tailbuf);
+			if (BufferIsValid(pbuf))
+				UnlockReleaseBuffer(pbuf);
+
+			pos += chunk;
+			done += chunk;
+		}
+		gstart = gend;
+	}
+
+	pfree(kp);
+	pfree(kblk);
+	pfree(order);
+}
+
+/*
+ * Squeeze the tombstones out of a (WAL-registered) ledger page image.
+ * Entries keep their order and never leave the page, so a concurrent
+ * reader under lock coupling still sees every live entry exactly once.
+ */
+void
+ScbfCompactLedgerPage(Page page, ScbfState *state)
+{
+	ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
+	char	   *base = ScbfPageGetEntries(page);
+	Size		esz = state->entry_size;
+	int			src;
+	int			dst = 0;
+
+	for (src = 0; src < ledger->nentries; src++)
+	{
+		char	   *e = base + esz * src;
+
+		if (ScbfEntryGetTid(e) == SCBF_TID_TOMBSTONE)
+			continue;
+		if (dst != src)
+			memmove(base + esz * dst, e, esz);
+		dst++;
+	}
+	/* clear the freed tail so stale bytes do not linger below pd_lower */
+	memset(base + esz * dst, 0, esz * (ledger->nentries - dst));
+	ledger->nentries = dst;
+	ledger->ntombstones = 0;
+	ScbfLedgerSetLower(page, state);
+}
+
+/*
+ * Add one entry to segment segno: to the tail filter of its chain, creating
+ * the segment first if needed, and chaining a new filter afterwards if the
+ * tail reached its false-positive budget.
+ */
+void
+ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
+				const char *entry)
+{
+	ScbfSegEntry seg;
+	ScbfSegEntry last;
+	bool		retried = false;
+
+	for (;;)
+	{
+		Buffer		headbuf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (!ScbfGetSegEntry(index, state, segno, &seg))
+		{
+			if (!ScbfCreateSegment(index, state, segno))
+				return;			/* past capacity: scans return it whole */
+			continue;
+		}
+
+		headbuf = ReadBuffer(index, seg.tail);
+		LockBuffer(headbuf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(headbuf);
+		if (ScbfPageIsFilter(page, segno, seg.tail_serial, 0))
+		{
+			ScbfFilterPageData *filter = ScbfPageGetFilter(page);
+
+			if (filter->state == SCBF_FILTER_GROWING)
+				ScbfGrowFilter(index, state, headbuf);
+			if (filter->state == SCBF_FILTER_ACTIVE)
+			{
+				bool		full;
+				int			nblocks;
+
+				ScbfAddEntries(index, state, headbuf, entry, 1,
+							   InvalidBlockNumber, 0, 0, NULL);
+				full = (filter->flags & SCBF_FILTER_FULL) != 0;
+				nblocks = filter->nblocks;
+				UnlockReleaseBuffer(headbuf);
+
+				if (full)
+				{
+					int			next = Max(ScbfFilterBlocksFor(state,
+															   state->keys_hint),
+										   Min(2 * nblocks, SCBF_MAX_BLOCKS));
+
+					(void) ScbfAppendFilter(index, state, segno, next,
+											seg.tail_serial, NULL, NULL);
+				}
+				return;
+			}
+		}
+		UnlockReleaseBuffer(headbuf);
+
+		/*
+		 * The directory named a tail that is not (or no longer) the active
+		 * head of this segment's newest filter.  Chaining changes the
+		 * directory and the old tail in one record, so seeing the same entry
+		 * twice means the index is corrupted.
+		 */
+		if (retried && memcmp(&seg, &last, sizeof(ScbfSegEntry)) == 0)
+			ScbfReportCorrupt(index, seg.tail,
+							  psprintf("Segment %u's directory entry names filter %u as its tail, but that page is not its active head.",
+									   segno, seg.tail_serial));
+		last = seg;
+		retried = true;
+	}
+}
+
+/*
+ * aminsert: add one heap tuple's entry.  Always inserts, whatever the
+ * indexUnchanged hint says: a non-HOT update puts the new version at a new
+ * TID, possibly in another segment, and the old entry goes away at VACUUM.
+ */
+bool
+scbfinsert(Relation index, Datum *values, bool *isnull,
+		   ItemPointer ht_ctid, Relation heapRel,
+		   IndexUniqueCheck checkUnique,
+		   bool indexUnchanged,
+		   IndexInfo *indexInfo)
+{
+	ScbfState  *state = ScbfGetState(index);
+	MemoryContext tmpcxt;
+	MemoryContext oldcxt;
+	BlockNumber blkno = ItemPointerGetBlockNumber(ht_ctid);
+	char		entry[ScbfEntrySize(INDEX_MAX_KEYS)];
+	int			col;
+
+	tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+								   "scbf insert temporary context",
+								   ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(tmpcxt);
+
+	ScbfEntrySetTid(entry,
+					ScbfTidMake(blkno % state->pages_per_segment,
+								ItemPointerGetOffsetNumber(ht_ctid)));
+	for (col = 0; col < state->ncols; col++)
+		ScbfEntrySetHash(entry, col,
+						 isnull[col] ? SCBF_NULL_HASH :
+						 ScbfHashDatum(index, col, values[col]));
+
+	ScbfInsertEntry(index, state, blkno / state->pages_per_segment, entry);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(tmpcxt);
+
+	return false;
+}

@@ -1,0 +1,2 @@
+/* placeholder until the math module lands */
+#include "scbfmath.h"

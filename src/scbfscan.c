@@ -1,0 +1,811 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfscan.c
+ *	  Bitmap scans of an scbf index.
+ *
+ * NOTES
+ *	  Keys are hashed once, at amrescan, with the opfamily's hash function
+ *	  for the key's own type and the key's collation; an = ANY(array) key
+ *	  becomes one condition with a set of hashes (one index pass), IS NULL a
+ *	  condition on SCBF_NULL_HASH, IS NOT NULL a condition checked in the
+ *	  ledger only.  Conditions are ANDed.
+ *
+ *	  For each segment the scan walks the filter chain from its head.  A
+ *	  filter that may hold a match (every condition has a hash whose k
+ *	  counters are non-zero in its block) has its ledger read, and only the
+ *	  TIDs whose stored hashes satisfy every condition go into the bitmap,
+ *	  with recheck.  A filter false positive thus costs ledger pages, never
+ *	  heap pages.
+ *
+ *	  Anything the scan cannot trust means "match the whole segment"
+ *	  (invariant I4): a segment with no directory entry, a filter whose
+ *	  counters await a recount, a chain that keeps changing under the scan.
+ *	  A page that cannot be what a stable structure says it is raises
+ *	  ERRCODE_INDEX_CORRUPTED.
+ *
+ *	  The next filter of a chain is read from the head AFTER the filter's
+ *	  ledger was read: a concurrent consolidation links its new filter
+ *	  before it moves any entry into it, so an entry that moved out of a
+ *	  ledger behind our back is always found further down the chain.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfscan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/table.h"
+#include "catalog/index.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "pgstat.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf.h"
+
+/* Kinds of scan conditions */
+#define SCBF_COND_EQ		1	/* column hash in a set: =, = ANY, IS NULL */
+#define SCBF_COND_NOTNULL	2	/* IS NOT NULL: checked in the ledger */
+#define SCBF_COND_ANY		3	/* cannot be evaluated here: matches all */
+
+typedef struct ScbfCond
+{
+	int			col;
+	int			kind;
+	int			nhashes;
+	uint32	   *hashes;			/* sorted, distinct */
+	ScbfKeyPos *kpos;			/* per hash */
+	uint16	   *hblk;			/* per hash: block in the filter at hand */
+	bool		positive;		/* probe: some hash tested positive */
+	int			left;			/* probe: hashes not yet tested */
+} ScbfCond;
+
+typedef struct ScbfScanOpaqueData
+{
+	MemoryContext keycxt;		/* conditions, reset at each rescan */
+	bool		unsatisfiable;	/* some key can match nothing */
+	int			nconds;
+	ScbfCond   *conds;
+	int			neqconds;		/* conditions the filters can test */
+
+	/* TIDs collected from the ledgers of one segment */
+	ItemPointerData *tids;
+	int			ntids;
+	int			maxtids;
+
+	/* copy of the directory page being walked */
+	uint32		dirno;
+	bool		dirvalid;
+	ScbfSegEntry *dir;
+} ScbfScanOpaqueData;
+
+typedef ScbfScanOpaqueData *ScbfScanOpaque;
+
+/* Results of probing a filter, and of scanning a segment */
+#define SCBF_PROBE_ABSENT		0
+#define SCBF_PROBE_MAYBE		1
+#define SCBF_PROBE_UNDECIDED	2
+
+#define SCBF_SEG_DONE			0	/* TIDs collected */
+#define SCBF_SEG_WHOLE			1	/* return every page of the segment */
+#define SCBF_SEG_RETRY			2	/* the chain changed under us */
+
+/* How often a segment is re-read when its chain keeps changing */
+#define SCBF_SCAN_RETRIES		3
+
+/*
+ * ambeginscan
+ */
+IndexScanDesc
+scbfbeginscan(Relation r, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
+	ScbfScanOpaque so = palloc0(sizeof(ScbfScanOpaqueData));
+
+	so->keycxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "scbf scan keys",
+									   ALLOCSET_SMALL_SIZES);
+	so->dir = palloc(sizeof(ScbfSegEntry) * SCBF_DIR_ENTRIES_PER_PAGE);
+	scan->opaque = so;
+	return scan;
+}
+
+/*
+ * The hash function for keys of type subtype on column col: the opclass's
+ * own for its input type, else the opfamily's for subtype.  NULL if the
+ * family has none (the condition then cannot be tested here).
+ */
+static FmgrInfo *
+ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
+{
+	Oid			procid;
+	FmgrInfo   *proc;
+
+	if (!OidIsValid(subtype) || subtype == index->rd_opcintype[col])
+		return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
+
+	procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
+							   SCBF_HASH_PROC);
+	if (!OidIsValid(procid))
+		return NULL;
+	proc = MemoryContextAlloc(cxt, sizeof(FmgrInfo));
+	fmgr_info_cxt(procid, proc, cxt);
+	return proc;
+}
+
+/*
+ * qsort comparator for uint32 hashes.
+ */
+static int
+ScbfCmpUint32(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Turn one scan key into a condition.  Returns false if the key can match
+ * no row at all (col = NULL, or an array with only NULLs).
+ */
+static bool
+ScbfKeyToCond(Relation index, ScbfState *state, ScanKey sk, ScbfCond *cond,
+			  MemoryContext cxt)
+{
+	int			col = sk->sk_attno - 1;
+	FmgrInfo   *proc;
+	int			i;
+	int			n;
+
+	memset(cond, 0, sizeof(ScbfCond));
+	cond->col = col;
+	cond->kind = SCBF_COND_EQ;
+
+	if (sk->sk_flags & SK_ISNULL)
+	{
+		if (sk->sk_flags & SK_SEARCHNULL)
+		{
+			cond->nhashes = 1;
+			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes[0] = SCBF_NULL_HASH;
+		}
+		else if (sk->sk_flags & SK_SEARCHNOTNULL)
+		{
+			cond->kind = SCBF_COND_NOTNULL;
+			return true;
+		}
+		else
+			return false;		/* col = NULL, or a NULL array */
+	}
+	else
+	{
+		proc = ScbfScanHashProc(index, col, sk->sk_subtype, cxt);
+		if (proc == NULL)
+		{
+			cond->kind = SCBF_COND_ANY;
+			return true;
+		}
+
+		if (sk->sk_flags & SK_SEARCHARRAY)
+		{
+			ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+			int16		elmlen;
+			bool		elmbyval;
+			char		elmalign;
+			Datum	   *elems;
+			bool	   *nulls;
+			int			nelems;
+
+			get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval,
+								 &elmalign);
+			deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval,
+							  elmalign, &elems, &nulls, &nelems);
+			cond->hashes = palloc(sizeof(uint32) * Max(nelems, 1));
+			for (i = 0; i < nelems; i++)
+			{
+				if (nulls[i])
+					continue;
+				cond->hashes[cond->nhashes++] =
+					ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc,
+																	   sk->sk_collation,
+																	   elems[i])));
+			}
+			if (cond->nhashes == 0)
+				return false;
+		}
+		else
+		{
+			cond->nhashes = 1;
+			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes[0] =
+				ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc,
+																   sk->sk_collation,
+																   sk->sk_argument)));
+		}
+	}
+
+	/* sorted and distinct, for the ledger's binary search */
+	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpUint32);
+	n = 0;
+	for (i = 0; i < cond->nhashes; i++)
+		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])
+			cond->hashes[n++] = cond->hashes[i];
+	cond->nhashes = n;
+
+	cond->kpos = palloc(sizeof(ScbfKeyPos) * n);
+	cond->hblk = palloc(sizeof(uint16) * n);
+	for (i = 0; i < n; i++)
+		ScbfComputeKey(state, col, cond->hashes[i], &cond->kpos[i]);
+	return true;
+}
+
+/*
+ * amrescan: install new keys and turn them into conditions.
+ */
+void
+scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+		   ScanKey orderbys, int norderbys)
+{
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	ScbfState  *state = ScbfGetState(scan->indexRelation);
+	MemoryContext oldcxt;
+	int			i;
+
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey,
+				scan->numberOfKeys * sizeof(ScanKeyData));
+
+	MemoryContextReset(so->keycxt);
+	oldcxt = MemoryContextSwitchTo(so->keycxt);
+
+	so->unsatisfiable = false;
+	so->nconds = 0;
+	so->neqconds = 0;
+	so->conds = palloc(sizeof(ScbfCond) * Max(scan->numberOfKeys, 1));
+	for (i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScbfCond   *cond = &so->conds[so->nconds];
+
+		if (!ScbfKeyToCond(scan->indexRelation, state, &scan->keyData[i],
+						   cond, so->keycxt))
+		{
+			so->unsatisfiable = true;
+			break;
+		}
+		if (cond->kind == SCBF_COND_EQ)
+			so->neqconds++;
+		so->nconds++;
+	}
+	so->dirvalid = false;
+
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Prepare the probe of a filter of nblocks blocks: the block of every hash,
+ * and per condition the count of hashes left to test.
+ */
+static void
+ScbfProbeStart(ScbfScanOpaque so, int nblocks)
+{
+	int			c;
+	int			i;
+
+	for (c = 0; c < so->nconds; c++)
+	{
+		ScbfCond   *cond = &so->conds[c];
+
+		cond->positive = (cond->kind != SCBF_COND_EQ);
+		cond->left = cond->nhashes;
+		if (cond->kind != SCBF_COND_EQ)
+			continue;
+		for (i = 0; i < cond->nhashes; i++)
+			cond->hblk[i] = (uint16) scbf_filter_block_of(cond->kpos[i].key,
+														  nblocks);
+	}
+}
+
+/*
+ * Test every still-open hash that falls in block b against its counters.
+ * Returns ABSENT as soon as a condition has no hash left that could match,
+ * MAYBE once every condition has a positive hash, else UNDECIDED.
+ */
+static int
+ScbfProbeBlock(ScbfScanOpaque so, ScbfState *state, const uint8 *counters,
+			   int b)
+{
+	bool		allpositive = true;
+	int			c;
+	int			i;
+
+	for (c = 0; c < so->nconds; c++)
+	{
+		ScbfCond   *cond = &so->conds[c];
+
+		if (!cond->positive)
+		{
+			for (i = 0; i < cond->nhashes; i++)
+			{
+				if (cond->hblk[i] != b)
+					continue;
+				cond->left--;
+				if (scbf_filter_test(counters, &state->geom,
+									 cond->kpos[i].pos))
+				{
+					cond->positive = true;
+					break;
+				}
+			}
+			if (!cond->positive && cond->left == 0)
+				return SCBF_PROBE_ABSENT;
+		}
+		if (!cond->positive)
+			allpositive = false;
+	}
+	return allpositive ? SCBF_PROBE_MAYBE : SCBF_PROBE_UNDECIDED;
+}
+
+/*
+ * The next block after b that an open condition still needs, or -1.
+ */
+static int
+ScbfProbeNextBlock(ScbfScanOpaque so, int b)
+{
+	int			next = -1;
+	int			c;
+	int			i;
+
+	for (c = 0; c < so->nconds; c++)
+	{
+		ScbfCond   *cond = &so->conds[c];
+
+		if (cond->positive)
+			continue;
+		for (i = 0; i < cond->nhashes; i++)
+			if (cond->hblk[i] > b && (next < 0 || cond->hblk[i] < next))
+				next = cond->hblk[i];
+	}
+	return next;
+}
+
+/*
+ * True if a ledger entry satisfies every condition.
+ */
+static bool
+ScbfEntryMatches(ScbfScanOpaque so, const char *entry)
+{
+	int			c;
+
+	for (c = 0; c < so->nconds; c++)
+	{
+		ScbfCond   *cond = &so->conds[c];
+		uint32		h = ScbfEntryGetHash(entry, cond->col);
+
+		if (cond->kind == SCBF_COND_NOTNULL)
+		{
+			if (h == SCBF_NULL_HASH)
+				return false;
+		}
+		else if (cond->kind == SCBF_COND_EQ)
+		{
+			if (bsearch(&h, cond->hashes, cond->nhashes, sizeof(uint32),
+						ScbfCmpUint32) == NULL)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Remember one heap TID for the bitmap.
+ */
+static void
+ScbfCollectTid(ScbfScanOpaque so, BlockNumber blkno, OffsetNumber off)
+{
+	if (so->ntids >= so->maxtids)
+	{
+		so->maxtids = Max(1024, so->maxtids * 2);
+		if (so->tids == NULL)
+			so->tids = MemoryContextAlloc(so->keycxt,
+										  sizeof(ItemPointerData) * so->maxtids);
+		else
+			so->tids = repalloc(so->tids,
+								sizeof(ItemPointerData) * so->maxtids);
+	}
+	ItemPointerSet(&so->tids[so->ntids], blkno, off);
+	so->ntids++;
+}
+
+/*
+ * Read the ledger of filter (segno, serial), whose head is headblk, and
+ * collect the TIDs of the entries that match.  Lock coupling: the head is
+ * held until the first ledger page is locked, and each ledger page until the
+ * next one is (see scbf.h).  Returns SCBF_SEG_RETRY if the head is no
+ * longer this filter's.
+ */
+static int
+ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
+			   uint32 serial, BlockNumber headblk, BlockNumber nheapblocks,
+			   BlockNumber *failblk)
+{
+	Relation	index = scan->indexRelation;
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	BlockNumber segstart = segno * state->pages_per_segment;
+	Buffer		buf;
+	Buffer		lbuf;
+	Page		page;
+
+	buf = ReadBuffer(index, headblk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		*failblk = headblk;
+		return SCBF_SEG_RETRY;
+	}
+	if (ScbfPageGetFilter(page)->state == SCBF_FILTER_DROPPING)
+	{
+		/* being dropped since we probed it: its entries are elsewhere */
+		UnlockReleaseBuffer(buf);
+		return SCBF_SEG_DONE;
+	}
+	lbuf = ReadBuffer(index, ScbfPageGetFilter(page)->ledger_head);
+	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
+	UnlockReleaseBuffer(buf);
+
+	for (;;)
+	{
+		ScbfLedgerPageData *ledger;
+		const char *entry;
+		BlockNumber next;
+		int			i;
+
+		page = BufferGetPage(lbuf);
+		if (!ScbfPageIsLedger(page, segno, serial, state->ledger_capacity))
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("Expected a ledger page of filter %u of segment %u.",
+									   serial, segno));
+		TestForOldSnapshot(scan->xs_snapshot, index, page);
+
+		ledger = ScbfPageGetLedger(page);
+		entry = ScbfPageGetEntries(page);
+		for (i = 0; i < ledger->nentries; i++, entry += state->entry_size)
+		{
+			uint16		tid = ScbfEntryGetTid(entry);
+			BlockNumber blkno;
+			OffsetNumber off;
+
+			if (tid == SCBF_TID_TOMBSTONE || !ScbfEntryMatches(so, entry))
+				continue;
+			blkno = segstart + ScbfTidRelBlock(tid);
+			off = ScbfTidOffset(tid);
+			if (blkno < nheapblocks && off >= FirstOffsetNumber &&
+				off <= MaxHeapTuplesPerPage)
+				ScbfCollectTid(so, blkno, off);
+		}
+
+		next = ledger->next;
+		if (next == 0)
+			break;
+		buf = ReadBuffer(index, next);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		UnlockReleaseBuffer(lbuf);
+		lbuf = buf;
+	}
+	UnlockReleaseBuffer(lbuf);
+	return SCBF_SEG_DONE;
+}
+
+/*
+ * Probe filter (segno, serial) whose head is headblk: true if it may hold a
+ * match.  Reads the head and then the other blocks the conditions need, one
+ * page at a time.  Also returns the chain link as the head shows it now;
+ * if the caller goes on to read this filter's ledger, it must read the link
+ * again afterwards (see the file header).
+ */
+static int
+ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
+				uint32 serial, BlockNumber headblk, bool *maybe,
+				BlockNumber *next, uint32 *next_serial, BlockNumber *failblk)
+{
+	Relation	index = scan->indexRelation;
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	Buffer		buf;
+	Page		page;
+	ScbfFilterPageData *filter;
+	BlockNumber blocks[SCBF_MAX_BLOCKS];
+	int			nblocks;
+	int			verdict;
+	int			b;
+
+	buf = ReadBuffer(index, headblk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		*failblk = headblk;
+		return SCBF_SEG_RETRY;
+	}
+	TestForOldSnapshot(scan->xs_snapshot, index, page);
+	filter = ScbfPageGetFilter(page);
+	*next = filter->next;
+	*next_serial = filter->next_serial;
+
+	/* growing and dropping filters hold no entries */
+	if (filter->state == SCBF_FILTER_GROWING ||
+		filter->state == SCBF_FILTER_DROPPING)
+	{
+		UnlockReleaseBuffer(buf);
+		*maybe = false;
+		return SCBF_SEG_DONE;
+	}
+	/* counters awaiting a recount are not trusted */
+	if (filter->flags & SCBF_FILTER_RECOUNT)
+	{
+		UnlockReleaseBuffer(buf);
+		return SCBF_SEG_WHOLE;
+	}
+	if (so->neqconds == 0)
+	{
+		UnlockReleaseBuffer(buf);
+		*maybe = true;
+		return SCBF_SEG_DONE;
+	}
+
+	nblocks = filter->nblocks;
+	memcpy(blocks, filter->blocks, sizeof(BlockNumber) * nblocks);
+	ScbfProbeStart(so, nblocks);
+	verdict = ScbfProbeBlock(so, state, ScbfPageGetCounters(page), 0);
+	UnlockReleaseBuffer(buf);
+
+	b = 0;
+	while (verdict == SCBF_PROBE_UNDECIDED)
+	{
+		b = ScbfProbeNextBlock(so, b);
+		if (b < 0)
+			elog(ERROR, "scbf probe left a condition undecided");
+		buf = ReadBuffer(index, blocks[b]);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!ScbfPageIsFilter(page, segno, serial, (uint16) b))
+		{
+			UnlockReleaseBuffer(buf);
+			*failblk = blocks[b];
+			return SCBF_SEG_RETRY;
+		}
+		TestForOldSnapshot(scan->xs_snapshot, index, page);
+		verdict = ScbfProbeBlock(so, state, ScbfPageGetCounters(page), b);
+		UnlockReleaseBuffer(buf);
+	}
+
+	*maybe = (verdict == SCBF_PROBE_MAYBE);
+	return SCBF_SEG_DONE;
+}
+
+/*
+ * Read the chain link of filter (segno, serial): the head and serial of the
+ * next filter, or 0 at the end of the chain.
+ */
+static int
+ScbfReadChainLink(IndexScanDesc scan, uint32 segno, uint32 serial,
+				  BlockNumber headblk, BlockNumber *next,
+				  uint32 *next_serial, BlockNumber *failblk)
+{
+	Buffer		buf = ReadBuffer(scan->indexRelation, headblk);
+	Page		page;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		*failblk = headblk;
+		return SCBF_SEG_RETRY;
+	}
+	*next = ScbfPageGetFilter(page)->next;
+	*next_serial = ScbfPageGetFilter(page)->next_serial;
+	UnlockReleaseBuffer(buf);
+	return SCBF_SEG_DONE;
+}
+
+/*
+ * Scan one segment's chain, collecting matching TIDs into so->tids.
+ */
+static int
+ScbfScanSegment(IndexScanDesc scan, ScbfState *state, uint32 segno,
+				const ScbfSegEntry *seg, BlockNumber nheapblocks,
+				BlockNumber *failblk)
+{
+	BlockNumber blk = seg->head;
+	uint32		serial = seg->head_serial;
+	int			r;
+
+	while (blk != 0)
+	{
+		bool		maybe;
+		BlockNumber next;
+		uint32		next_serial;
+
+		r = ScbfProbeFilter(scan, state, segno, serial, blk, &maybe,
+							&next, &next_serial, failblk);
+		if (r != SCBF_SEG_DONE)
+			return r;
+		if (maybe)
+		{
+			r = ScbfReadLedger(scan, state, segno, serial, blk, nheapblocks,
+							   failblk);
+			if (r != SCBF_SEG_DONE)
+				return r;
+
+			/*
+			 * Entries may have moved out of this ledger during the read: the
+			 * filter they moved to was linked before, so it is reachable
+			 * from the link as it is now.  (A filter we only probed needs no
+			 * such care: the link was read after every ledger read before.)
+			 */
+			r = ScbfReadChainLink(scan, segno, serial, blk, &next,
+								  &next_serial, failblk);
+			if (r != SCBF_SEG_DONE)
+				return r;
+		}
+		blk = next;
+		serial = next_serial;
+	}
+	return SCBF_SEG_DONE;
+}
+
+/*
+ * Segment segno's directory entry, from a copy of its directory page kept
+ * while the scan walks the segments in order.  Returns false if the segment
+ * has no directory page.
+ */
+static bool
+ScbfScanDirEntry(IndexScanDesc scan, ScbfState *state, uint32 segno,
+				 ScbfSegEntry *entry)
+{
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	uint32		dirno = segno / SCBF_DIR_ENTRIES_PER_PAGE;
+
+	if (!so->dirvalid || so->dirno != dirno)
+	{
+		Buffer		buf;
+
+		buf = ScbfReadDirPage(scan->indexRelation, state, segno,
+							  BUFFER_LOCK_SHARE, false);
+		so->dirno = dirno;
+		so->dirvalid = true;
+		if (BufferIsValid(buf))
+		{
+			memcpy(so->dir, ScbfPageGetDir(BufferGetPage(buf)),
+				   sizeof(ScbfSegEntry) * SCBF_DIR_ENTRIES_PER_PAGE);
+			UnlockReleaseBuffer(buf);
+		}
+		else
+			memset(so->dir, 0, sizeof(ScbfSegEntry) * SCBF_DIR_ENTRIES_PER_PAGE);
+	}
+	*entry = so->dir[segno % SCBF_DIR_ENTRIES_PER_PAGE];
+	return true;
+}
+
+/*
+ * amgetbitmap: add the TIDs of every possibly matching row to the bitmap.
+ * Exact TIDs (with recheck) from the ledgers; every page of a segment the
+ * scan cannot judge.  Returns the number of TIDs added, counting each page
+ * of a whole segment as 10 tuples (as BRIN does).
+ */
+int64
+scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	Relation	index = scan->indexRelation;
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	ScbfState  *state = ScbfGetState(index);
+	Relation	heap;
+	BlockNumber nheapblocks;
+	uint32		nsegs;
+	uint32		segno;
+	int64		ntuples = 0;
+
+	pgstat_count_index_scan(index);
+	if (so->unsatisfiable)
+		return 0;
+
+	/* bitmap scans get no heap relation: look it up, as BRIN does */
+	heap = table_open(IndexGetRelation(RelationGetRelid(index), false),
+					  AccessShareLock);
+	nheapblocks = RelationGetNumberOfBlocks(heap);
+	table_close(heap, AccessShareLock);
+
+	nsegs = (nheapblocks + state->pages_per_segment - 1) /
+		state->pages_per_segment;
+	so->dirvalid = false;
+
+	for (segno = 0; segno < nsegs; segno++)
+	{
+		ScbfSegEntry seg;
+		int			r = SCBF_SEG_WHOLE;
+		int			attempt;
+		BlockNumber failblk = InvalidBlockNumber;
+		BlockNumber lastfail = InvalidBlockNumber;
+
+		CHECK_FOR_INTERRUPTS();
+
+		ScbfScanDirEntry(scan, state, segno, &seg);
+		if (seg.flags & SCBF_SEG_EMPTY)
+			continue;			/* no tuple here at build, none inserted */
+
+		for (attempt = 0; !ScbfSegEntryIsEmpty(&seg); attempt++)
+		{
+			ScbfSegEntry fresh;
+
+			so->ntids = 0;
+			r = ScbfScanSegment(scan, state, segno, &seg, nheapblocks,
+								&failblk);
+			if (r != SCBF_SEG_RETRY)
+				break;
+
+			/*
+			 * The chain changed under us (a concurrent consolidation), or a
+			 * page is corrupted.  Re-read the directory and try again; a
+			 * failure at the same page with an unchanged entry, repeated, is
+			 * corruption.
+			 */
+			(void) ScbfGetSegEntry(index, state, segno, &fresh);
+			if (attempt + 1 >= SCBF_SCAN_RETRIES)
+			{
+				if (memcmp(&fresh, &seg, sizeof(ScbfSegEntry)) == 0 &&
+					failblk == lastfail)
+					ScbfReportCorrupt(index, failblk,
+									  psprintf("Page is not the filter page that segment %u's chain leads to.",
+											   segno));
+				r = SCBF_SEG_WHOLE;
+				break;
+			}
+			lastfail = failblk;
+			seg = fresh;
+			so->dirvalid = false;
+		}
+
+		if (r == SCBF_SEG_DONE)
+		{
+			if (so->ntids > 0)
+				tbm_add_tuples(tbm, so->tids, so->ntids, true);
+			ntuples += so->ntids;
+		}
+		else
+		{
+			BlockNumber start = segno * state->pages_per_segment;
+			BlockNumber end = Min(start + state->pages_per_segment,
+								  nheapblocks);
+			BlockNumber blkno;
+
+			for (blkno = start; blkno < end; blkno++)
+				tbm_add_page(tbm, blkno);
+			ntuples += 10 * (int64) (end - start);
+		}
+	}
+
+	return ntuples;
+}
+
+/*
+ * amendscan
+ */
+void
+scbfendscan(IndexScanDesc scan)
+{
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+
+	MemoryContextDelete(so->keycxt);
+	pfree(so->dir);
+	pfree(so);
+}

@@ -1,0 +1,243 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfvalidate.c
+ *	  Opclass validator for scbf.
+ *
+ * NOTES
+ *	  Run by SELECT amvalidate(opclass_oid), not at CREATE OPERATOR CLASS.
+ *	  Besides the usual shape checks (one strategy, one support function,
+ *	  boolean operators, no ORDER BY entries), it checks what scbf's
+ *	  correctness rests on: every operator (L, R) of a family has a hash
+ *	  function for L and for R, since a scan hashes the key with the
+ *	  function of the key's own type and must land where the column's
+ *	  values landed.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfvalidate.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amvalidate.h"
+#include "access/hash.h"
+#include "access/htup_details.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+
+#include "scbf.h"
+
+/*
+ * True if funcid can serve as the hash function of type typid: an int4
+ * function of one argument that the type is binary-coercible to, or the
+ * very function the hash access method uses for the type (hashint4 for
+ * date, hashchar for bool, hashvarlena(internal) for bytea, ...).
+ */
+static bool
+ScbfCheckHashProc(Oid funcid, Oid typid)
+{
+	Oid			opclass;
+
+	if (check_amproc_signature(funcid, INT4OID, false, 1, 1, typid))
+		return true;
+
+	opclass = GetDefaultOpClass(typid, HASH_AM_OID);
+	if (!OidIsValid(opclass))
+		return false;
+	return get_opfamily_proc(get_opclass_family(opclass), typid, typid,
+							 HASHSTANDARD_PROC) == funcid;
+}
+
+/*
+ * True if the family has a hash function for type typid.
+ */
+static bool
+ScbfFamilyHasHash(CatCList *proclist, Oid typid)
+{
+	int			i;
+
+	for (i = 0; i < proclist->n_members; i++)
+	{
+		Form_pg_amproc procform =
+		(Form_pg_amproc) GETSTRUCT(&proclist->members[i]->tuple);
+
+		if (procform->amprocnum == SCBF_HASH_PROC &&
+			procform->amproclefttype == typid &&
+			procform->amprocrighttype == typid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * amvalidate: report problems with INFO messages, return false if any.
+ */
+bool
+scbfvalidate(Oid opclassoid)
+{
+	bool		result = true;
+	HeapTuple	classtup;
+	Form_pg_opclass classform;
+	Oid			opfamilyoid;
+	Oid			opcintype;
+	char	   *opclassname;
+	HeapTuple	familytup;
+	Form_pg_opfamily familyform;
+	char	   *opfamilyname;
+	CatCList   *proclist;
+	CatCList   *oprlist;
+	List	   *grouplist;
+	OpFamilyOpFuncGroup *opclassgroup = NULL;
+	ListCell   *lc;
+	int			i;
+
+	classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	classform = (Form_pg_opclass) GETSTRUCT(classtup);
+	opfamilyoid = classform->opcfamily;
+	opcintype = classform->opcintype;
+	opclassname = NameStr(classform->opcname);
+
+	familytup = SearchSysCache1(OPFAMILYOID, ObjectIdGetDatum(opfamilyoid));
+	if (!HeapTupleIsValid(familytup))
+		elog(ERROR, "cache lookup failed for operator family %u", opfamilyoid);
+	familyform = (Form_pg_opfamily) GETSTRUCT(familytup);
+	opfamilyname = NameStr(familyform->opfname);
+
+	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
+
+	/* support functions */
+	for (i = 0; i < proclist->n_members; i++)
+	{
+		HeapTuple	proctup = &proclist->members[i]->tuple;
+		Form_pg_amproc procform = (Form_pg_amproc) GETSTRUCT(proctup);
+
+		if (procform->amproclefttype != procform->amprocrighttype)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains support function %s with different left and right input types",
+							opfamilyname, "scbf",
+							format_procedure(procform->amproc))));
+			result = false;
+			continue;
+		}
+		if (procform->amprocnum != SCBF_HASH_PROC)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains function %s with invalid support number %d",
+							opfamilyname, "scbf",
+							format_procedure(procform->amproc),
+							procform->amprocnum)));
+			result = false;
+			continue;
+		}
+		if (!ScbfCheckHashProc(procform->amproc, procform->amproclefttype))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains function %s with wrong signature for support number %d",
+							opfamilyname, "scbf",
+							format_procedure(procform->amproc),
+							procform->amprocnum)));
+			result = false;
+		}
+	}
+
+	/* operators */
+	for (i = 0; i < oprlist->n_members; i++)
+	{
+		HeapTuple	oprtup = &oprlist->members[i]->tuple;
+		Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(oprtup);
+
+		if (oprform->amopstrategy != SCBF_EQUAL_STRATEGY)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains operator %s with invalid strategy number %d",
+							opfamilyname, "scbf",
+							format_operator(oprform->amopopr),
+							oprform->amopstrategy)));
+			result = false;
+		}
+		if (oprform->amoppurpose != AMOP_SEARCH ||
+			OidIsValid(oprform->amopsortfamily))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains invalid ORDER BY specification for operator %s",
+							opfamilyname, "scbf",
+							format_operator(oprform->amopopr))));
+			result = false;
+		}
+		if (!check_amop_signature(oprform->amopopr, BOOLOID,
+								  oprform->amoplefttype,
+								  oprform->amoprighttype))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains operator %s with wrong signature",
+							opfamilyname, "scbf",
+							format_operator(oprform->amopopr))));
+			result = false;
+		}
+		if (!ScbfFamilyHasHash(proclist, oprform->amoplefttype) ||
+			!ScbfFamilyHasHash(proclist, oprform->amoprighttype))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s lacks support function for operator %s",
+							opfamilyname, "scbf",
+							format_operator(oprform->amopopr))));
+			result = false;
+		}
+	}
+
+	/* the opclass's own group must be complete */
+	grouplist = identify_opfamily_groups(oprlist, proclist);
+	foreach(lc, grouplist)
+	{
+		OpFamilyOpFuncGroup *group = (OpFamilyOpFuncGroup *) lfirst(lc);
+
+		if (group->lefttype == opcintype && group->righttype == opcintype)
+			opclassgroup = group;
+	}
+	if (opclassgroup == NULL ||
+		(opclassgroup->operatorset & (((uint64) 1) << SCBF_EQUAL_STRATEGY)) == 0)
+	{
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("operator class \"%s\" of access method %s is missing operator(s)",
+						opclassname, "scbf")));
+		result = false;
+	}
+	if (opclassgroup == NULL ||
+		(opclassgroup->functionset & (((uint64) 1) << SCBF_HASH_PROC)) == 0)
+	{
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("operator class \"%s\" of access method %s is missing support function %d",
+						opclassname, "scbf", SCBF_HASH_PROC)));
+		result = false;
+	}
+
+	ReleaseCatCacheList(proclist);
+	ReleaseCatCacheList(oprlist);
+	ReleaseSysCache(familytup);
+	ReleaseSysCache(classtup);
+
+	return result;
+}

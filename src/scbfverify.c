@@ -1,0 +1,2 @@
+/* placeholder, see scbffuncs.c */
+#include "postgres.h"
