@@ -1082,6 +1082,12 @@ ScbfCleanupSegment(Relation index, ScbfState *state, uint32 segno,
 		(void) ScbfConsolidateSegment(index, state, segno, false);
 		a->changed = true;
 		(void) ScbfGetSegEntry(index, state, segno, entry);
+
+		/*
+		 * Make the pages just freed findable by the next segment's
+		 * consolidation: the FSM's upper levels learn of them only here.
+		 */
+		IndexFreeSpaceMapVacuum(index);
 	}
 
 	/* 3. statistics */
