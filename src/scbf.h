@@ -237,7 +237,7 @@ typedef struct ScbfSegEntry
 #define SCBF_FILTER_DROPPING		4	/* emptied, pages being freed */
 
 /* filter flags (head) */
-#define SCBF_FILTER_FULL			0x0001	/* a block reached the FPR budget */
+#define SCBF_FILTER_FULL			0x0001	/* unused (format version 1) */
 #define SCBF_FILTER_STALE			0x0002	/* a delete left a saturated
 											 * counter too high */
 #define SCBF_FILTER_RECOUNT			0x0004	/* an underflow was seen: the
@@ -261,7 +261,9 @@ typedef struct ScbfFilterPageData
 	BlockNumber ledger_head;	/* first ledger page */
 	BlockNumber ledger_tail;	/* last ledger page, takes appends */
 	uint32		nledger_pages;
-	uint32		nentries;		/* live ledger entries */
+	uint32		nsealed;		/* live entries on the ledger pages before
+								 * the tail (the tail counts its own, so
+								 * that an insert need not touch the head) */
 	BlockNumber blocks[SCBF_MAX_BLOCKS];	/* blocks[0] is the head itself */
 } ScbfFilterPageData;
 
@@ -473,8 +475,8 @@ extern void ScbfPlaceEntries(ScbfState *state, const char *entries, int n,
 extern int	ScbfApplyExtraKeys(Relation index, ScbfState *state,
 							   Buffer headbuf, const ScbfKeyPos *kp,
 							   const uint16 *kblk, const int *order, int n,
-							   int p, bool add);
-extern void ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
+							   int p, bool skip0, bool add);
+extern bool ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 						   const char *entries, int n, BlockNumber srcblk,
 						   uint32 srcsegno, uint32 srcserial,
 						   const uint16 *srcidx);

@@ -184,7 +184,8 @@ ScbfBuildFlushSegment(ScbfBuildState *bs)
 	head->ledger_head = BufferGetBlockNumber(bufs[nblocks]);
 	head->ledger_tail = BufferGetBlockNumber(bufs[npages - 1]);
 	head->nledger_pages = nledger;
-	head->nentries = bs->nentries;
+	/* the last ledger page counts its own entries */
+	head->nsealed = (nledger - 1) * state->ledger_capacity;
 
 	ScbfPlaceEntries(state, bs->entries, bs->nentries, nblocks,
 					 &kp, &kblk, &order);
@@ -203,8 +204,6 @@ ScbfBuildFlushSegment(ScbfBuildState *bs)
 
 		bfpr = scbf_filter_state_fpr(ScbfPageGetFilter(BufferGetPage(bufs[b]))->nonzero,
 									 &state->geom);
-		if (bfpr >= state->target_fpr)
-			head->flags |= SCBF_FILTER_FULL;
 		fpr += bfpr / nblocks;
 	}
 

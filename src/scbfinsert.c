@@ -248,7 +248,7 @@ ScbfAppendFilter(Relation index, ScbfState *state, uint32 segno, int nblocks,
 
 /*
  * Link a new empty ledger page after the filter's full tail page, in one
- * record with the head.  Caller holds the head exclusively; tailbuf is the
+ * record with the head, which from now on counts the old tail's entries.  Caller holds the head exclusively; tailbuf is the
  * old tail, exclusively locked, and is released here.  Returns the new
  * tail, exclusively locked.
  */
@@ -272,6 +272,9 @@ ScbfExtendLedger(Relation index, Buffer headbuf, Buffer tailbuf)
 	filter = ScbfPageGetFilter(hpage);
 	filter->ledger_tail = BufferGetBlockNumber(newbuf);
 	filter->nledger_pages++;
+	/* the old tail's entries are now counted by the head */
+	filter->nsealed += ScbfPageGetLedger(tpage)->nentries -
+		ScbfPageGetLedger(tpage)->ntombstones;
 	GenericXLogFinish(xlog);
 
 	UnlockReleaseBuffer(tailbuf);
@@ -320,17 +323,18 @@ ScbfLockLedgerPage(Relation index, ScbfState *state, BlockNumber blkno,
 
 /*
  * Apply +1 (add) or -1 (remove) for every key of the given entries that
- * falls in a block other than block 0 and the primary block p, one WAL
- * record per such block.  Used for multi-column entries only: additions run
- * before, removals after, the record that changes the ledger, so a crash
- * in between leaves counters too high, never too low.  Returns the OR of the
- * scbf_filter_add/remove result bits, plus SCBF_FILTER_FULL_SEEN (as
- * 0x100) when a block reached the FPR budget.
+ * falls in a block other than the primary block p (and other than block 0
+ * when skip0), one WAL record per such block.  Used for multi-column
+ * entries only: additions run before, removals after, the record that
+ * changes the ledger, so a crash in between leaves counters too high, never
+ * too low.  The caller holds the head (block 0) exclusively.  Returns the
+ * OR of the scbf_filter_add/remove result bits, plus SCBF_FULL_SEEN when an
+ * added-to block reached the FPR budget.
  */
 int
 ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 				   const ScbfKeyPos *kp, const uint16 *kblk,
-				   const int *order, int n, int p, bool add)
+				   const int *order, int n, int p, bool skip0, bool add)
 {
 	Page		headpage = BufferGetPage(headbuf);
 	int			ncols = state->ncols;
@@ -341,7 +345,7 @@ ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 	if (ncols == 1 || nblocks == 1)
 		return 0;
 
-	for (b = 1; b < nblocks; b++)
+	for (b = skip0 ? 1 : 0; b < nblocks; b++)
 	{
 		Buffer		buf = InvalidBuffer;
 		GenericXLogState *xlog = NULL;
@@ -364,8 +368,9 @@ ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 				{
 					Page		page;
 
-					buf = ScbfLockFilterBlock(index, headpage, b,
-											  BUFFER_LOCK_EXCLUSIVE);
+					buf = (b == 0) ? headbuf :
+						ScbfLockFilterBlock(index, headpage, b,
+											BUFFER_LOCK_EXCLUSIVE);
 					xlog = GenericXLogStart(index);
 					page = GenericXLogRegisterBuffer(xlog, buf, 0);
 					filter = ScbfPageGetFilter(page);
@@ -385,11 +390,12 @@ ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 		}
 		if (xlog != NULL)
 		{
-			if (scbf_filter_state_fpr(filter->nonzero, &state->geom) >=
+			if (add && scbf_filter_state_fpr(filter->nonzero, &state->geom) >=
 				state->target_fpr)
 				result |= SCBF_FULL_SEEN;
 			GenericXLogFinish(xlog);
-			UnlockReleaseBuffer(buf);
+			if (b != 0)
+				UnlockReleaseBuffer(buf);
 		}
 	}
 	return result;
@@ -442,18 +448,20 @@ ScbfPlaceEntries(ScbfState *state, const char *entries, int n, int nblocks,
  * Add n entries (packed ledger entries, state->entry_size bytes each) to the
  * filter whose head buffer the caller holds exclusively locked.
  *
- * Entries are grouped by primary block p; each group is written in records
- * of {head, block p, ledger tail}, which hold the increments and the
- * appends together.  When srcblk is valid the entries are being moved there
- * from a ledger page of an older filter of segment srcsegno with serial
- * srcserial: entry i is src entry srcidx[i], tombstoned in the very record
- * that adds it here, and the source page is compacted in the last record.
- * (The source filter's counters are left alone; it is dropped afterwards.)
+ * Entries are grouped by primary block p (the block of column 0's key);
+ * each group is written in records of {block p, ledger tail}, which hold
+ * the increments and the appends together.  The head is not in those
+ * records (unless it is block p): the tail page counts its own entries.
+ * When srcblk is valid the entries are being moved there from a ledger page
+ * of an older filter of segment srcsegno with serial srcserial: entry i is
+ * source entry srcidx[i], tombstoned in the very record that adds it here,
+ * and the source page is compacted in the last record.  (The source
+ * filter's counters are left alone; it is dropped afterwards.)
  *
- * Sets SCBF_FILTER_FULL on the head when a touched block reached the
- * false-positive budget; the caller then chains a new filter.
+ * Returns true if a block the entries went to reached the false-positive
+ * budget: the caller then chains a new filter.
  */
-void
+bool
 ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 			   const char *entries, int n, BlockNumber srcblk,
 			   uint32 srcsegno, uint32 srcserial, const uint16 *srcidx)
@@ -470,6 +478,7 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 	int		   *order;
 	int			gstart;
 	int			done = 0;
+	bool		full = false;
 
 	Assert(ScbfPageGetFilter(headpage)->nlinked == nblocks);
 	ScbfPlaceEntries(state, entries, n, nblocks, &kp, &kblk, &order);
@@ -479,25 +488,24 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 	{
 		int			p = kblk[order[gstart] * ncols];
 		int			gend = gstart;
-		int			extra;
 		int			pos;
 
 		while (gend < n && kblk[order[gend] * ncols] == p)
 			gend++;
 
-		/* multi-column keys in third blocks first (see file header) */
-		extra = ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
-								   order + gstart, gend - gstart, p, true);
+		/* multi-column keys in other blocks first (see file header) */
+		if (ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
+							   order + gstart, gend - gstart, p, false,
+							   true) & SCBF_FULL_SEEN)
+			full = true;
 
 		pos = gstart;
 		while (pos < gend)
 		{
-			ScbfFilterPageData *hfilter = ScbfPageGetFilter(headpage);
 			Buffer		tailbuf;
 			Buffer		pbuf = InvalidBuffer;
 			Buffer		srcbuf = InvalidBuffer;
 			GenericXLogState *xlog;
-			Page		hpage;
 			Page		ppage;
 			Page		tpage;
 			Page		spage = NULL;
@@ -506,10 +514,10 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 			int			room;
 			int			chunk;
 			int			j;
-			bool		full;
 
 			/* make room in the ledger: only we append (we hold the head) */
-			tailbuf = ScbfLockLedgerPage(index, state, hfilter->ledger_tail,
+			tailbuf = ScbfLockLedgerPage(index, state,
+										 ScbfPageGetFilter(headpage)->ledger_tail,
 										 segno, serial);
 			if (ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries >=
 				state->ledger_capacity)
@@ -531,13 +539,12 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 											srcserial);
 
 			xlog = GenericXLogStart(index);
-			hpage = GenericXLogRegisterBuffer(xlog, headbuf, 0);
-			ppage = (p != 0) ? GenericXLogRegisterBuffer(xlog, pbuf, 0) : hpage;
+			ppage = GenericXLogRegisterBuffer(xlog, (p != 0) ? pbuf : headbuf,
+											  0);
 			tpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
 			if (BufferIsValid(srcbuf))
 				spage = GenericXLogRegisterBuffer(xlog, srcbuf, 0);
 
-			hfilter = ScbfPageGetFilter(hpage);
 			tledger = ScbfPageGetLedger(tpage);
 			dst = ScbfPageGetEntries(tpage) + esz * tledger->nentries;
 			for (j = 0; j < chunk; j++)
@@ -547,15 +554,11 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 
 				for (c = 0; c < ncols; c++)
 				{
-					int			b = kblk[e * ncols + c];
-					Page		bpage;
-
-					if (b != 0 && b != p)
+					if (kblk[e * ncols + c] != p)
 						continue;	/* done by ScbfApplyExtraKeys */
-					bpage = (b == 0) ? hpage : ppage;
-					(void) scbf_filter_add(ScbfPageGetCounters(bpage),
-										   ScbfPageGetFilter(bpage)->nonzero,
-										   &ScbfPageGetFilter(bpage)->nsaturated,
+					(void) scbf_filter_add(ScbfPageGetCounters(ppage),
+										   ScbfPageGetFilter(ppage)->nonzero,
+										   &ScbfPageGetFilter(ppage)->nsaturated,
 										   &state->geom, kp[e * ncols + c].pos);
 				}
 				memcpy(dst, entries + esz * e, esz);
@@ -569,16 +572,9 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 				}
 			}
 			ScbfLedgerSetLower(tpage, state);
-			hfilter->nentries += chunk;
-
-			full = (extra & SCBF_FULL_SEEN) != 0 ||
-				scbf_filter_state_fpr(hfilter->nonzero, &state->geom) >=
-				state->target_fpr ||
-				scbf_filter_state_fpr(ScbfPageGetFilter(ppage)->nonzero,
-									  &state->geom) >= state->target_fpr;
-			if (full)
-				hfilter->flags |= SCBF_FILTER_FULL;
-
+			if (scbf_filter_state_fpr(ScbfPageGetFilter(ppage)->nonzero,
+									  &state->geom) >= state->target_fpr)
+				full = true;
 			if (spage != NULL && done + chunk == n)
 				ScbfCompactLedgerPage(spage, state);
 
@@ -599,6 +595,7 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 	pfree(kp);
 	pfree(kblk);
 	pfree(order);
+	return full;
 }
 
 /*
@@ -673,9 +670,8 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 				bool		full;
 				int			nblocks;
 
-				ScbfAddEntries(index, state, headbuf, entry, 1,
-							   InvalidBlockNumber, 0, 0, NULL);
-				full = (filter->flags & SCBF_FILTER_FULL) != 0;
+				full = ScbfAddEntries(index, state, headbuf, entry, 1,
+									  InvalidBlockNumber, 0, 0, NULL);
 				nblocks = filter->nblocks;
 				UnlockReleaseBuffer(headbuf);
 

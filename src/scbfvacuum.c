@@ -265,7 +265,8 @@ ScbfRemoveEntries(Relation index, ScbfState *state, uint32 segno,
 											 &state->geom, kp[e * ncols + c].pos);
 			}
 		}
-		hfilter->nentries -= Min(hfilter->nentries, (uint32) (gend - gstart));
+		if (lblk != hfilter->ledger_tail)
+			hfilter->nsealed -= Min(hfilter->nsealed, (uint32) (gend - gstart));
 		hfilter->flags |= ScbfRemoveFlags(result);
 		if (gend == ndead)
 			ScbfCompactLedgerPage(lpage, state);
@@ -277,7 +278,8 @@ ScbfRemoveEntries(Relation index, ScbfState *state, uint32 segno,
 
 		/* multi-column keys in third blocks, after the ledger record */
 		result = ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
-									order + gstart, gend - gstart, p, false);
+									order + gstart, gend - gstart, p, true,
+									false);
 		if (ScbfRemoveFlags(result) &
 			~ScbfPageGetFilter(headpage)->flags)
 		{
@@ -511,12 +513,14 @@ scbfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 /*
  * Read every live entry of filter (segno, serial) into a palloc'd array
- * (state->entry_size bytes each); *n gets their number.  The caller holds
+ * (state->entry_size bytes each); *n gets their number and *ntail (if not
+ * NULL) the number on the last ledger page.  The caller holds
  * the head, or otherwise keeps the ledger from changing.
  */
 static char *
 ScbfReadFilterEntries(Relation index, ScbfState *state, uint32 segno,
-					  uint32 serial, BlockNumber ledger_head, int *n)
+					  uint32 serial, BlockNumber ledger_head, int *n,
+					  int *ntail)
 {
 	int			max = 1024;
 	char	   *entries = palloc(state->entry_size * max);
@@ -531,12 +535,16 @@ ScbfReadFilterEntries(Relation index, ScbfState *state, uint32 segno,
 		ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
 		int			i;
 
+		if (ntail)
+			*ntail = 0;
 		for (i = 0; i < ledger->nentries; i++)
 		{
 			const char *e = ScbfPageGetEntries(page) + state->entry_size * i;
 
 			if (ScbfEntryGetTid(e) == SCBF_TID_TOMBSTONE)
 				continue;
+			if (ntail)
+				(*ntail)++;
 			if (*n >= max)
 			{
 				max *= 2;
@@ -573,10 +581,10 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 	uint32	   *nsaturated;
 	char	   *entries;
 	int			n;
+	int			ntail;
 	ScbfKeyPos *kp;
 	uint16	   *kblk;
 	int		   *order;
-	bool		full = false;
 	int			b;
 	int			i;
 
@@ -597,7 +605,7 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 	nsaturated = palloc0(sizeof(uint32) * nblocks);
 
 	entries = ScbfReadFilterEntries(index, state, segno, serial,
-									head->ledger_head, &n);
+									head->ledger_head, &n, &ntail);
 	ScbfPlaceEntries(state, entries, n, nblocks, &kp, &kblk, &order);
 	for (i = 0; i < n * state->ncols; i++)
 		(void) scbf_filter_add(counters + nbytes * kblk[i],
@@ -617,16 +625,10 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 		memcpy(filter->nonzero, nonzero + SCBF_FILTER_MAX_K * b,
 			   sizeof(filter->nonzero));
 		filter->nsaturated = nsaturated[b];
-		if (scbf_filter_state_fpr(filter->nonzero, &state->geom) >=
-			state->target_fpr)
-			full = true;
 		if (b == 0)
 		{
-			filter->nentries = n;
-			filter->flags &= ~(SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT |
-							   SCBF_FILTER_FULL);
-			if (full)
-				filter->flags |= SCBF_FILTER_FULL;
+			filter->nsealed = n - ntail;
+			filter->flags &= ~(SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT);
 		}
 		GenericXLogFinish(xlog);
 		if (b != 0)
@@ -908,7 +910,7 @@ ScbfConsolidateSegment(Relation index, ScbfState *state, uint32 segno,
 		if (!skip)
 		{
 			entries = ScbfReadFilterEntries(index, state, segno, serial,
-											ledger_head, &n);
+											ledger_head, &n, NULL);
 			if (nall + n > maxall)
 			{
 				maxall = Max(maxall * 2, nall + n);
@@ -970,7 +972,18 @@ ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
 	fs->flags = head->flags;
 	fs->nblocks = head->nlinked;
 	fs->nledger_pages = head->nledger_pages;
-	fs->nentries = head->nentries;
+	fs->nentries = head->nsealed;
+	if (head->state != SCBF_FILTER_DROPPING)
+	{
+		/* the tail counts its own entries */
+		Buffer		tbuf = ScbfLockLedger(index, state, head->ledger_tail,
+										  segno, serial, BUFFER_LOCK_SHARE,
+										  NULL);
+		ScbfLedgerPageData *tail = ScbfPageGetLedger(BufferGetPage(tbuf));
+
+		fs->nentries += tail->nentries - tail->ntombstones;
+		UnlockReleaseBuffer(tbuf);
+	}
 	fs->next = head->next;
 	fs->next_serial = head->next_serial;
 
