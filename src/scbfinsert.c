@@ -723,9 +723,13 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	char		entry[ScbfEntrySize(INDEX_MAX_KEYS)];
 	int			col;
 
-	tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
-								   "scbf insert temporary context",
-								   ALLOCSET_DEFAULT_SIZES);
+	/* one temporary context per statement, reset after each tuple */
+	if (indexInfo->ii_AmCache == NULL)
+		indexInfo->ii_AmCache =
+			AllocSetContextCreate(indexInfo->ii_Context,
+								  "scbf insert temporary context",
+								  ALLOCSET_DEFAULT_SIZES);
+	tmpcxt = (MemoryContext) indexInfo->ii_AmCache;
 	oldcxt = MemoryContextSwitchTo(tmpcxt);
 
 	ScbfEntrySetTid(entry,
@@ -739,7 +743,7 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	ScbfInsertEntry(index, state, blkno / state->pages_per_segment, entry);
 
 	MemoryContextSwitchTo(oldcxt);
-	MemoryContextDelete(tmpcxt);
+	MemoryContextReset(tmpcxt);
 
 	return false;
 }
