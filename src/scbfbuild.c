@@ -399,6 +399,16 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	/* directory pages for every segment the heap has now */
 	heapblocks = RelationGetNumberOfBlocks(heap);
 	nsegs = (heapblocks + pages_per_segment - 1) / pages_per_segment;
+	if (nsegs > SCBF_MAX_SEGMENTS)
+		ereport(WARNING,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" covers only the first %llu of the %u blocks of table \"%s\"",
+						RelationGetRelationName(index),
+						(unsigned long long) SCBF_MAX_SEGMENTS * pages_per_segment,
+						heapblocks, RelationGetRelationName(heap)),
+				 errdetail("An scbf index has at most %llu segments; scans read the rest of the table whole.",
+						   (unsigned long long) SCBF_MAX_SEGMENTS),
+				 errhint("Use a larger pages_per_segment, or partition the table.")));
 	ndirpages = (uint32) Min((nsegs + SCBF_DIR_ENTRIES_PER_PAGE - 1) /
 							 SCBF_DIR_ENTRIES_PER_PAGE,
 							 (uint64) SCBF_MAX_DIR_PAGES);
