@@ -179,3 +179,156 @@ DEFAULT FOR TYPE pg_lsn USING scbf AS
 --
 -- Diagnostic and maintenance functions: see the end of this file.
 --
+
+-- What the index holds (one row)
+CREATE FUNCTION scbf_index_info(index regclass,
+	OUT pages_per_segment int, OUT false_positive_rate float8, OUT k int,
+	OUT slice_counters int, OUT counter_bits int, OUT block_capacity int,
+	OUT columns int, OUT segments int, OUT empty_segments int,
+	OUT filters int, OUT max_chain int, OUT chain_lengths int[],
+	OUT pages_total bigint, OUT pages_meta bigint, OUT pages_directory bigint,
+	OUT pages_filter bigint, OUT pages_ledger bigint, OUT pages_free bigint,
+	OUT entries_live bigint, OUT entries_pending bigint,
+	OUT mean_fill float8, OUT worst_fill float8, OUT est_fpr float8,
+	OUT worst_segment int, OUT worst_segment_fpr float8,
+	OUT saturated_counters bigint, OUT stale_counters bigint,
+	OUT bytes_per_heap_tuple float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'scbf_index_info'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- One row per segment
+CREATE FUNCTION scbf_segments(index regclass,
+	OUT segno int, OUT first_block bigint, OUT last_block bigint,
+	OUT chain_length int, OUT filter_blocks int, OUT ledger_pages int,
+	OUT entries bigint, OUT nulls bigint[], OUT fpr float8, OUT fill float8,
+	OUT saturated bigint, OUT flags text[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'scbf_segments'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- One row per filter (of one segment, or all)
+CREATE FUNCTION scbf_filters(index regclass, segno int DEFAULT NULL,
+	OUT segno int, OUT filter int, OUT serial bigint, OUT state text,
+	OUT flags text[], OUT head_block bigint, OUT blocks int,
+	OUT ledger_pages int, OUT entries bigint, OUT nulls bigint[],
+	OUT fill float8, OUT slice_fill float8[], OUT fpr float8,
+	OUT saturated bigint, OUT est_keys float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'scbf_filters'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- One row per page
+CREATE FUNCTION scbf_pages(index regclass,
+	OUT blkno bigint, OUT kind text, OUT segno bigint, OUT serial bigint,
+	OUT block_index int, OUT entries int, OUT next_block bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'scbf_pages'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- Which segments and filters may hold a value, and how many ledger entries match
+CREATE FUNCTION scbf_probe(index regclass, value anyelement, col int DEFAULT 1,
+	OUT segno int, OUT first_block bigint, OUT filter int, OUT serial bigint,
+	OUT block int, OUT verdict text, OUT ledger_matches bigint,
+	OUT heap_pages bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'scbf_probe'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+CREATE FUNCTION scbf_probe(index regclass, value text, col int DEFAULT 1,
+	OUT segno int, OUT first_block bigint, OUT filter int, OUT serial bigint,
+	OUT block int, OUT verdict text, OUT ledger_matches bigint,
+	OUT heap_pages bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'scbf_probe_text'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- amcheck-style verification
+CREATE FUNCTION scbf_verify(index regclass, heapallindexed boolean DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME', 'scbf_verify'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+-- Rebuild one segment (or all) from its ledger or from the heap
+CREATE FUNCTION scbf_rebuild(index regclass, segno int DEFAULT NULL,
+	source text DEFAULT 'ledger')
+RETURNS int
+AS 'MODULE_PATHNAME', 'scbf_rebuild'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- These reveal indexed values or their presence: not for PUBLIC (each also
+-- checks that the caller may SELECT from the table; scbf_rebuild that the
+-- caller owns it).
+REVOKE ALL ON FUNCTION scbf_index_info(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_segments(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_filters(regclass, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_pages(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_probe(regclass, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM PUBLIC;
+
+--
+-- The mathematics of split counting Bloom filters, with the paper's errors
+-- corrected (see the README, "Diagnostics").  Probabilities that can be far
+-- below the range of double precision are numeric.
+--
+CREATE FUNCTION scbf_optimal_k(fpr float8) RETURNS int
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_optimal_k_real(fpr float8) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_slice_size(counters bigint, fpr float8) RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_capacity(counters bigint, fpr float8, rule text DEFAULT 'paper')
+RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counters_per_element(fpr float8) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counters_required(keys bigint, fpr float8) RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_page_capacity(bits int, usable_bytes int, fpr float8)
+RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_expected_fill(m bigint, n bigint, exact boolean DEFAULT true)
+RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_fpr(m bigint, k int, n bigint, exact boolean DEFAULT true)
+RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_fpr_at_half_fill(k int) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_chain_fpr(fpr float8, filters int) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_double_hash_floor(m bigint, n bigint) RETURNS float8
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counter_max(bits int) RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counter_tail_poisson(lambda float8, t int) RETURNS numeric
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counter_tail_binomial(trials bigint, p float8, t int)
+RETURNS numeric
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_any_counter_poisson(lambda float8, t int, counters bigint,
+	OUT lower numeric, OUT upper numeric)
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_any_counter_binomial(trials bigint, p float8, t int,
+	counters bigint, OUT lower numeric, OUT upper numeric)
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_counter_overflow(bits int, load float8 DEFAULT 1,
+	sticky boolean DEFAULT false)
+RETURNS numeric
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_paper_table1(counters bigint DEFAULT 368640,
+	OUT fpr float8, OUT k_real float8, OUT k int, OUT m bigint, OUT n bigint,
+	OUT n_real float8, OUT n_half_fill float8, OUT n_exact float8,
+	OUT fpr_at_n float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_paper_table2(OUT b int, OUT j int, OUT printed float8,
+	OUT formula_without_e numeric, OUT correct_bound numeric)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION scbf_paper_table4(OUT b int, OUT printed float8,
+	OUT naive_double float8, OUT exact numeric)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;

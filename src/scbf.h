@@ -398,6 +398,38 @@ typedef struct ScbfFilterSummaryData
 	uint32		next_serial;
 } ScbfFilterSummaryData;
 
+/* What ScbfCheckFilter finds in one filter (scbfverify.c) */
+typedef struct ScbfFilterCheck
+{
+	/* the head */
+	uint16		state;
+	BlockNumber next;
+	uint32		next_serial;
+	int			nblocks;
+	BlockNumber *blocks;		/* the filter's blocks */
+	BlockNumber *pages_seen;	/* its ledger pages */
+	int			npages_seen;
+
+	/* counts */
+	uint64		entries;		/* live ledger entries */
+	uint64		tombstones;
+	uint64		nulls[INDEX_MAX_KEYS];	/* NULL hashes per column */
+	uint64		saturated;		/* counters at the maximum */
+	uint64		stale;			/* counters above what the ledger implies */
+	uint64		low;			/* counters below it: corruption */
+	double		worst_fill;		/* fullest block */
+	double		slice_fill[SCBF_FILTER_MAX_K];	/* mean over blocks */
+
+	/* the first problem found, or NULL */
+	char	   *problem;
+	BlockNumber problem_blk;
+	bool		changed;		/* the head was not this filter's */
+
+	/* the live entries, when asked for */
+	char	   *ecopy;
+	int			necopy;
+} ScbfFilterCheck;
+
 /* Callback of ScbfForEachSegment */
 typedef void (*ScbfSegmentFn) (Relation index, struct ScbfState *state,
 							   uint32 segno, ScbfSegEntry *entry, void *arg);
@@ -509,6 +541,17 @@ extern bool ScbfConsolidateSegment(Relation index, ScbfState *state,
 								   uint32 segno, bool force);
 extern bool ScbfRebuildSegmentFromHeap(Relation index, Relation heap,
 									   ScbfState *state, uint32 segno);
+
+/* scbffuncs.c */
+extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
+							  LOCKMODE lockmode, Relation *heap,
+							  bool needselect);
+extern void ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode);
+
+/* scbfverify.c */
+extern void ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
+							BlockNumber headblk, uint32 serial, bool collect,
+							ScbfFilterCheck *fc);
 
 /* scbfcost.c */
 extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
