@@ -242,12 +242,19 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		(1.0 + (blocks_per_filter > 1 ? Min(hashes, blocks_per_filter - 1) : 0));
 	ledger_reads = p_seg * nseg * ledger_pages_per_seg;
 
+	/*
+	 * CPU: k counter tests per hash per filter; for every ledger entry read,
+	 * its processing and the comparison of its hash(es); for every matching
+	 * entry, its TID into the bitmap.
+	 */
 	*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
 	*indexTotalCost = *indexStartupCost +
 		loop_count * ((dir_pages + filter_reads) * spc_seq_page_cost +
 					  ledger_reads * spc_random_page_cost +
 					  cpu_operator_cost * nseg * filters_per_seg * hashes * cs.k +
-					  cpu_index_tuple_cost * p_seg * cs.nentries);
+					  (cpu_index_tuple_cost + cpu_operator_cost) *
+					  p_seg * cs.nentries +
+					  cpu_index_tuple_cost * s * tuples);
 	*indexSelectivity = s;
 	*indexCorrelation = corr;
 	*indexPages = dir_pages + filter_reads + ledger_reads;

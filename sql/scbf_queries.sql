@@ -1,0 +1,109 @@
+--
+-- scbf_queries: parameters and generic plans, ANDs over the columns of a
+-- multi-column index, and rounds of DELETE / VACUUM / INSERT on an index
+-- that inserts grew (chains, then consolidation) with small segments.
+--
+CREATE EXTENSION IF NOT EXISTS scbf;
+
+CREATE OR REPLACE FUNCTION scbf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	idx text;
+	seq text;
+	plan text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_bitmapscan = on;
+	EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+	EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)), 0) FROM (' || q || ') sub' INTO idx;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_bitmapscan = off;
+	EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)), 0) FROM (' || q || ') sub' INTO seq;
+	IF idx IS DISTINCT FROM seq THEN
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, idx, seq;
+	END IF;
+	RETURN CASE WHEN plan LIKE 'Bitmap Heap Scan%' THEN 'index' ELSE plan END
+		|| ' ' || split_part(seq, ':', 1);
+END $$;
+
+-- an index created on the empty table, then filled: filter chains grow
+CREATE TABLE q (id int, a int, b text, c int8, d date);
+CREATE INDEX q_abcd ON q USING scbf (a, b, c, d) WITH (pages_per_segment = 8);
+CREATE INDEX q_a ON q USING scbf (a);
+INSERT INTO q SELECT g, g % 1000, 'b' || (g % 300),
+	CASE WHEN g % 17 = 0 THEN NULL ELSE g % 50 END, date '2024-01-01' + g % 90
+FROM generate_series(1, 40000) g;
+
+CREATE FUNCTION q_checks() RETURNS TABLE (query text, result text) LANGUAGE plpgsql AS $$
+DECLARE
+	qs text[] := ARRAY[
+		'SELECT * FROM q WHERE a = 7',
+		'SELECT * FROM q WHERE a = 7 AND b = ''b7''',
+		'SELECT * FROM q WHERE a = 7 AND b = ''b8''',
+		'SELECT * FROM q WHERE b = ''b42''',
+		'SELECT * FROM q WHERE c = 3 AND d = ''2024-02-01''',
+		'SELECT * FROM q WHERE a IN (1, 2, 3) AND c IS NULL',
+		'SELECT * FROM q WHERE a = ANY(ARRAY[10, 20, 30]) AND b = ANY(ARRAY[''b10'', ''b20''])',
+		'SELECT * FROM q WHERE c IS NULL AND d = ''2024-01-18''',
+		'SELECT * FROM q WHERE a = 999 AND c IS NOT NULL',
+		'SELECT * FROM q WHERE a = 5 AND a = 6',
+		'SELECT * FROM q WHERE a = 5 AND a IN (5, 6)',
+		'SELECT * FROM q WHERE b = ''nope'' AND a = 1',
+		'SELECT * FROM q WHERE d = ''2023-01-01'''];
+	s text;
+BEGIN
+	FOREACH s IN ARRAY qs LOOP
+		query := s;
+		result := scbf_check(s);
+		RETURN NEXT;
+	END LOOP;
+END $$;
+
+SELECT * FROM q_checks();
+
+-- parameters, custom and generic plans
+PREPARE p1(int, text) AS SELECT count(*) FROM q WHERE a = $1 AND b = $2;
+PREPARE p2(int8[]) AS SELECT count(*) FROM q WHERE a = ANY($1);
+SET enable_seqscan = off;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE p1(7, 'b7');
+EXECUTE p1(7, 'b7');
+EXECUTE p1(7, 'b8');
+EXECUTE p2(ARRAY[1, 2, NULL, 999]);
+EXECUTE p2(ARRAY[NULL]::int8[]);
+SET plan_cache_mode = force_custom_plan;
+EXECUTE p1(7, 'b7');
+EXECUTE p2(ARRAY[1, 2, NULL, 999]);
+RESET plan_cache_mode;
+RESET enable_seqscan;
+SELECT count(*) FROM q WHERE a = 7 AND b = 'b7';
+SELECT count(*) FROM q WHERE a IN (1, 2, 999);
+DEALLOCATE p1;
+DEALLOCATE p2;
+
+-- a parameter from a nested loop (rescans with runtime keys)
+SET enable_seqscan = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT count(*) FROM (VALUES (7), (8), (-1)) v(x) JOIN q ON q.a = v.x;
+RESET enable_seqscan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT count(*) FROM (VALUES (7), (8), (-1)) v(x) JOIN q ON q.a = v.x;
+
+-- rounds of DELETE / VACUUM / INSERT reusing the freed space
+DELETE FROM q WHERE a % 5 = 0;
+VACUUM q;
+SELECT * FROM q_checks();
+INSERT INTO q SELECT g, g % 1000, 'x' || (g % 300), g % 7, date '2025-01-01' + g % 30
+FROM generate_series(40001, 48000) g;
+DELETE FROM q WHERE id % 3 = 0;
+VACUUM q;
+INSERT INTO q SELECT g, g % 1000, 'b' || (g % 300), NULL, date '2024-01-01' + g % 90
+FROM generate_series(48001, 52000) g;
+SELECT * FROM q_checks();
+VACUUM q;
+SELECT * FROM q_checks();
+
+DROP FUNCTION q_checks();
+DROP TABLE q;
