@@ -28,7 +28,8 @@ OBJS = \
 DATA = scbf--1.0.sql
 PGFILEDESC = "scbf - split counting Bloom filter index access method"
 
-REGRESS = scbf_basic
+REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
+	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math
 REGRESS_OPTS = --inputdir=. --outputdir=.
 
 # TAP tests run separately (make prove_installcheck): they start their own

@@ -4,7 +4,9 @@
 -- expression indexes, an empty build followed by inserts, and saturated
 -- counters recounted by VACUUM.  Every answer is compared with a seqscan.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 
 CREATE OR REPLACE FUNCTION scbf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

@@ -4,7 +4,9 @@
 -- Every index answer is compared with a sequential scan (scbf_check raises
 -- an error on any difference).
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 
 CREATE OR REPLACE FUNCTION scbf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

@@ -2,7 +2,9 @@
 -- scbf_options: index options at their bounds and beyond, unknown options,
 -- ALTER INDEX SET (takes effect at REINDEX), progress phase names.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 CREATE TABLE opt (a int);
 INSERT INTO opt SELECT g % 100 FROM generate_series(1, 5000) g;
 

@@ -2,7 +2,9 @@
 -- scbf_planner: with default planner settings, a selective equality uses
 -- the index, and a predicate that matches nearly every segment does not.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 
 CREATE TABLE pl (id int, customer int, status text, code text);
 INSERT INTO pl SELECT g, g / 20, (ARRAY['new', 'paid', 'shipped', 'done'])[1 + g % 4],

@@ -3,7 +3,9 @@
 -- multi-column index, and rounds of DELETE / VACUUM / INSERT on an index
 -- that inserts grew (chains, then consolidation) with small segments.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 
 CREATE OR REPLACE FUNCTION scbf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE

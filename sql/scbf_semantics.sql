@@ -4,7 +4,9 @@
 -- cross-type comparisons, TOASTed values and all-NULL segments: the index
 -- must find every row a sequential scan finds.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
 
 CREATE OR REPLACE FUNCTION scbf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
