@@ -1,0 +1,172 @@
+--
+-- scbf_collation: nondeterministic ICU collations (case- and accent-
+-- insensitive) on text, varchar and bpchar columns, a collation given in
+-- the index definition, multi-column, generic plans; through DELETE /
+-- VACUUM / INSERT and REINDEX.  'ABC' = 'abc' must be found.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+
+-- scbf_same(query [, parameter types, parameter values]): run the query with
+-- the index forced (bitmap scans only) and with a sequential scan, raise an
+-- error if the rows differ, and return how it ran and how many rows it found:
+-- 'index N' when every Bitmap Index Scan of the plan is on an scbf index,
+-- 'seqscan N' when the planner could not use the index at all.  With
+-- parameter types the query is PREPAREd and EXECUTEd with a generic plan
+-- ('index generic N' when the plan really has parameters).
+CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0) FROM ('
+		|| q || ') sub';
+	plan text := '';
+	res text[] := '{}';
+	how text;
+	r record;
+	pass int;
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name IN ('scbf_same_p', 'scbf_same_w')) THEN
+		DEALLOCATE scbf_same_p;
+		DEALLOCATE scbf_same_w;
+	END IF;
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	SET LOCAL enable_indexscan = off;
+	FOR pass IN 1..2 LOOP
+		IF pass = 1 THEN
+			SET LOCAL enable_seqscan = off;
+			SET LOCAL enable_bitmapscan = on;
+		ELSE
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+		END IF;
+		IF ptypes IS NULL THEN
+			IF pass = 1 THEN
+				FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE wrapped INTO how;
+		ELSE
+			EXECUTE format('PREPARE scbf_same_p(%s) AS %s', ptypes, q);
+			EXECUTE format('PREPARE scbf_same_w(%s) AS %s', ptypes, wrapped);
+			IF pass = 1 THEN
+				FOR r IN EXECUTE format('EXPLAIN (COSTS OFF) EXECUTE scbf_same_p(%s)', pargs) LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO how;
+			DEALLOCATE scbf_same_p;
+			DEALLOCATE scbf_same_w;
+		END IF;
+		res := res || how;
+	END LOOP;
+	IF res[1] IS DISTINCT FROM res[2] THEN
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, res[1], res[2];
+	END IF;
+	IF plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
+		SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
+		WHERE NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+						  WHERE c.relname = m[1] AND a.amname = 'scbf')) THEN
+		how := 'index';
+		IF ptypes IS NOT NULL AND plan ~ '\$1' THEN
+			how := how || ' generic';
+		END IF;
+	ELSIF plan ~ 'Seq Scan' THEN
+		how := 'seqscan';
+	ELSE
+		how := 'plan: ' || split_part(plan, E'\n', 1);
+	END IF;
+	RETURN how || ' ' || split_part(res[2], ':', 1);
+END $$;
+
+-- nondeterministic ICU collations: equal strings with different bytes hash
+-- alike (the hash functions hash the collation's sort key), so the index
+-- finds every row that "=" finds
+CREATE COLLATION coll_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE COLLATION coll_ai (provider = icu, locale = 'und-u-ks-level1', deterministic = false);
+
+CREATE TABLE coll (id int, t text COLLATE coll_ci, v varchar(20) COLLATE coll_ci,
+	b char(8) COLLATE coll_ci, a text COLLATE coll_ai, d text);
+CREATE INDEX coll_t ON coll USING scbf (t) WITH (pages_per_segment = 8);
+CREATE INDEX coll_v ON coll USING scbf (v) WITH (pages_per_segment = 8);
+CREATE INDEX coll_b ON coll USING scbf (b) WITH (pages_per_segment = 8);
+CREATE INDEX coll_a ON coll USING scbf (a) WITH (pages_per_segment = 8);
+CREATE INDEX coll_d ON coll USING scbf (d) WITH (pages_per_segment = 8);
+CREATE INDEX coll_td ON coll USING scbf (t, d) WITH (pages_per_segment = 8);
+-- an index with the column's default collation overridden
+CREATE INDEX coll_d_ci ON coll USING scbf (d COLLATE coll_ci) WITH (pages_per_segment = 8);
+
+CREATE FUNCTION coll_fill(lo int, hi int) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO coll SELECT g, w, w, w, w, w
+	FROM generate_series(lo, hi) g,
+		LATERAL (SELECT CASE g % 4 WHEN 0 THEN 'word' || g % 500 WHEN 1 THEN 'WORD' || g % 500
+							  WHEN 2 THEN 'Word' || g % 500 ELSE 'wörd' || g % 500 END) x(w)
+$$;
+INSERT INTO coll VALUES (-1, 'ABC', 'ABC', 'ABC', 'ABC', 'ABC'), (-2, 'abc', 'abc', 'abc', 'abc', 'abc'),
+	(-3, 'Abc', 'aBc', 'aBC  ', 'Àbç', 'Abc'), (-4, 'straße', 'straße', 'straße', 'straße', 'straße'),
+	(-5, 'STRASSE', 'STRASSE', 'STRASSE', 'STRASSE', 'STRASSE'), (-6, NULL, NULL, NULL, NULL, NULL),
+	(-7, 'résumé', 'résumé', 'résumé', 'resume', 'résumé');
+SELECT coll_fill(1, 4000);
+
+CREATE FUNCTION coll_checks() RETURNS TABLE (query text, result text) LANGUAGE plpgsql AS $$
+DECLARE
+	qs text[] := ARRAY[
+		'SELECT * FROM coll WHERE t = ''abc''',
+		'SELECT * FROM coll WHERE t = ''ABC''',
+		'SELECT * FROM coll WHERE t = ''aBc'' COLLATE coll_ci',
+		'SELECT * FROM coll WHERE t = ''strasse''',
+		'SELECT * FROM coll WHERE t = ''RÉSUMÉ''',
+		'SELECT * FROM coll WHERE t = ''resume''',
+		'SELECT * FROM coll WHERE t IN (''aBC'', ''WORD7'', ''nope'')',
+		'SELECT * FROM coll WHERE t = ANY(ARRAY[''WoRd42'', NULL])',
+		'SELECT * FROM coll WHERE v = ''abc''',
+		'SELECT * FROM coll WHERE v = ''ABC''::text',
+		'SELECT * FROM coll WHERE b = ''abc''',
+		'SELECT * FROM coll WHERE b = ''ABC     ''',
+		'SELECT * FROM coll WHERE a = ''abc''',
+		'SELECT * FROM coll WHERE a = ''RESUME''',
+		'SELECT * FROM coll WHERE a = ''word7''',
+		'SELECT * FROM coll WHERE d = ''abc''',
+		'SELECT * FROM coll WHERE d = ''word7''',
+		'SELECT * FROM coll WHERE d = ''abc'' COLLATE coll_ci',
+		'SELECT * FROM coll WHERE d COLLATE coll_ci = ''WÖRD7''',
+		'SELECT * FROM coll WHERE t = ''WÖRD7'' AND d = ''wörd7''',
+		'SELECT * FROM coll WHERE t IS NULL'];
+	s text;
+BEGIN
+	FOREACH s IN ARRAY qs LOOP
+		query := s;
+		result := scbf_same(s);
+		RETURN NEXT;
+	END LOOP;
+	-- generic plans
+	query := 't = $1';
+	result := scbf_same('SELECT * FROM coll WHERE t = $1', 'text', '''WORD42''');
+	RETURN NEXT;
+	query := 'v = ANY($1)';
+	result := scbf_same('SELECT * FROM coll WHERE v = ANY($1)', 'text[]', '''{abc,STRASSE}''');
+	RETURN NEXT;
+	query := 'a = $1';
+	result := scbf_same('SELECT * FROM coll WHERE a = $1', 'text', '''WÖRD42''');
+	RETURN NEXT;
+END $$;
+
+SELECT * FROM coll_checks();
+
+-- through DELETE / VACUUM / INSERT
+DELETE FROM coll WHERE id % 3 = 0 OR id = -1;
+VACUUM coll;
+SELECT coll_fill(4001, 5000);
+SELECT * FROM coll_checks();
+
+-- rebuilt
+REINDEX TABLE coll;
+SELECT * FROM coll_checks();
+
+DROP TABLE coll;
+DROP FUNCTION coll_checks();
+DROP FUNCTION coll_fill(int, int);
+DROP COLLATION coll_ci;
+DROP COLLATION coll_ai;
+DROP FUNCTION scbf_same(text, text, text);

@@ -1,0 +1,172 @@
+--
+-- scbf_nulls: NULL is a key like any other.  All-NULL segments next to
+-- segments without NULLs, IS NULL / IS NOT NULL alone and ANDed with
+-- equalities on multi-column indexes, deletes of every NULL and their
+-- return; a table of nothing but NULLs (291 tuples per page: the highest
+-- line pointers a ledger TID holds); an index built empty then filled with
+-- NULLs.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+
+-- scbf_same(query [, parameter types, parameter values]): run the query with
+-- the index forced (bitmap scans only) and with a sequential scan, raise an
+-- error if the rows differ, and return how it ran and how many rows it found:
+-- 'index N' when every Bitmap Index Scan of the plan is on an scbf index,
+-- 'seqscan N' when the planner could not use the index at all.  With
+-- parameter types the query is PREPAREd and EXECUTEd with a generic plan
+-- ('index generic N' when the plan really has parameters).
+CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0) FROM ('
+		|| q || ') sub';
+	plan text := '';
+	res text[] := '{}';
+	how text;
+	r record;
+	pass int;
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name IN ('scbf_same_p', 'scbf_same_w')) THEN
+		DEALLOCATE scbf_same_p;
+		DEALLOCATE scbf_same_w;
+	END IF;
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	SET LOCAL enable_indexscan = off;
+	FOR pass IN 1..2 LOOP
+		IF pass = 1 THEN
+			SET LOCAL enable_seqscan = off;
+			SET LOCAL enable_bitmapscan = on;
+		ELSE
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+		END IF;
+		IF ptypes IS NULL THEN
+			IF pass = 1 THEN
+				FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE wrapped INTO how;
+		ELSE
+			EXECUTE format('PREPARE scbf_same_p(%s) AS %s', ptypes, q);
+			EXECUTE format('PREPARE scbf_same_w(%s) AS %s', ptypes, wrapped);
+			IF pass = 1 THEN
+				FOR r IN EXECUTE format('EXPLAIN (COSTS OFF) EXECUTE scbf_same_p(%s)', pargs) LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO how;
+			DEALLOCATE scbf_same_p;
+			DEALLOCATE scbf_same_w;
+		END IF;
+		res := res || how;
+	END LOOP;
+	IF res[1] IS DISTINCT FROM res[2] THEN
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, res[1], res[2];
+	END IF;
+	IF plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
+		SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
+		WHERE NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+						  WHERE c.relname = m[1] AND a.amname = 'scbf')) THEN
+		how := 'index';
+		IF ptypes IS NOT NULL AND plan ~ '\$1' THEN
+			how := how || ' generic';
+		END IF;
+	ELSIF plan ~ 'Seq Scan' THEN
+		how := 'seqscan';
+	ELSE
+		how := 'plan: ' || split_part(plan, E'\n', 1);
+	END IF;
+	RETURN how || ' ' || split_part(res[2], ':', 1);
+END $$;
+
+-- all-NULL segments next to segments without NULLs, small segments
+CREATE TABLE nl (id int, a int, b text) WITH (fillfactor = 50);
+CREATE INDEX nl_a ON nl USING scbf (a) WITH (pages_per_segment = 8);
+CREATE INDEX nl_ab ON nl USING scbf (a, b) WITH (pages_per_segment = 8);
+CREATE INDEX nl_ba ON nl USING scbf (b, a) WITH (pages_per_segment = 8);
+INSERT INTO nl SELECT g, g, 'b' || g FROM generate_series(1, 3000) g;
+INSERT INTO nl SELECT g, NULL, NULL FROM generate_series(3001, 6000) g;
+INSERT INTO nl SELECT g, g, NULL FROM generate_series(6001, 9000) g;
+INSERT INTO nl SELECT g, NULL, 'b' || g FROM generate_series(9001, 12000) g;
+
+CREATE FUNCTION nl_checks() RETURNS TABLE (query text, result text) LANGUAGE plpgsql AS $$
+DECLARE
+	qs text[] := ARRAY[
+		'a IS NULL',
+		'b IS NULL',
+		'a IS NULL AND b IS NULL',
+		'a IS NULL AND b IS NOT NULL',
+		'a IS NOT NULL AND b IS NULL',
+		'a IS NOT NULL AND b IS NOT NULL',
+		'a = 5',
+		'a = 5 AND b IS NULL',
+		'a = 5 AND b IS NOT NULL',
+		'a = 6005 AND b IS NULL',
+		'a IS NULL AND b = ''b9005''',
+		'a IS NULL AND b = ''b5''',
+		'a = 5 AND b = ''b5''',
+		'a = ANY(ARRAY[5, 6005, NULL]) AND b IS NULL',
+		'b = ANY(ARRAY[''b5'', ''b9005'']) AND a IS NULL'];
+	s text;
+BEGIN
+	FOREACH s IN ARRAY qs LOOP
+		query := s;
+		result := scbf_same('SELECT * FROM nl WHERE ' || s);
+		RETURN NEXT;
+	END LOOP;
+END $$;
+
+SELECT * FROM nl_checks();
+-- the all-NULL segments have entries (NULL is a key like any other)
+SELECT count(*) FILTER (WHERE s.nulls[1] = s.entries) AS all_null_segments,
+	   count(*) FILTER (WHERE s.nulls[1] = 0) AS no_null_segments
+FROM scbf_segments('nl_a') s;
+
+-- delete every NULL of a, vacuum, insert NULLs again into the freed space
+DELETE FROM nl WHERE a IS NULL AND b IS NULL;
+VACUUM nl;
+SELECT * FROM nl_checks();
+INSERT INTO nl SELECT g, NULL, NULL FROM generate_series(12001, 13500) g;
+DELETE FROM nl WHERE id % 2 = 0;
+VACUUM nl;
+SELECT * FROM nl_checks();
+REINDEX TABLE nl;
+SELECT * FROM nl_checks();
+
+-- a table of nothing but NULLs: 291 tuples per heap page, the highest
+-- line pointer numbers a ledger TID can carry
+CREATE TABLE nl_only (a int, b int);
+INSERT INTO nl_only SELECT NULL, NULL FROM generate_series(1, 20000);
+SELECT max((ctid::text::point)[1]) AS max_offset FROM nl_only;
+CREATE INDEX nl_only_a ON nl_only USING scbf (a);
+CREATE INDEX nl_only_ab ON nl_only USING scbf (a, b) WITH (pages_per_segment = 8);
+SELECT scbf_same('SELECT * FROM nl_only WHERE a IS NULL');
+SELECT scbf_same('SELECT * FROM nl_only WHERE a IS NULL AND b IS NULL');
+SELECT scbf_same('SELECT * FROM nl_only WHERE a = 1');
+SELECT scbf_same('SELECT * FROM nl_only WHERE a IS NOT NULL');
+UPDATE nl_only SET b = 7 WHERE (ctid::text::point)[1] IN (1, 145, 291);
+SELECT scbf_same('SELECT * FROM nl_only WHERE b = 7 AND a IS NULL');
+DELETE FROM nl_only WHERE (ctid::text::point)[1] > 200;
+VACUUM nl_only;
+INSERT INTO nl_only SELECT NULL, g FROM generate_series(1, 3000) g;
+SELECT scbf_same('SELECT * FROM nl_only WHERE a IS NULL');
+SELECT scbf_same('SELECT * FROM nl_only WHERE a IS NULL AND b = 2999');
+SELECT scbf_same('SELECT * FROM nl_only WHERE b = 7 AND a IS NULL');
+
+-- an index built empty, filled with NULLs only
+CREATE TABLE nl_late (a text);
+CREATE INDEX nl_late_a ON nl_late USING scbf (a) WITH (pages_per_segment = 8);
+SELECT scbf_same('SELECT * FROM nl_late WHERE a IS NULL');
+INSERT INTO nl_late SELECT NULL FROM generate_series(1, 5000);
+SELECT scbf_same('SELECT * FROM nl_late WHERE a IS NULL');
+SELECT scbf_same('SELECT * FROM nl_late WHERE a = ''x''');
+INSERT INTO nl_late VALUES ('x');
+SELECT scbf_same('SELECT * FROM nl_late WHERE a = ''x''');
+SELECT scbf_same('SELECT * FROM nl_late WHERE a IS NOT NULL');
+
+DROP TABLE nl, nl_only, nl_late;
+DROP FUNCTION nl_checks();
+DROP FUNCTION scbf_same(text, text, text);

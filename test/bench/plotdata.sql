@@ -1,0 +1,11 @@
+-- test/bench/plotdata.sql: data files for plots.gp (written to the current directory).
+\set ON_ERROR_STOP on
+CREATE TEMP VIEW methods_order AS
+SELECT * FROM (VALUES ('scbf', 1), ('scbf_fpr0.001', 2), ('btree', 3), ('hash', 4), ('bloom', 5),
+	('brin_bloom_tuned', 6), ('brin_bloom', 7), ('brin_minmax', 8), ('seqscan', 9)) v(method, ord);
+-- latency: present and absent, clustered and random text, largest size
+\copy (SELECT o.method, max(median_ms) FILTER (WHERE dataset = 'clustered' AND kind = 'present'), max(median_ms) FILTER (WHERE dataset = 'clustered' AND kind = 'absent'), max(median_ms) FILTER (WHERE dataset = 'random_text' AND kind = 'present'), max(median_ms) FILTER (WHERE dataset = 'random_text' AND kind = 'absent') FROM methods_order o JOIN bench_summary s USING (method) WHERE nrows = (SELECT max(nrows) FROM bench_probe) GROUP BY o.method, o.ord ORDER BY o.ord) TO 'latency.dat' WITH (FORMAT csv, DELIMITER ' ')
+-- sizes in MB
+\copy (SELECT o.method, max(value) FILTER (WHERE dataset = 'clustered') / 1048576, max(value) FILTER (WHERE dataset = 'random_text') / 1048576, max(value) FILTER (WHERE dataset = 'low_cardinality') / 1048576 FROM methods_order o JOIN bench_metric m USING (method) WHERE metric = 'index_bytes' AND nrows = (SELECT max(nrows) FROM bench_probe) GROUP BY o.method, o.ord ORDER BY o.ord) TO 'size.dat' WITH (FORMAT csv, DELIMITER ' ')
+-- churn: heap % per probe by cycle, per method
+\copy (SELECT cycle, max(heap_share * 100) FILTER (WHERE method = 'scbf' AND kind = 'deleted'), max(heap_share * 100) FILTER (WHERE method = 'brin_bloom_tuned' AND kind = 'deleted'), max(heap_share * 100) FILTER (WHERE method = 'brin_bloom' AND kind = 'deleted'), max(heap_share * 100) FILTER (WHERE method = 'btree' AND kind = 'deleted'), max(heap_share * 100) FILTER (WHERE method = 'scbf' AND kind = 'never_present'), max(heap_share * 100) FILTER (WHERE method = 'brin_bloom_tuned' AND kind = 'never_present'), max(heap_share * 100) FILTER (WHERE method = 'brin_bloom' AND kind = 'never_present'), max(heap_share * 100) FILTER (WHERE method = 'btree' AND kind = 'never_present') FROM bench_churn GROUP BY cycle ORDER BY cycle) TO 'churn.dat' WITH (FORMAT csv, DELIMITER ' ', NULL '?')
