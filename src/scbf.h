@@ -259,11 +259,14 @@ typedef struct ScbfFilterPageData
 	BlockNumber next;			/* head of the next filter; 0 = none */
 	uint32		next_serial;
 	BlockNumber ledger_head;	/* first ledger page */
-	BlockNumber ledger_tail;	/* last ledger page, takes appends */
+	BlockNumber ledger_tail;	/* last ledger page */
+	BlockNumber ledger_room;	/* first page of the room list: ledger pages
+								 * with room, filled before the tail */
 	uint32		nledger_pages;
-	uint32		nsealed;		/* live entries on the ledger pages before
-								 * the tail (the tail counts its own, so
-								 * that an insert need not touch the head) */
+	uint32		nsealed;		/* live entries on the "sealed" ledger pages:
+								 * neither the tail nor on the room list
+								 * (those count their own entries, so that
+								 * an insert need not touch the head) */
 	BlockNumber blocks[SCBF_MAX_BLOCKS];	/* blocks[0] is the head itself */
 } ScbfFilterPageData;
 
@@ -280,12 +283,17 @@ typedef struct ScbfFilterPageData
  *	Ledger pages
  *
  * The entries of one filter, in a singly linked list from the head's
- * ledger_head to ledger_tail.  An entry is the 16-bit segment-relative TID
+ * ledger_head to ledger_tail; the pages VACUUM left with room also form a
+ * second list, the "room list", from the head's ledger_room through
+ * next_room.  An entry is the 16-bit segment-relative TID
  * followed by each column's 32-bit hash, packed (entry_size = 2 + 4 * ncols
- * bytes, read with memcpy).  Appends go to the tail; VACUUM removes entries
- * in place and compacts the page; nothing ever moves an entry to another
+ * bytes, read with memcpy).  Appends go to the first page of the room list,
+ * else to the tail; VACUUM removes entries in place and compacts the page;
+ * nothing ever moves an entry to another
  * page of the same list, so a reader that holds the lock of page N while it
- * locks page N + 1 ("lock coupling") sees every entry exactly once.
+ * locks page N + 1 ("lock coupling") sees every entry that was there when it
+ * started exactly once.  (Inserts may append to a page the reader passed:
+ * their tuples are too new for its snapshot.)
  * ----------------------------------------------------------------
  */
 typedef struct ScbfLedgerPageData
@@ -293,7 +301,20 @@ typedef struct ScbfLedgerPageData
 	BlockNumber next;			/* next ledger page of the filter; 0 = none */
 	uint16		nentries;		/* entries on the page, tombstones included */
 	uint16		ntombstones;	/* removed entries not yet compacted */
+	BlockNumber next_room;		/* next page of the filter's room list */
+	uint16		flags;			/* SCBF_LEDGER_* */
+	uint16		unused;
 } ScbfLedgerPageData;
+
+/* ledger page flags */
+#define SCBF_LEDGER_ROOM			0x0001	/* on the filter's room list */
+
+/*
+ * A non-tail ledger page that VACUUM left at most this full goes on its
+ * filter's room list, and inserts fill it before they extend the tail: the
+ * ledger stays dense under churn instead of growing with every cycle.
+ */
+#define SCBF_ROOM_FILL				0.9
 
 #define ScbfPageGetLedger(page) ((ScbfLedgerPageData *) PageGetContents(page))
 #define ScbfPageGetEntries(page) \

@@ -449,9 +449,11 @@ ScbfPlaceEntries(ScbfState *state, const char *entries, int n, int nblocks,
  * filter whose head buffer the caller holds exclusively locked.
  *
  * Entries are grouped by primary block p (the block of column 0's key);
- * each group is written in records of {block p, ledger tail}, which hold
- * the increments and the appends together.  The head is not in those
- * records (unless it is block p): the tail page counts its own entries.
+ * each group is written in records of {block p, ledger page}, which hold
+ * the increments and the appends together.  The ledger page is the first
+ * page of the room list, else the tail.  The head is not in those records
+ * (unless it is block p, or the page fills and leaves the room list): the
+ * tail and the room pages count their own entries.
  * When srcblk is valid the entries are being moved there from a ledger page
  * of an older filter of segment srcsegno with serial srcserial: entry i is
  * source entry srcidx[i], tombstoned in the very record that adds it here,
@@ -507,26 +509,50 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 			Buffer		srcbuf = InvalidBuffer;
 			GenericXLogState *xlog;
 			Page		ppage;
+			Page		hpage;
 			Page		tpage;
 			Page		spage = NULL;
 			ScbfLedgerPageData *tledger;
+			BlockNumber roomblk;
 			char	   *dst;
 			int			room;
 			int			chunk;
+			bool		pop;
 			int			j;
 
-			/* make room in the ledger: only we append (we hold the head) */
-			tailbuf = ScbfLockLedgerPage(index, state,
-										 ScbfPageGetFilter(headpage)->ledger_tail,
-										 segno, serial);
-			if (ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries >=
-				state->ledger_capacity)
-				tailbuf = ScbfExtendLedger(index, headbuf, tailbuf);
+			/*
+			 * The page to append to: the first page of the room list, else
+			 * the tail (extended when full).  Only we append: we hold the
+			 * head.
+			 */
+			roomblk = ScbfPageGetFilter(headpage)->ledger_room;
+			if (roomblk != 0)
+			{
+				tailbuf = ScbfLockLedgerPage(index, state, roomblk, segno,
+											 serial);
+				tledger = ScbfPageGetLedger(BufferGetPage(tailbuf));
+				if (!(tledger->flags & SCBF_LEDGER_ROOM) ||
+					tledger->nentries >= state->ledger_capacity)
+					ScbfReportCorrupt(index, roomblk,
+									  psprintf("Ledger page on the room list of filter %u of segment %u has no room.",
+											   serial, segno));
+			}
+			else
+			{
+				tailbuf = ScbfLockLedgerPage(index, state,
+											 ScbfPageGetFilter(headpage)->ledger_tail,
+											 segno, serial);
+				if (ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries >=
+					state->ledger_capacity)
+					tailbuf = ScbfExtendLedger(index, headbuf, tailbuf);
+			}
 			room = state->ledger_capacity -
 				ScbfPageGetLedger(BufferGetPage(tailbuf))->nentries;
 			chunk = Min(room, gend - pos);
+			/* a room page that this fills leaves the room list */
+			pop = (roomblk != 0 && chunk == room);
 
-			/* lock order: head (held), block p, ledger tail, source */
+			/* lock order: head (held), block p, ledger page, source */
 			if (p != 0)
 			{
 				LockBuffer(tailbuf, BUFFER_LOCK_UNLOCK);
@@ -541,6 +567,8 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 			xlog = GenericXLogStart(index);
 			ppage = GenericXLogRegisterBuffer(xlog, (p != 0) ? pbuf : headbuf,
 											  0);
+			hpage = (p == 0) ? ppage :
+				(pop ? GenericXLogRegisterBuffer(xlog, headbuf, 0) : NULL);
 			tpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
 			if (BufferIsValid(srcbuf))
 				spage = GenericXLogRegisterBuffer(xlog, srcbuf, 0);
@@ -572,6 +600,16 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 				}
 			}
 			ScbfLedgerSetLower(tpage, state);
+			if (pop)
+			{
+				ScbfFilterPageData *hfilter = ScbfPageGetFilter(hpage);
+
+				/* full now: off the room list, counted by the head again */
+				hfilter->ledger_room = tledger->next_room;
+				hfilter->nsealed += tledger->nentries - tledger->ntombstones;
+				tledger->next_room = 0;
+				tledger->flags &= ~SCBF_LEDGER_ROOM;
+			}
 			if (scbf_filter_state_fpr(ScbfPageGetFilter(ppage)->nonzero,
 									  &state->geom) >= state->target_fpr)
 				full = true;

@@ -111,7 +111,8 @@ ScbfRemoveFlags(int result)
  * Unlink the empty, non-tail ledger page lblk from the filter whose head
  * the caller holds exclusively; prevblk is the ledger page before it, or
  * InvalidBlockNumber if it is the first.  The page is freed.  Returns false
- * (and changes nothing) if the page is the tail or not empty.
+ * (and changes nothing) if the page is the tail, not empty, or on the room
+ * list.
  */
 static bool
 ScbfUnlinkLedgerPage(Relation index, ScbfState *state, Buffer headbuf,
@@ -136,7 +137,9 @@ ScbfUnlinkLedgerPage(Relation index, ScbfState *state, Buffer headbuf,
 								 opaque->serial, BUFFER_LOCK_EXCLUSIVE, NULL);
 	lbuf = ScbfLockLedger(index, state, lblk, opaque->segno, opaque->serial,
 						  BUFFER_LOCK_EXCLUSIVE, NULL);
-	if (ScbfPageGetLedger(BufferGetPage(lbuf))->nentries != 0)
+	/* a page on the room list stays: inserts will fill it again */
+	if (ScbfPageGetLedger(BufferGetPage(lbuf))->nentries != 0 ||
+		(ScbfPageGetLedger(BufferGetPage(lbuf))->flags & SCBF_LEDGER_ROOM))
 	{
 		UnlockReleaseBuffer(lbuf);
 		if (BufferIsValid(prevbuf))
@@ -265,11 +268,33 @@ ScbfRemoveEntries(Relation index, ScbfState *state, uint32 segno,
 											 &state->geom, kp[e * ncols + c].pos);
 			}
 		}
-		if (lblk != hfilter->ledger_tail)
+		/* the head counts the entries of sealed pages only */
+		if (lblk != hfilter->ledger_tail &&
+			!(ScbfPageGetLedger(lpage)->flags & SCBF_LEDGER_ROOM))
 			hfilter->nsealed -= Min(hfilter->nsealed, (uint32) (gend - gstart));
 		hfilter->flags |= ScbfRemoveFlags(result);
 		if (gend == ndead)
+		{
+			ScbfLedgerPageData *ledger = ScbfPageGetLedger(lpage);
+
 			ScbfCompactLedgerPage(lpage, state);
+
+			/*
+			 * A sealed page left with room goes on the room list, so that
+			 * inserts fill it before they grow the ledger.  (An empty one is
+			 * unlinked and freed instead, below.)
+			 */
+			if (lblk != hfilter->ledger_tail &&
+				!(ledger->flags & SCBF_LEDGER_ROOM) &&
+				ledger->nentries > 0 &&
+				ledger->nentries <= state->ledger_capacity * SCBF_ROOM_FILL)
+			{
+				hfilter->nsealed -= Min(hfilter->nsealed, (uint32) ledger->nentries);
+				ledger->next_room = hfilter->ledger_room;
+				ledger->flags |= SCBF_LEDGER_ROOM;
+				hfilter->ledger_room = lblk;
+			}
+		}
 		GenericXLogFinish(xlog);
 
 		UnlockReleaseBuffer(lbuf);
@@ -513,38 +538,41 @@ scbfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 /*
  * Read every live entry of filter (segno, serial) into a palloc'd array
- * (state->entry_size bytes each); *n gets their number and *ntail (if not
- * NULL) the number on the last ledger page.  The caller holds
- * the head, or otherwise keeps the ledger from changing.
+ * (state->entry_size bytes each); *n gets their number and *nsealed (if not
+ * NULL) the number on sealed pages (neither the tail nor on the room list),
+ * which the head counts.  The caller holds the head, or otherwise keeps the
+ * ledger from changing.
  */
 static char *
 ScbfReadFilterEntries(Relation index, ScbfState *state, uint32 segno,
 					  uint32 serial, BlockNumber ledger_head, int *n,
-					  int *ntail)
+					  int *nsealed)
 {
 	int			max = 1024;
 	char	   *entries = palloc(state->entry_size * max);
 	BlockNumber lblk = ledger_head;
 
 	*n = 0;
+	if (nsealed)
+		*nsealed = 0;
 	while (lblk != 0)
 	{
 		Buffer		buf = ScbfLockLedger(index, state, lblk, segno, serial,
 										 BUFFER_LOCK_SHARE, NULL);
 		Page		page = BufferGetPage(buf);
 		ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
+		bool		sealed = (ledger->next != 0 &&
+							  !(ledger->flags & SCBF_LEDGER_ROOM));
 		int			i;
 
-		if (ntail)
-			*ntail = 0;
 		for (i = 0; i < ledger->nentries; i++)
 		{
 			const char *e = ScbfPageGetEntries(page) + state->entry_size * i;
 
 			if (ScbfEntryGetTid(e) == SCBF_TID_TOMBSTONE)
 				continue;
-			if (ntail)
-				(*ntail)++;
+			if (nsealed && sealed)
+				(*nsealed)++;
 			if (*n >= max)
 			{
 				max *= 2;
@@ -581,7 +609,7 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 	uint32	   *nsaturated;
 	char	   *entries;
 	int			n;
-	int			ntail;
+	int			nsealed;
 	ScbfKeyPos *kp;
 	uint16	   *kblk;
 	int		   *order;
@@ -605,7 +633,7 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 	nsaturated = palloc0(sizeof(uint32) * nblocks);
 
 	entries = ScbfReadFilterEntries(index, state, segno, serial,
-									head->ledger_head, &n, &ntail);
+									head->ledger_head, &n, &nsealed);
 	ScbfPlaceEntries(state, entries, n, nblocks, &kp, &kblk, &order);
 	for (i = 0; i < n * state->ncols; i++)
 		(void) scbf_filter_add(counters + nbytes * kblk[i],
@@ -627,7 +655,7 @@ ScbfRecountFilter(Relation index, ScbfState *state, uint32 segno,
 		filter->nsaturated = nsaturated[b];
 		if (b == 0)
 		{
-			filter->nsealed = n - ntail;
+			filter->nsealed = nsealed;
 			filter->flags &= ~(SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT);
 		}
 		GenericXLogFinish(xlog);
@@ -724,8 +752,9 @@ ScbfMoveFilter(Relation index, ScbfState *state, uint32 segno,
  * head and last ledger page in one record.  Scans skip a DROPPING filter; a
  * crash part-way leaves it DROPPING and the next VACUUM finishes the job.
  *
- * Without discard the filter must hold no entries (they were moved).  With
- * discard its entries are thrown away: only scbf_rebuild(source => 'heap')
+ * Without discard the filter must hold no entries (they were moved), though
+ * empty pages on its room list may remain in its ledger.  With discard its
+ * entries are thrown away: only scbf_rebuild(source => 'heap')
  * does that, holding ShareLock on the table, after the segment's entries
  * were re-created from the heap in a newer filter.  Returns false if the
  * filter is not in a state to be dropped.
@@ -766,22 +795,24 @@ ScbfDropHeadFilter(Relation index, ScbfState *state, uint32 segno,
 		}
 		if (!discard)
 		{
-			Buffer		tbuf;
-			bool		empty;
+			/* every ledger page must be empty (pages on the room list stay) */
+			BlockNumber lblk = head->ledger_head;
 
-			if (head->ledger_head != head->ledger_tail)
+			while (lblk != 0)
 			{
-				UnlockReleaseBuffer(headbuf);
-				return false;
-			}
-			tbuf = ScbfLockLedger(index, state, head->ledger_tail, segno,
-								  seg.head_serial, BUFFER_LOCK_SHARE, NULL);
-			empty = ScbfPageGetLedger(BufferGetPage(tbuf))->nentries == 0;
-			UnlockReleaseBuffer(tbuf);
-			if (!empty)
-			{
-				UnlockReleaseBuffer(headbuf);
-				return false;
+				Buffer		tbuf = ScbfLockLedger(index, state, lblk, segno,
+												  seg.head_serial,
+												  BUFFER_LOCK_SHARE, NULL);
+				ScbfLedgerPageData *ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
+				bool		empty = (ledger->nentries == 0);
+
+				lblk = ledger->next;
+				UnlockReleaseBuffer(tbuf);
+				if (!empty)
+				{
+					UnlockReleaseBuffer(headbuf);
+					return false;
+				}
 			}
 		}
 		xlog = GenericXLogStart(index);
@@ -809,9 +840,10 @@ ScbfDropHeadFilter(Relation index, ScbfState *state, uint32 segno,
 	}
 
 	/*
-	 * 3. free the ledger pages but the last, front to back.  No scan enters
-	 * the ledger of a DROPPING filter, and one that entered before is ahead
-	 * of us (it holds the page we would need next).
+	 * 3. free the ledger pages but the last, front to back (when discarding,
+	 * with their entries; else they are empty).  No scan enters the ledger of
+	 * a DROPPING filter, and one that entered before is ahead of us (it holds
+	 * the page we would need next).
 	 */
 	while (head->ledger_head != head->ledger_tail)
 	{
@@ -975,14 +1007,25 @@ ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
 	fs->nentries = head->nsealed;
 	if (head->state != SCBF_FILTER_DROPPING)
 	{
-		/* the tail counts its own entries */
+		/* the tail and the pages on the room list count their own entries */
+		BlockNumber lblk = head->ledger_room;
 		Buffer		tbuf = ScbfLockLedger(index, state, head->ledger_tail,
 										  segno, serial, BUFFER_LOCK_SHARE,
 										  NULL);
-		ScbfLedgerPageData *tail = ScbfPageGetLedger(BufferGetPage(tbuf));
+		ScbfLedgerPageData *ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
+		uint32		nroom = 0;
 
-		fs->nentries += tail->nentries - tail->ntombstones;
+		fs->nentries += ledger->nentries - ledger->ntombstones;
 		UnlockReleaseBuffer(tbuf);
+		while (lblk != 0 && nroom++ < head->nledger_pages)
+		{
+			tbuf = ScbfLockLedger(index, state, lblk, segno, serial,
+								  BUFFER_LOCK_SHARE, NULL);
+			ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
+			fs->nentries += ledger->nentries - ledger->ntombstones;
+			lblk = ledger->next_room;
+			UnlockReleaseBuffer(tbuf);
+		}
 	}
 	fs->next = head->next;
 	fs->next_serial = head->next_serial;

@@ -100,6 +100,7 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 	int			maxentries = 1024;
 	uint64		sealed = 0;
 	uint32		npages = 0;
+	uint32		nroom = 0;
 	BlockNumber lblk;
 	BlockNumber last = InvalidBlockNumber;
 	int			nblocks;
@@ -249,7 +250,9 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 			}
 			memcpy(entries + esz * nentries++, e, esz);
 		}
-		if (ledger->next != 0)
+		if (ledger->flags & SCBF_LEDGER_ROOM)
+			nroom++;
+		else if (ledger->next != 0)
 			sealed += live;
 		npages++;
 		last = lblk;
@@ -269,9 +272,48 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 							 serial, segno, head->nledger_pages, npages);
 		if (sealed != head->nsealed)
 			ScbfCheckProblem(fc, headblk,
-							 "Filter %u of segment %u counts %u entries before its ledger tail, there are %llu.",
+							 "Filter %u of segment %u counts %u entries on its sealed ledger pages, there are %llu.",
 							 serial, segno, head->nsealed,
 							 (unsigned long long) sealed);
+	}
+
+	/* the room list: ledger pages of this filter, flagged, each once */
+	if (fc->problem == NULL)
+	{
+		BlockNumber rblk = head->ledger_room;
+		uint32		n = 0;
+
+		while (rblk != 0 && fc->problem == NULL)
+		{
+			Buffer		buf;
+			ScbfLedgerPageData *ledger;
+			bool		member = false;
+
+			for (i = 0; i < fc->npages_seen; i++)
+				if (fc->pages_seen[i] == rblk)
+					member = true;
+			if (!member || ++n > nroom)
+			{
+				ScbfCheckProblem(fc, rblk,
+								 "The room list of filter %u of segment %u reaches block %u, which is not one of its ledger pages with room (or is reached twice).",
+								 serial, segno, rblk);
+				break;
+			}
+			buf = ReadBuffer(index, rblk);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			ledger = ScbfPageGetLedger(BufferGetPage(buf));
+			if (!(ledger->flags & SCBF_LEDGER_ROOM) ||
+				ledger->nentries >= state->ledger_capacity)
+				ScbfCheckProblem(fc, rblk,
+								 "Ledger page %u is on the room list of filter %u of segment %u without room.",
+								 rblk, serial, segno);
+			rblk = ledger->next_room;
+			UnlockReleaseBuffer(buf);
+		}
+		if (fc->problem == NULL && n != nroom)
+			ScbfCheckProblem(fc, headblk,
+							 "Filter %u of segment %u has %u ledger pages flagged as having room, its room list has %u.",
+							 serial, segno, nroom, n);
 	}
 
 	/* counters against what the ledger implies */

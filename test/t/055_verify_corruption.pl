@@ -5,10 +5,10 @@
 #
 # Page layout used below (src/scbf.h): page header 24 bytes; a filter page's
 # ScbfFilterPageData at 24 (nonzero[16] uint16 at 24, nsaturated at 56), its
-# counters at 24 + MAXALIGN(348) = 376; a ledger page's header at 24
-# (next, nentries, ntombstones), its 6-byte entries (uint16 TID, uint32
-# hash) at 32; the 16-byte special space last (segno, serial, blkidx, type,
-# ..., page id).
+# counters at 24 + MAXALIGN(328) = 352; a ledger page's header at 24 (next,
+# nentries, ntombstones, next_room, flags: 16 bytes), its 6-byte entries
+# (uint16 TID, uint32 hash) at 40; the 16-byte special space last (segno,
+# serial, blkidx, type, ..., page id).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -27,7 +27,7 @@ $node->safe_psql('postgres', q{
 
 my $BLCKSZ = 8192;
 my $COUNTERS = 352;
-my $ENTRIES = 32;
+my $ENTRIES = 40;
 
 # A fresh index for each case
 sub fresh_index

@@ -1,0 +1,194 @@
+--
+-- scbf_churn: rounds of DELETE / VACUUM / INSERT / UPDATE (HOT and not)
+-- with the new rows reusing the freed space, on 8-page segments spread over
+-- several directory pages (the directory grows as inserts extend the
+-- table); chains of filters grown by inserts and consolidated by VACUUM;
+-- saturated counters recounted.  scbf_verify() checks each index after
+-- each round.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+
+-- scbf_same(query [, parameter types, parameter values]): run the query with
+-- the index forced (bitmap scans only) and with a sequential scan, raise an
+-- error if the rows differ, and return how it ran and how many rows it found:
+-- 'index N' when every Bitmap Index Scan of the plan is on an scbf index,
+-- 'seqscan N' when the planner could not use the index at all.  With
+-- parameter types the query is PREPAREd and EXECUTEd with a generic plan
+-- ('index generic N' when the plan really has parameters).
+CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0) FROM ('
+		|| q || ') sub';
+	plan text := '';
+	res text[] := '{}';
+	how text;
+	r record;
+	pass int;
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name IN ('scbf_same_p', 'scbf_same_w')) THEN
+		DEALLOCATE scbf_same_p;
+		DEALLOCATE scbf_same_w;
+	END IF;
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	SET LOCAL enable_indexscan = off;
+	FOR pass IN 1..2 LOOP
+		IF pass = 1 THEN
+			SET LOCAL enable_seqscan = off;
+			SET LOCAL enable_bitmapscan = on;
+		ELSE
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+		END IF;
+		IF ptypes IS NULL THEN
+			IF pass = 1 THEN
+				FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE wrapped INTO how;
+		ELSE
+			EXECUTE format('PREPARE scbf_same_p(%s) AS %s', ptypes, q);
+			EXECUTE format('PREPARE scbf_same_w(%s) AS %s', ptypes, wrapped);
+			IF pass = 1 THEN
+				FOR r IN EXECUTE format('EXPLAIN (COSTS OFF) EXECUTE scbf_same_p(%s)', pargs) LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO how;
+			DEALLOCATE scbf_same_p;
+			DEALLOCATE scbf_same_w;
+		END IF;
+		res := res || how;
+	END LOOP;
+	IF res[1] IS DISTINCT FROM res[2] THEN
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, res[1], res[2];
+	END IF;
+	IF plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
+		SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
+		WHERE NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+						  WHERE c.relname = m[1] AND a.amname = 'scbf')) THEN
+		how := 'index';
+		IF ptypes IS NOT NULL AND plan ~ '\$1' THEN
+			how := how || ' generic';
+		END IF;
+	ELSIF plan ~ 'Seq Scan' THEN
+		how := 'seqscan';
+	ELSE
+		how := 'plan: ' || split_part(plan, E'\n', 1);
+	END IF;
+	RETURN how || ' ' || split_part(res[2], ':', 1);
+END $$;
+
+-- few rows per page (fillfactor 10, wide rows) and 8-page segments: more
+-- segments than one directory page holds (339), so the directory grows
+-- while inserts extend the table
+CREATE TABLE ch (id int, a int, b text, pad text) WITH (fillfactor = 10);
+CREATE INDEX ch_a ON ch USING scbf (a) WITH (pages_per_segment = 8);
+CREATE INDEX ch_ab ON ch USING scbf (a, b) WITH (pages_per_segment = 8, false_positive_rate = 0.05);
+INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('x', 200) FROM generate_series(1, 4000) g;
+-- a second index built on the filled table: one directory page so far
+CREATE INDEX ch_b ON ch USING scbf (b) WITH (pages_per_segment = 8);
+SELECT segments, pages_directory FROM scbf_index_info('ch_b');
+INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('x', 200) FROM generate_series(4001, 12000) g;
+SELECT segments > 339 AS many_segments, pages_directory FROM scbf_index_info('ch_b');
+SELECT pages_directory FROM scbf_index_info('ch_a');
+
+CREATE FUNCTION ch_checks() RETURNS TABLE (query text, result text) LANGUAGE plpgsql AS $$
+DECLARE
+	qs text[] := ARRAY[
+		'a = 7',
+		'a = 699',
+		'a = -1',
+		'a IN (1, 350, 699)',
+		'b = ''b42''',
+		'b = ''b-42''',
+		'a = 7 AND b = ''b42''',
+		'a = ANY(ARRAY[1, 2, 3]) AND b = ANY(ARRAY[''b1'', ''b2'', ''b-3''])',
+		'id = 11999 AND a = 11999 % 700'];
+	s text;
+BEGIN
+	FOREACH s IN ARRAY qs LOOP
+		query := s;
+		result := scbf_same('SELECT id, a, b FROM ch WHERE ' || s);
+		RETURN NEXT;
+	END LOOP;
+END $$;
+SELECT * FROM ch_checks();
+
+-- round 1: delete a third, vacuum, insert into the freed space
+DELETE FROM ch WHERE id % 3 = 0;
+VACUUM ch;
+INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('y', 200) FROM generate_series(12001, 15000) g;
+SELECT count(*) > 1000 AS reused_space FROM ch WHERE id > 12000 AND (ctid::text::point)[0] < 3000;
+SELECT * FROM ch_checks();
+SELECT scbf_verify('ch_a', true), scbf_verify('ch_ab', true), scbf_verify('ch_b', true);
+
+-- round 2: non-HOT updates of the key (a new entry; the old one goes at
+-- VACUUM), HOT updates of the pad (no new entry), deletes of whole segments
+UPDATE ch SET a = a + 1000 WHERE id % 10 = 1;
+UPDATE ch SET pad = repeat('z', 190) WHERE id % 10 = 2;
+DELETE FROM ch WHERE id BETWEEN 2000 AND 3500;
+SELECT * FROM ch_checks();
+SELECT scbf_same('SELECT id, a FROM ch WHERE a = 1001');
+VACUUM ch;
+SELECT * FROM ch_checks();
+SELECT scbf_same('SELECT id, a FROM ch WHERE a = 1001');
+INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('w', 200) FROM generate_series(15001, 17000) g;
+SELECT * FROM ch_checks();
+SELECT scbf_verify('ch_a', true), scbf_verify('ch_ab', true), scbf_verify('ch_b', true);
+
+-- round 3: delete everything, vacuum, fill again
+DELETE FROM ch;
+VACUUM ch;
+SELECT * FROM ch_checks();
+SELECT entries_live FROM scbf_index_info('ch_a');
+INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('v', 200) FROM generate_series(20001, 26000) g;
+SELECT * FROM ch_checks();
+SELECT scbf_verify('ch_a', true), scbf_verify('ch_ab', true), scbf_verify('ch_b', true);
+
+-- an index built empty on a table filled afterwards grows chains of
+-- filters in its segments; VACUUM consolidates them into one filter each
+CREATE TABLE chain (id int, k text);
+CREATE INDEX chain_k ON chain USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
+INSERT INTO chain SELECT g, md5(g::text) FROM generate_series(1, 60000) g;
+SELECT max_chain > 1 AS chained FROM scbf_index_info('chain_k');
+SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4242'')');
+SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''59999''), md5(''-1''))');
+DELETE FROM chain WHERE id % 2 = 0;
+VACUUM chain;
+SELECT max_chain AS chain_after_vacuum FROM scbf_index_info('chain_k');
+SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4243'')');
+SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4242'')');
+INSERT INTO chain SELECT g, md5(g::text) FROM generate_series(60001, 90000) g;
+SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''60001''), md5(''89999''), md5(''2''))');
+VACUUM chain;
+SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''60001''), md5(''89999''), md5(''2''))');
+SELECT scbf_verify('chain_k', true);
+
+-- a value repeated far more than 15 times in one filter saturates its
+-- counters ("sticky"); deleting it leaves them too high (the filter goes
+-- STALE) and VACUUM recounts it from the ledger
+CREATE TABLE sat (id int, a int);
+CREATE INDEX sat_a ON sat USING scbf (a);
+INSERT INTO sat SELECT g, CASE WHEN g % 2 = 0 THEN 1 ELSE g END FROM generate_series(1, 6000) g;
+SELECT saturated_counters > 0 AS saturated FROM scbf_index_info('sat_a');
+SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+DELETE FROM sat WHERE a = 1 AND id < 5000;
+SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+VACUUM sat;
+SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+SELECT scbf_same('SELECT * FROM sat WHERE a = 3');
+DELETE FROM sat WHERE a = 1;
+VACUUM sat;
+SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+SELECT saturated_counters AS saturated_after, stale_counters FROM scbf_index_info('sat_a');
+INSERT INTO sat VALUES (-1, 1);
+SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+SELECT scbf_verify('sat_a', true);
+
+DROP TABLE ch, chain, sat;
+DROP FUNCTION ch_checks();
+DROP FUNCTION scbf_same(text, text, text);

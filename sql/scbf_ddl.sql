@@ -1,0 +1,200 @@
+--
+-- scbf_ddl: the index through VACUUM FULL, CLUSTER (on a btree), REINDEX
+-- [CONCURRENTLY], CREATE / DROP INDEX CONCURRENTLY, DROP and re-create,
+-- ALTER TABLE rewrites, TRUNCATE (rolled back and committed); expression,
+-- partial and mixed-type multi-column indexes; unlogged tables (also SET
+-- LOGGED / UNLOGGED), temporary and partitioned tables.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+
+-- scbf_same(query [, parameter types, parameter values]): run the query with
+-- the index forced (bitmap scans only) and with a sequential scan, raise an
+-- error if the rows differ, and return how it ran and how many rows it found:
+-- 'index N' when every Bitmap Index Scan of the plan is on an scbf index,
+-- 'seqscan N' when the planner could not use the index at all.  With
+-- parameter types the query is PREPAREd and EXECUTEd with a generic plan
+-- ('index generic N' when the plan really has parameters).
+CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0) FROM ('
+		|| q || ') sub';
+	plan text := '';
+	res text[] := '{}';
+	how text;
+	r record;
+	pass int;
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name IN ('scbf_same_p', 'scbf_same_w')) THEN
+		DEALLOCATE scbf_same_p;
+		DEALLOCATE scbf_same_w;
+	END IF;
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	SET LOCAL enable_indexscan = off;
+	FOR pass IN 1..2 LOOP
+		IF pass = 1 THEN
+			SET LOCAL enable_seqscan = off;
+			SET LOCAL enable_bitmapscan = on;
+		ELSE
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+		END IF;
+		IF ptypes IS NULL THEN
+			IF pass = 1 THEN
+				FOR r IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE wrapped INTO how;
+		ELSE
+			EXECUTE format('PREPARE scbf_same_p(%s) AS %s', ptypes, q);
+			EXECUTE format('PREPARE scbf_same_w(%s) AS %s', ptypes, wrapped);
+			IF pass = 1 THEN
+				FOR r IN EXECUTE format('EXPLAIN (COSTS OFF) EXECUTE scbf_same_p(%s)', pargs) LOOP
+					plan := plan || r."QUERY PLAN" || E'\n';
+				END LOOP;
+			END IF;
+			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO how;
+			DEALLOCATE scbf_same_p;
+			DEALLOCATE scbf_same_w;
+		END IF;
+		res := res || how;
+	END LOOP;
+	IF res[1] IS DISTINCT FROM res[2] THEN
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, res[1], res[2];
+	END IF;
+	IF plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
+		SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
+		WHERE NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+						  WHERE c.relname = m[1] AND a.amname = 'scbf')) THEN
+		how := 'index';
+		IF ptypes IS NOT NULL AND plan ~ '\$1' THEN
+			how := how || ' generic';
+		END IF;
+	ELSIF plan ~ 'Seq Scan' THEN
+		how := 'seqscan';
+	ELSE
+		how := 'plan: ' || split_part(plan, E'\n', 1);
+	END IF;
+	RETURN how || ' ' || split_part(res[2], ':', 1);
+END $$;
+
+CREATE TABLE dd (id int PRIMARY KEY, a int, t text, n numeric, ts timestamptz);
+INSERT INTO dd SELECT g, g % 700, 'Val' || (g % 1300), (g % 90) / 3.0,
+	timestamptz '2025-01-01 00:00+00' + (g % 400) * interval '1 hour'
+FROM generate_series(1, 20000) g;
+CREATE INDEX dd_a ON dd USING scbf (a);
+CREATE INDEX dd_lower ON dd USING scbf (lower(t)) WITH (pages_per_segment = 16);
+CREATE INDEX dd_part ON dd USING scbf (t) WHERE a < 100;
+CREATE INDEX dd_multi ON dd USING scbf (n, ts, a, t) WITH (pages_per_segment = 8);
+DELETE FROM dd WHERE id % 4 = 0;
+
+CREATE FUNCTION dd_checks() RETURNS SETOF text LANGUAGE sql AS $$
+	SELECT scbf_same('SELECT * FROM dd WHERE a = 42')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE a IN (1, 2, 699, 700)')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE lower(t) = ''val77''')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE lower(t) = ANY(ARRAY[''val1'', ''VAL2''])')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE t = ''Val77'' AND a < 100')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE t = ''Val1000'' AND a < 100')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE n = 10 AND ts = ''2025-01-01 10:00+00''')
+	UNION ALL SELECT scbf_same('SELECT * FROM dd WHERE n = 10.000 AND a = 30 AND t = ''Val30''')
+$$;
+
+SELECT * FROM dd_checks();
+VACUUM FULL dd;
+SELECT * FROM dd_checks();
+CLUSTER dd USING dd_pkey;
+SELECT * FROM dd_checks();
+REINDEX TABLE dd;
+SELECT * FROM dd_checks();
+REINDEX INDEX dd_multi;
+REINDEX INDEX CONCURRENTLY dd_a;
+REINDEX TABLE CONCURRENTLY dd;
+SELECT * FROM dd_checks();
+-- DROP / re-create, also CONCURRENTLY (in a regression run nothing runs
+-- beside it, but it goes through validate_index and the bulk-delete
+-- callback that collects every TID the index holds)
+DROP INDEX dd_a;
+CREATE INDEX CONCURRENTLY dd_a ON dd USING scbf (a);
+SELECT indisvalid, indisready FROM pg_index WHERE indexrelid = 'dd_a'::regclass;
+DROP INDEX CONCURRENTLY dd_lower;
+CREATE INDEX dd_lower ON dd USING scbf (lower(t)) WITH (pages_per_segment = 16);
+SELECT * FROM dd_checks();
+-- a rewrite of the table by ALTER TABLE rebuilds the indexes
+ALTER TABLE dd ALTER COLUMN a TYPE int8;
+SELECT * FROM dd_checks();
+-- TRUNCATE, in a transaction rolled back and for good, then new rows
+BEGIN;
+TRUNCATE dd;
+SELECT * FROM dd_checks();
+INSERT INTO dd SELECT g, g % 7, 'x', 1, now() FROM generate_series(1, 100) g;
+SELECT scbf_same('SELECT * FROM dd WHERE a = 3');
+ROLLBACK;
+SELECT * FROM dd_checks();
+TRUNCATE dd;
+SELECT * FROM dd_checks();
+INSERT INTO dd SELECT g, g % 700, 'VAL' || (g % 1300), (g % 90) / 3.0,
+	timestamptz '2025-01-01 00:00+00' + (g % 400) * interval '1 hour'
+FROM generate_series(1, 5000) g;
+SELECT * FROM dd_checks();
+
+-- unlogged: built empty, filled, vacuumed, truncated; SET LOGGED and back
+CREATE UNLOGGED TABLE du (a int, b text);
+CREATE INDEX du_a ON du USING scbf (a);
+CREATE INDEX du_b ON du USING scbf (b) WITH (pages_per_segment = 8);
+SELECT relpersistence FROM pg_class WHERE relname IN ('du_a', 'du_b');
+SELECT pg_relation_size('du_a', 'init') > 0 AS has_init_fork;
+INSERT INTO du SELECT g % 333, md5(g::text) FROM generate_series(1, 10000) g;
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+SELECT scbf_same('SELECT * FROM du WHERE b = md5(''4242'')');
+DELETE FROM du WHERE a % 2 = 0;
+VACUUM du;
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+SELECT scbf_same('SELECT * FROM du WHERE a = 18');
+TRUNCATE du;
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+INSERT INTO du VALUES (17, 'x');
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+ALTER TABLE du SET LOGGED;
+SELECT relpersistence FROM pg_class WHERE relname IN ('du_a', 'du_b');
+INSERT INTO du SELECT g % 333, md5(g::text) FROM generate_series(1, 3000) g;
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+ALTER TABLE du SET UNLOGGED;
+INSERT INTO du SELECT g % 333, md5(g::text) FROM generate_series(1, 3000) g;
+SELECT scbf_same('SELECT * FROM du WHERE a = 17');
+SELECT scbf_same('SELECT * FROM du WHERE b = md5(''42'')');
+
+-- a temporary table
+CREATE TEMP TABLE dt (a int);
+CREATE INDEX dt_a ON dt USING scbf (a) WITH (pages_per_segment = 8);
+INSERT INTO dt SELECT g % 50 FROM generate_series(1, 5000) g;
+DELETE FROM dt WHERE a = 7;
+VACUUM dt;
+SELECT scbf_same('SELECT * FROM dt WHERE a = 7');
+SELECT scbf_same('SELECT * FROM dt WHERE a = 8');
+
+-- a partitioned table: the index cascades to every partition, and new
+-- partitions get one
+CREATE TABLE dp (k int, v text) PARTITION BY RANGE (k);
+CREATE TABLE dp1 PARTITION OF dp FOR VALUES FROM (0) TO (1000);
+CREATE TABLE dp2 PARTITION OF dp FOR VALUES FROM (1000) TO (2000);
+CREATE INDEX dp_v ON dp USING scbf (v);
+CREATE TABLE dp3 PARTITION OF dp FOR VALUES FROM (2000) TO (3000);
+INSERT INTO dp SELECT g, 'v' || (g % 97) FROM generate_series(0, 2999) g;
+SELECT c.relname, a.amname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+	JOIN pg_am a ON a.oid = c.relam WHERE i.inhparent = 'dp_v'::regclass ORDER BY 1;
+SELECT scbf_same('SELECT * FROM dp WHERE v = ''v42''');
+SELECT scbf_same('SELECT * FROM dp WHERE v = ''v42'' AND k >= 2000');
+
+-- the extension cannot be dropped while an index uses it
+DROP TABLE dd, du, dt, dp;
+DROP FUNCTION dd_checks();
+DROP FUNCTION scbf_same(text, text, text);
+CREATE TABLE dx (a int);
+CREATE INDEX dx_a ON dx USING scbf (a);
+\set VERBOSITY terse
+DROP EXTENSION scbf;
+\set VERBOSITY default
+DROP TABLE dx;

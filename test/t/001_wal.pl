@@ -1,0 +1,126 @@
+# WAL replay of scbf, after contrib/bloom/t/001_wal.pl: a primary and a
+# streaming standby, wal_consistency_checking = 'generic' (set on the
+# primary: in PostgreSQL 15 it makes the records carry full images that the
+# standby compares with its own replay of every generic WAL record).  Rounds
+# of CREATE INDEX (filled and empty), inserts that grow filter chains,
+# deletes, VACUUM (removals, recounts, consolidation), updates, TRUNCATE and
+# REINDEX; after each, the standby's index answers (forced) must equal the
+# primary's sequential scan for every probe.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use lib 'test/t';
+use ScbfTest;
+
+my $primary = new_node('primary', allows_streaming => 1);
+$primary->append_conf('postgresql.conf',
+	"wal_consistency_checking = 'generic'\nautovacuum = off\n");
+$primary->start;
+$primary->backup('bkp');
+
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+if (my $d = $ENV{SCBF_EXTENSION_DESTDIR})
+{
+	$standby->append_conf('postgresql.conf',
+		"extension_destdir = '$d'\n"
+		  . "dynamic_library_path = '$d/usr/lib/postgresql/15/lib:\$libdir'\n");
+}
+$standby->start;
+
+# the probes: equalities, IN lists, IS NULL and ANDs on both indexes
+my @probes = (
+	'a = 1', 'a = 77', 'a = 499', 'a = -5', 'a IS NULL',
+	'a IN (2, 3, 250, 4999)', "b = 'b7'", "b = 'b7' AND a = 7",
+	"b IS NULL AND a = 13", "a = ANY(ARRAY[100, 101, NULL])");
+
+sub answer
+{
+	my ($node, $where, $forced) = @_;
+	my $set = $forced
+	  ? 'SET enable_seqscan = off; SET enable_indexscan = off; SET enable_bitmapscan = on;'
+	  : 'SET enable_seqscan = on; SET enable_bitmapscan = off; SET enable_indexscan = off;';
+	return $node->safe_psql('postgres',
+		"$set SELECT count(*) || ':' || coalesce(sum(hashtext(t::text)::int8), 0) FROM tst t WHERE $where");
+}
+
+my $round = 0;
+sub check_round
+{
+	my ($what) = @_;
+	$round++;
+	$primary->wait_for_catchup($standby);
+	foreach my $p (@probes)
+	{
+		is(answer($standby, $p, 1), answer($primary, $p, 0),
+			"round $round ($what): standby index = primary seqscan for $p");
+	}
+	# the standby really used the index
+	my $plan = $standby->safe_psql('postgres',
+		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT * FROM tst WHERE a = 1');
+	like($plan, qr/Bitmap Index Scan on tst_/, "round $round: standby plan uses scbf");
+}
+
+$primary->safe_psql('postgres', q{
+	CREATE EXTENSION scbf;
+	CREATE TABLE tst (id int, a int, b text);
+	INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 20000) g;
+	-- built on a filled table (WAL-logged at the end of the build)
+	CREATE INDEX tst_a ON tst USING scbf (a) WITH (pages_per_segment = 8);
+	-- built empty, grown by WAL-logged inserts
+	CREATE TABLE dummy (x int);
+});
+$primary->safe_psql('postgres',
+	'CREATE INDEX tst_ab ON tst USING scbf (b, a) WITH (pages_per_segment = 16, false_positive_rate = 0.001) WHERE id > 0');
+check_round('build');
+
+for my $i (1 .. 4)
+{
+	my $lo = 20000 + $i * 10000;
+	my $hi = $lo + 9999;
+	$primary->safe_psql('postgres',
+		"INSERT INTO tst SELECT g, CASE WHEN g % 50 = 0 THEN NULL ELSE g % 500 END, "
+		  . "CASE WHEN g % 31 = 0 THEN NULL ELSE 'b' || (g % 97) END "
+		  . "FROM generate_series($lo, $hi) g");
+	check_round("insert $i");
+	$primary->safe_psql('postgres', "DELETE FROM tst WHERE id % 7 = $i OR a = $i");
+	$primary->safe_psql('postgres', 'VACUUM tst');
+	check_round("delete + vacuum $i");
+	$primary->safe_psql('postgres',
+		"UPDATE tst SET a = a + 1 WHERE id % 13 = $i; INSERT INTO tst SELECT g, 77, 'b7' FROM generate_series(1, 300) g");
+	check_round("update + insert $i");
+}
+
+# a fresh empty index grown only by inserts (chains), then consolidated
+$primary->safe_psql('postgres', q{
+	CREATE TABLE tst2 (k text);
+	CREATE INDEX tst2_k ON tst2 USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
+	INSERT INTO tst2 SELECT md5(g::text) FROM generate_series(1, 50000) g;
+});
+$primary->wait_for_catchup($standby);
+my $q2 = "SELECT count(*) FROM tst2 WHERE k IN (md5('1'), md5('25000'), md5('49999'), md5('x'))";
+is($standby->safe_psql('postgres', "SET enable_seqscan = off; $q2"), '3', 'chained index on the standby');
+$primary->safe_psql('postgres', "DELETE FROM tst2 WHERE k < '8'; VACUUM tst2;");
+$primary->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', "SET enable_seqscan = off; $q2"),
+	$primary->safe_psql('postgres', "SET enable_bitmapscan = off; $q2"),
+	'consolidated index on the standby');
+
+# TRUNCATE and REINDEX
+$primary->safe_psql('postgres', 'REINDEX TABLE tst');
+check_round('reindex');
+$primary->safe_psql('postgres', 'TRUNCATE tst');
+check_round('truncate');
+$primary->safe_psql('postgres',
+	"INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 5000) g");
+check_round('insert after truncate');
+
+# the standby replayed every record without a consistency failure
+my $log = slurp_file($standby->logfile);
+unlike($log, qr/inconsistent page found/, 'no inconsistent page on the standby');
+
+$standby->stop;
+$primary->stop;
+done_testing();
