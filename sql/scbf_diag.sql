@@ -117,6 +117,28 @@ SELECT count(*) FROM d WHERE a = 17 AND b IS NULL;
 RESET enable_seqscan;
 SELECT count(*) FROM d WHERE a = 17 AND b IS NULL;
 
+-- churn does not grow the ledger: pages VACUUM leaves with room go on their
+-- filter's room list, and inserts fill them before they extend the ledger
+CREATE TABLE rl (id int, a int);
+INSERT INTO rl SELECT g, g / 20 FROM generate_series(1, 30000) g;
+CREATE INDEX rl_a ON rl USING scbf (a);
+CREATE TABLE rl_size AS SELECT pages_ledger, pages_total FROM scbf_index_info('rl_a');
+DELETE FROM rl WHERE a % 5 = 0;
+VACUUM rl;
+INSERT INTO rl SELECT -g, 100000 + g / 20 FROM generate_series(1, 6000) g;
+DELETE FROM rl WHERE a % 5 = 1;
+VACUUM rl;
+INSERT INTO rl SELECT -g, 200000 + g / 20 FROM generate_series(1, 6000) g;
+SELECT i.pages_ledger <= s.pages_ledger + 1 AS ledger_stays,
+	i.pages_total <= s.pages_total + 2 AS index_stays
+FROM scbf_index_info('rl_a') i, rl_size s;
+SELECT scbf_verify('rl_a', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM rl WHERE a IN (7, 100007, 200007, 5);
+RESET enable_seqscan;
+SELECT count(*) FROM rl WHERE a IN (7, 100007, 200007, 5);
+DROP TABLE rl, rl_size;
+
 -- errors
 CREATE INDEX d_btree ON d (a);
 CREATE INDEX d_gone ON d USING scbf (b);
