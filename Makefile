@@ -29,7 +29,10 @@ DATA = scbf--1.0.sql
 PGFILEDESC = "scbf - split counting Bloom filter index access method"
 
 REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
-	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math
+	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
+	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
+	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
+	scbf_rescan
 REGRESS_OPTS = --inputdir=. --outputdir=.
 
 # TAP tests run separately (make prove_installcheck): they start their own

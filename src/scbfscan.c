@@ -187,6 +187,20 @@ ScbfKeyToCond(Relation index, ScbfState *state, ScanKey sk, ScbfCond *cond,
 	}
 	else
 	{
+		/*
+		 * Across types under a nondeterministic collation the hash functions
+		 * need not agree with equality (hashname ignores the collation that
+		 * nameeqtext honours): such a key cannot be tested here.
+		 */
+		if (OidIsValid(sk->sk_subtype) &&
+			sk->sk_subtype != index->rd_opcintype[col] &&
+			OidIsValid(sk->sk_collation) &&
+			!get_collation_isdeterministic(sk->sk_collation))
+		{
+			cond->kind = SCBF_COND_ANY;
+			return true;
+		}
+
 		proc = ScbfScanHashProc(index, col, sk->sk_subtype, cxt);
 		if (proc == NULL)
 		{
@@ -264,6 +278,10 @@ scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 				scan->numberOfKeys * sizeof(ScanKeyData));
 
 	MemoryContextReset(so->keycxt);
+	/* the TID buffer lived in the context just reset */
+	so->tids = NULL;
+	so->ntids = 0;
+	so->maxtids = 0;
 	oldcxt = MemoryContextSwitchTo(so->keycxt);
 
 	so->unsatisfiable = false;
