@@ -34,6 +34,8 @@
 #define SCBF_FILTER_MAX_K			16	/* most slices a block may have */
 #define SCBF_FILTER_COUNTER_BITS	4
 #define SCBF_FILTER_COUNTER_MAX		15	/* 2^bits - 1: sticky maximum */
+#define SCBF_FILTER_MAX_M			65535	/* most counters per slice
+											 * (nonzero[] is uint16_t) */
 
 /* Return codes of the sizing calls */
 #define SCBF_FILTER_OK				0
@@ -55,7 +57,7 @@
 typedef struct scbf_filter_geometry
 {
 	uint32_t	k;				/* slices (= hash functions), 1..MAX_K */
-	uint32_t	m;				/* counters per slice, >= 1 */
+	uint32_t	m;				/* counters per slice, 1..MAX_M */
 } scbf_filter_geometry;
 
 /* ---- sizing ---- */
@@ -65,7 +67,8 @@ typedef struct scbf_filter_geometry
 extern int	scbf_filter_optimal_k(double fpr);
 
 /* Geometry of a block that has nbytes of counter space, for a target
- * false-positive rate: k from fpr, m = floor(2 * nbytes / k). */
+ * false-positive rate: k from fpr, m = floor(2 * nbytes / k), capped at
+ * SCBF_FILTER_MAX_M.  EINVAL for a bad fpr, ETOOSMALL when m would be 0. */
 extern int	scbf_filter_geometry_for_bytes(double fpr, size_t nbytes,
 										   scbf_filter_geometry *geom);
 
@@ -99,8 +102,9 @@ extern uint32_t scbf_filter_block_of(uint64_t key, uint32_t nblocks);
 /*
  * The key's position in each slice: pos[i] in [0, m) for i in [0, k).  Each
  * slice gets its own mix of the key (splitmix64 finalizer of
- * key + (i + 1) * golden ratio, then fastrange), independent of the block
- * choice, which avoids the double-hashing floor of h1 + i * h2.
+ * key + (i + 1) * golden ratio, then 64-bit fastrange: the high word of
+ * mix * m), independent of the block choice, which avoids the
+ * double-hashing floor of h1 + i * h2.
  */
 extern void scbf_filter_positions(uint64_t key, const scbf_filter_geometry *geom,
 								  uint32_t *pos);
@@ -119,7 +123,8 @@ extern void scbf_filter_clear(uint8_t *counters, uint16_t *nonzero,
  * Add one key: increment its k counters, saturating at the maximum.
  * nonzero[i] counts the non-zero counters of slice i and *nsaturated the
  * counters at the maximum; both are kept up to date.  Returns 0 or
- * SCBF_FILTER_SATURATED.
+ * SCBF_FILTER_SATURATED (a counter of the key is at the maximum afterwards:
+ * it just got there, or this increment was lost).
  */
 extern int	scbf_filter_add(uint8_t *counters, uint16_t *nonzero,
 							uint32_t *nsaturated,
