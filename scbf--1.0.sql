@@ -308,12 +308,13 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION scbf_counter_tail_binomial(trials bigint, p float8, t int)
 RETURNS numeric
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION scbf_any_counter_poisson(lambda float8, t int, counters bigint,
-	OUT lower numeric, OUT upper numeric)
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION scbf_any_counter_poisson(lambda float8, t int, counters bigint)
+RETURNS TABLE (lower numeric, upper numeric)
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1;
 CREATE FUNCTION scbf_any_counter_binomial(trials bigint, p float8, t int,
-	counters bigint, OUT lower numeric, OUT upper numeric)
-AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	counters bigint)
+RETURNS TABLE (lower numeric, upper numeric)
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1;
 CREATE FUNCTION scbf_counter_overflow(bits int, load float8 DEFAULT 1,
 	sticky boolean DEFAULT false)
 RETURNS numeric

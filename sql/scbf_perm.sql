@@ -1,58 +1,111 @@
 --
--- scbf_perm: the functions that reveal values or their presence are not for
--- PUBLIC, and check that the caller may SELECT from the table (scbf_rebuild:
--- that the caller owns it).  The mathematics is for everyone.
+-- scbf_perm: the functions that reveal values or their presence are not
+-- executable by PUBLIC, and once granted they still check that the caller
+-- may SELECT from the table; scbf_rebuild checks that the caller owns it.
+-- The mathematics is for everyone.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
-CREATE TABLE secret (a int);
-INSERT INTO secret SELECT g FROM generate_series(1, 1000) g;
+CREATE TABLE secret (a int, t text);
+INSERT INTO secret SELECT g, 'v' || g FROM generate_series(1, 1000) g;
 CREATE INDEX secret_a ON secret USING scbf (a);
 CREATE ROLE regress_scbf_reader;
 CREATE ROLE regress_scbf_owner;
 
+-- no EXECUTE for PUBLIC on any of them
+SELECT p.oid::regprocedure AS function,
+	has_function_privilege('regress_scbf_reader', p.oid, 'EXECUTE') AS reader_may
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
+WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
+					'scbf_probe', 'scbf_verify', 'scbf_rebuild')
+ORDER BY 1::text;
+-- but the mathematics, yes
+SELECT count(*) AS math_functions,
+	bool_and(has_function_privilege('regress_scbf_reader', p.oid, 'EXECUTE')) AS reader_may
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
+WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
+  AND p.proname NOT IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
+						'scbf_probe', 'scbf_verify', 'scbf_rebuild');
+
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
-SELECT count(*) FROM scbf_probe('secret_a', 42);
 SELECT * FROM scbf_index_info('secret_a');
+SELECT * FROM scbf_segments('secret_a');
+SELECT * FROM scbf_filters('secret_a');
+SELECT * FROM scbf_pages('secret_a');
+SELECT count(*) FROM scbf_probe('secret_a', 42);
+SELECT count(*) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a');
 SELECT scbf_rebuild('secret_a');
 \set VERBOSITY default
 SELECT scbf_optimal_k(0.01), scbf_chain_fpr(0.01, 2);
+SELECT n FROM scbf_paper_table1() WHERE k = 10;
 RESET ROLE;
 
 -- EXECUTE alone is not enough: the table must be readable
-GRANT EXECUTE ON FUNCTION scbf_probe(regclass, anyelement, int) TO regress_scbf_reader;
-GRANT EXECUTE ON FUNCTION scbf_verify(regclass, boolean) TO regress_scbf_reader;
-GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text) TO regress_scbf_reader;
+GRANT EXECUTE ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
+	scbf_filters(regclass, int), scbf_pages(regclass),
+	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
+	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text)
+	TO regress_scbf_reader;
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
+SELECT segments FROM scbf_index_info('secret_a');
+SELECT count(*) FROM scbf_segments('secret_a');
+SELECT count(*) FROM scbf_filters('secret_a');
+SELECT count(*) FROM scbf_pages('secret_a');
 SELECT count(*) FROM scbf_probe('secret_a', 42);
+SELECT count(*) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a');
-\set VERBOSITY default
-RESET ROLE;
-
-GRANT SELECT ON secret TO regress_scbf_reader;
-SET ROLE regress_scbf_reader;
-SELECT sum(ledger_matches) FROM scbf_probe('secret_a', 42);
-SELECT scbf_verify('secret_a', true);
--- reading is not owning
-\set VERBOSITY terse
 SELECT scbf_rebuild('secret_a');
 \set VERBOSITY default
 RESET ROLE;
 
--- the owner may rebuild
+-- with SELECT on the table, every reading function works
+GRANT SELECT ON secret TO regress_scbf_reader;
+SET ROLE regress_scbf_reader;
+SELECT segments, entries_live FROM scbf_index_info('secret_a');
+SELECT count(*), sum(entries) FROM scbf_segments('secret_a');
+SELECT count(*), sum(entries) FROM scbf_filters('secret_a');
+SELECT count(*) FILTER (WHERE kind = 'meta') AS meta FROM scbf_pages('secret_a');
+SELECT sum(ledger_matches) FROM scbf_probe('secret_a', 42);
+SELECT sum(ledger_matches) FROM scbf_probe('secret_a', '42'::text);
+SELECT scbf_verify('secret_a', true);
+-- reading is not owning
+\set VERBOSITY terse
+SELECT scbf_rebuild('secret_a');
+SELECT scbf_rebuild('secret_a', 0, 'heap');
+\set VERBOSITY default
+RESET ROLE;
+
+-- column privileges are not table privileges: the functions read every
+-- column the index covers
+REVOKE SELECT ON secret FROM regress_scbf_reader;
+GRANT SELECT (t) ON secret TO regress_scbf_reader;
+SET ROLE regress_scbf_reader;
+\set VERBOSITY terse
+SELECT count(*) FROM scbf_probe('secret_a', 42);
+\set VERBOSITY default
+RESET ROLE;
+
+-- the owner may rebuild, from the ledgers and from the heap
 ALTER TABLE secret OWNER TO regress_scbf_owner;
 GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text) TO regress_scbf_owner;
 SET ROLE regress_scbf_owner;
 SELECT scbf_rebuild('secret_a') > 0 AS rebuilt;
+SELECT scbf_rebuild('secret_a', 0, 'heap') AS rebuilt;
 RESET ROLE;
+SELECT scbf_verify('secret_a', true);
 
 DROP TABLE secret;
-REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM regress_scbf_reader;
-REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM regress_scbf_reader;
-REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM regress_scbf_reader, regress_scbf_owner;
+REVOKE ALL ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
+	scbf_filters(regclass, int), scbf_pages(regclass),
+	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
+	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text)
+	FROM regress_scbf_reader;
+REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM regress_scbf_owner;
 DROP ROLE regress_scbf_reader;
 DROP ROLE regress_scbf_owner;

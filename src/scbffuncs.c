@@ -6,17 +6,24 @@
  * NOTES
  *	  scbf_index_info, scbf_segments, scbf_filters and scbf_pages show what
  *	  an index holds; scbf_probe shows which segments and filters may hold a
- *	  value and how many ledger entries match it, so that a user can see why
- *	  a query read what it read; scbf_rebuild rebuilds segments from their
- *	  ledgers or from the heap, like brin_summarize_range.  The verifier is
- *	  in scbfverify.c, the mathematics in scbfmathfuncs.c.
+ *	  value and how many ledger entries match it, walking each segment
+ *	  exactly as scbfgetbitmap does, so that a user can see why a query read
+ *	  what it read; scbf_rebuild rebuilds segments from their ledgers or from
+ *	  the heap, like brin_summarize_range.  The verifier is in scbfverify.c,
+ *	  the mathematics in scbfmathfuncs.c.
  *
- *	  Every function takes the locks a reader takes (AccessShareLock on the
- *	  table, then on the index, as amcheck does) and reads pages with share
- *	  locks one filter at a time, so it works on a hot standby and blocks
- *	  writers only for as long as a scan would.  The functions that reveal
- *	  values or their presence are not executable by PUBLIC (see the
- *	  install script) and check that the caller may SELECT from the table.
+ *	  The read-only functions take the locks a reader takes (AccessShareLock
+ *	  on the table, then on the index, as amcheck does) and read pages with
+ *	  share locks, one filter at a time, so they work on a hot standby and
+ *	  block writers no longer than a scan would.  A segment whose chain
+ *	  changes while it is read (a concurrent chaining, or VACUUM
+ *	  consolidating it) is read again; a chain that leads to a page that is
+ *	  not what it should be, twice in a row with the directory unchanged, is
+ *	  reported as corruption.
+ *
+ *	  The functions that reveal values or their presence are not executable
+ *	  by PUBLIC (see the install script) and check that the caller may
+ *	  SELECT from the table; scbf_rebuild checks that the caller owns it.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -27,6 +34,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xlog.h"
@@ -35,6 +44,7 @@
 #include "commands/defrem.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_coerce.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -56,12 +66,59 @@ PG_FUNCTION_INFO_V1(scbf_probe_text);
 PG_FUNCTION_INFO_V1(scbf_rebuild);
 
 /*
+ * How often a diagnostic reads a segment whose chain changes under it
+ * before giving up, and how often scbf_probe does (as the scan does).
+ */
+#define SCBF_DIAG_RETRIES		5
+#define SCBF_PROBE_RETRIES		3
+
+/* What the diagnostics know of one filter */
+typedef struct ScbfFilterInfo
+{
+	BlockNumber head;
+	uint32		serial;
+	uint16		state;			/* SCBF_FILTER_* */
+	uint16		flags;			/* SCBF_FILTER_* flags */
+	uint32		nblocks;		/* blocks linked */
+	uint32		nledger_pages;	/* ledger pages reached from the head */
+	uint64		entries;		/* live ledger entries */
+	uint64		tombstones;		/* removed entries not yet compacted */
+	uint64		nulls[INDEX_MAX_KEYS];	/* NULLs per column, from the ledger */
+	uint64		saturated;		/* counters at the maximum (census) */
+	uint64		stale;			/* counters above what the ledger implies */
+	double		fill;			/* mean over blocks and slices */
+	double		worst_fill;		/* fullest block */
+	double		slice_fill[SCBF_FILTER_MAX_K];	/* per slice, mean over blocks */
+	double		fpr;			/* mean over blocks of the state FPR */
+	double		worst_fpr;		/* the fullest block's state FPR */
+	double		keys;			/* estimated distinct keys */
+	bool		full;			/* a block reached the FPR budget: an insert
+								 * there chains a new filter */
+} ScbfFilterInfo;
+
+/* What the diagnostics know of one segment */
+typedef struct ScbfSegInfo
+{
+	uint32		segno;
+	bool		has_entry;		/* false: no directory entry (chain) */
+	ScbfSegEntry entry;			/* its directory entry, as read */
+	int			nfilters;		/* filters read, in chain order */
+	ScbfFilterInfo *filters;
+} ScbfSegInfo;
+
+/* Callback of ScbfWalkSegments */
+typedef void (*ScbfSegInfoFn) (Relation index, ScbfState *state,
+							   ScbfSegInfo *si, void *arg);
+
+/*
  * Open the scbf index given as argument argno of a diagnostic function,
- * and its table: the table first with heaplock, then the index with the
- * same lock, as amcheck does (a reader's order, so no deadlock with DDL).
- * Raises a clear error for NULL, a dropped OID, or something that is not an
- * scbf index; with needselect, also unless the caller may SELECT from the
- * table.  Returns the index; *heap gets the table.
+ * and its table: the table first, then the index, both with lockmode (a
+ * reader's order, as amcheck and brin_summarize_range do, so no deadlock
+ * with DDL), then check that the index still belongs to that table (its
+ * OID may have been reused meanwhile).  Raises a clear error for NULL, a
+ * dropped OID, or something that is not an scbf index; with needselect,
+ * also unless the caller may SELECT from the table.  Returns the index;
+ * *heap gets the table.  ScbfCloseIndex releases both.
  */
 Relation
 ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
@@ -93,7 +150,11 @@ ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
 						RelationGetRelationName(rel))));
 	}
 
-	*heap = table_open(heapoid, lockmode);
+	*heap = try_table_open(heapoid, lockmode);
+	if (*heap == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid)));
 	index = try_relation_open(indexoid, lockmode);
 	if (index == NULL)
 		ereport(ERROR,
@@ -101,12 +162,24 @@ ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
 				 errmsg("relation with OID %u does not exist", indexoid)));
 
 	/* the index may have been dropped and its OID reused meanwhile */
-	if (index->rd_rel->relkind != RELKIND_INDEX ||
-		IndexGetRelation(indexoid, true) != heapoid ||
-		index->rd_rel->relam != get_index_am_oid("scbf", false))
+	if (index->rd_rel->relam != get_index_am_oid("scbf", false) ||
+		(index->rd_rel->relkind != RELKIND_INDEX &&
+		 index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an scbf index",
+						RelationGetRelationName(index))));
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned index",
+						RelationGetRelationName(index)),
+				 errdetail("A partitioned index has no storage of its own."),
+				 errhint("Call the function on the index of each partition.")));
+	if (IndexGetRelation(indexoid, true) != heapoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("could not open parent table of index \"%s\"",
 						RelationGetRelationName(index))));
 
 	if (RELATION_IS_OTHER_TEMP(index))
@@ -127,7 +200,7 @@ ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
 }
 
 /*
- * Close what ScbfOpenIndex opened.
+ * Close what ScbfOpenIndex opened, releasing its locks.
  */
 void
 ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode)
@@ -137,27 +210,14 @@ ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode)
 }
 
 /*
- * Text array of the names of a filter's state and flags (and of a
- * segment's flags).
+ * Number of segments the table has now: those a scan considers.
  */
-static Datum
-ScbfFlagsArray(uint16 state, uint16 flags, uint16 segflags)
+static uint32
+ScbfHeapSegments(Relation heap, ScbfState *state)
 {
-	Datum		elems[8];
-	int			n = 0;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(heap);
 
-	if (segflags & SCBF_SEG_EMPTY)
-		elems[n++] = CStringGetTextDatum("empty");
-	if (state == SCBF_FILTER_GROWING)
-		elems[n++] = CStringGetTextDatum("growing");
-	if (state == SCBF_FILTER_DROPPING)
-		elems[n++] = CStringGetTextDatum("dropping");
-	if (flags & SCBF_FILTER_STALE)
-		elems[n++] = CStringGetTextDatum("stale");
-	if (flags & SCBF_FILTER_RECOUNT)
-		elems[n++] = CStringGetTextDatum("recount");
-	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
-										   TYPALIGN_INT));
+	return (nblocks + state->pages_per_segment - 1) / state->pages_per_segment;
 }
 
 /*
@@ -181,7 +241,23 @@ ScbfStateName(uint16 state)
 }
 
 /*
- * int8 array of n values.
+ * text[] of n C strings.
+ */
+static Datum
+ScbfTextArray(const char **names, int n)
+{
+	Datum		elems[16];
+	int			i;
+
+	Assert(n <= lengthof(elems));
+	for (i = 0; i < n; i++)
+		elems[i] = CStringGetTextDatum(names[i]);
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
+										   TYPALIGN_INT));
+}
+
+/*
+ * bigint[] of n values.
  */
 static Datum
 ScbfInt8Array(const uint64 *values, int n)
@@ -196,7 +272,7 @@ ScbfInt8Array(const uint64 *values, int n)
 }
 
 /*
- * float8 array of n values.
+ * float8[] of n values.
  */
 static Datum
 ScbfFloat8Array(const double *values, int n)
@@ -211,6 +287,327 @@ ScbfFloat8Array(const double *values, int n)
 }
 
 /* ----------------------------------------------------------------
+ *	Reading filters and segments
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Read the head of filter (segno, serial) at headblk and the non-zero
+ * counts of its blocks: state, flags, state FPR (mean and worst block),
+ * fill, and an estimate of its distinct keys (linear counting per slice,
+ * n = -m ln(1 - nonzero / m), averaged over slices and summed over blocks,
+ * as ScbfFilterSummary does).  The head is share-locked throughout, and
+ * each other block while it is read (lock order: head, then blocks).
+ * Returns false, with failblk set, if a page is not what the head says it
+ * is: the filter changed under us, or the index is corrupted (the caller
+ * tells the two apart by re-reading the directory).  Unlike
+ * ScbfFilterSummary, it never raises an error for that.
+ */
+static bool
+ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
+				   BlockNumber headblk, uint32 serial, ScbfFilterInfo *fi,
+				   BlockNumber *failblk)
+{
+	BlockNumber nindex = RelationGetNumberOfBlocks(index);
+	double		m = state->geom.m;
+	Buffer		headbuf;
+	Page		headpage;
+	ScbfFilterPageData *head;
+	int			nblocks;
+	int			b;
+
+	if (headblk == SCBF_METAPAGE_BLKNO || headblk >= nindex)
+	{
+		*failblk = headblk;
+		return false;
+	}
+	headbuf = ReadBuffer(index, headblk);
+	LockBuffer(headbuf, BUFFER_LOCK_SHARE);
+	headpage = BufferGetPage(headbuf);
+	if (!ScbfPageIsFilter(headpage, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(headbuf);
+		*failblk = headblk;
+		return false;
+	}
+	head = ScbfPageGetFilter(headpage);
+	fi->head = headblk;
+	fi->serial = serial;
+	fi->state = head->state;
+	fi->flags = head->flags;
+	fi->nblocks = head->nlinked;
+
+	/* a dropping filter's other blocks may be free already */
+	nblocks = (head->state == SCBF_FILTER_DROPPING) ? 0 : head->nlinked;
+	for (b = 0; b < nblocks; b++)
+	{
+		Buffer		buf = headbuf;
+		ScbfFilterPageData *filter;
+		double		bfpr;
+		double		keys = 0;
+		uint32		i;
+
+		if (b != 0)
+		{
+			BlockNumber blkno = head->blocks[b];
+
+			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+			{
+				UnlockReleaseBuffer(headbuf);
+				*failblk = blkno;
+				return false;
+			}
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			if (!ScbfPageIsFilter(BufferGetPage(buf), segno, serial,
+								  (uint16) b))
+			{
+				UnlockReleaseBuffer(buf);
+				UnlockReleaseBuffer(headbuf);
+				*failblk = blkno;
+				return false;
+			}
+		}
+		filter = ScbfPageGetFilter(BufferGetPage(buf));
+		bfpr = scbf_filter_state_fpr(filter->nonzero, &state->geom);
+		fi->fpr += bfpr / nblocks;
+		fi->worst_fpr = Max(fi->worst_fpr, bfpr);
+		if (bfpr >= state->target_fpr)
+			fi->full = true;
+		for (i = 0; i < state->geom.k; i++)
+		{
+			double		nz = Min(filter->nonzero[i], m - 0.5);
+
+			keys += -m * log(1.0 - nz / m);
+		}
+		fi->keys += keys / state->geom.k;
+		if (b != 0)
+			UnlockReleaseBuffer(buf);
+	}
+	UnlockReleaseBuffer(headbuf);
+	return true;
+}
+
+/*
+ * Read one filter: its head and blocks (ScbfReadFilterHead), then its
+ * ledger and counters (ScbfCheckFilter, which holds the head share-locked
+ * while it reads the ledger and recounts the counters in memory: entries,
+ * NULLs, saturated and stale counters are exact).  Returns false, with
+ * failblk set, if the filter changed under us (see ScbfReadFilterHead).
+ * Problems that only the verifier reports are ignored here.
+ */
+static bool
+ScbfReadFilter(Relation index, ScbfState *state, uint32 segno,
+			   BlockNumber headblk, uint32 serial, ScbfFilterInfo *fi,
+			   BlockNumber *next, uint32 *next_serial, BlockNumber *failblk)
+{
+	ScbfFilterCheck fc;
+	int			s;
+
+	memset(fi, 0, sizeof(ScbfFilterInfo));
+	if (!ScbfReadFilterHead(index, state, segno, headblk, serial, fi, failblk))
+		return false;
+
+	ScbfCheckFilter(index, state, segno, headblk, serial, false, &fc);
+	if (fc.changed)
+	{
+		*failblk = fc.problem_blk;
+		return false;
+	}
+	fi->state = fc.state;
+	fi->nledger_pages = fc.npages_seen;
+	fi->entries = fc.entries;
+	fi->tombstones = fc.tombstones;
+	memcpy(fi->nulls, fc.nulls, sizeof(fi->nulls));
+	fi->saturated = fc.saturated;
+	fi->stale = fc.stale;
+	fi->worst_fill = fc.worst_fill;
+	for (s = 0; s < state->geom.k; s++)
+	{
+		fi->slice_fill[s] = fc.slice_fill[s];
+		fi->fill += fc.slice_fill[s] / state->geom.k;
+	}
+	*next = fc.next;
+	*next_serial = fc.next_serial;
+	return true;
+}
+
+/*
+ * Read segment segno's chain into si, filter by filter from its head.
+ * Reads the directory entry first; a segment without one gets
+ * has_entry = false and no filters.  A chain that changes under us is read
+ * again; if it keeps leading to a page that is not the filter page it
+ * should be while the directory entry stays the same, that is corruption.
+ */
+static void
+ScbfReadSegment(Relation index, ScbfState *state, uint32 segno,
+				ScbfSegInfo *si)
+{
+	BlockNumber lastfail = InvalidBlockNumber;
+	ScbfSegEntry last;
+	int			maxfilters = 4;
+	int			attempt;
+
+	memset(si, 0, sizeof(ScbfSegInfo));
+	si->segno = segno;
+	si->filters = palloc(sizeof(ScbfFilterInfo) * maxfilters);
+	memset(&last, 0, sizeof(last));
+
+	for (attempt = 0;; attempt++)
+	{
+		BlockNumber blk;
+		uint32		serial;
+		uint32		last_serial = 0;
+		BlockNumber failblk = InvalidBlockNumber;
+		bool		ok = true;
+
+		CHECK_FOR_INTERRUPTS();
+		si->nfilters = 0;
+		si->has_entry = ScbfGetSegEntry(index, state, segno, &si->entry);
+		if (!si->has_entry)
+			return;
+
+		blk = si->entry.head;
+		serial = si->entry.head_serial;
+		while (blk != 0)
+		{
+			BlockNumber next;
+			uint32		next_serial;
+
+			/* serials increase along a chain: anything else is a loop */
+			if (si->nfilters > 0 && serial <= last_serial)
+				ScbfReportCorrupt(index, blk,
+								  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+										   segno, last_serial, serial));
+			if (si->nfilters >= maxfilters)
+			{
+				maxfilters *= 2;
+				si->filters = repalloc(si->filters,
+									   sizeof(ScbfFilterInfo) * maxfilters);
+			}
+			if (!ScbfReadFilter(index, state, segno, blk, serial,
+								&si->filters[si->nfilters], &next,
+								&next_serial, &failblk))
+			{
+				ok = false;
+				break;
+			}
+			si->nfilters++;
+			last_serial = serial;
+			blk = next;
+			serial = next_serial;
+		}
+		if (ok)
+			return;
+
+		/* the chain changed under us, or a page is corrupted */
+		if (attempt > 0 && failblk == lastfail &&
+			memcmp(&si->entry, &last, sizeof(ScbfSegEntry)) == 0)
+			ScbfReportCorrupt(index, failblk,
+							  psprintf("Page is not the filter page that segment %u's chain leads to.",
+									   segno));
+		if (attempt + 1 >= SCBF_DIAG_RETRIES)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("segment %u of index \"%s\" kept changing while it was read",
+							segno, RelationGetRelationName(index)),
+					 errhint("Try again.")));
+		lastfail = failblk;
+		last = si->entry;
+	}
+}
+
+/* State of ScbfWalkSegments */
+typedef struct ScbfWalkArgs
+{
+	ScbfSegInfoFn fn;
+	void	   *arg;
+	bool		gaps;			/* also segments without a chain */
+	uint32		next;			/* next segment not yet reported */
+	MemoryContext cxt;			/* reset after each segment */
+} ScbfWalkArgs;
+
+/*
+ * Report segment segno through the walk's callback, in a short-lived
+ * memory context.
+ */
+static void
+ScbfWalkOne(Relation index, ScbfState *state, ScbfWalkArgs *w, uint32 segno)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(w->cxt);
+	ScbfSegInfo si;
+
+	ScbfReadSegment(index, state, segno, &si);
+	if (si.has_entry || w->gaps)
+		w->fn(index, state, &si, w->arg);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(w->cxt);
+}
+
+/*
+ * ScbfForEachSegment callback of ScbfWalkSegments: first the segments
+ * without a chain that precede this one (with gaps), then this one.
+ */
+static void
+ScbfWalkSegment(Relation index, ScbfState *state, uint32 segno,
+				ScbfSegEntry *entry, void *arg)
+{
+	ScbfWalkArgs *w = (ScbfWalkArgs *) arg;
+
+	if (w->gaps)
+		for (; w->next < segno; w->next++)
+			ScbfWalkOne(index, state, w, w->next);
+	ScbfWalkOne(index, state, w, segno);
+	w->next = segno + 1;
+}
+
+/*
+ * Call fn for every segment that has a filter chain, in segment order;
+ * with gaps, also for every other segment of the table (flagged empty at
+ * build, or without a directory entry: scans read those whole).
+ */
+static void
+ScbfWalkSegments(Relation index, Relation heap, ScbfState *state, bool gaps,
+				 ScbfSegInfoFn fn, void *arg)
+{
+	ScbfWalkArgs w;
+
+	w.fn = fn;
+	w.arg = arg;
+	w.gaps = gaps;
+	w.next = 0;
+	w.cxt = AllocSetContextCreate(CurrentMemoryContext,
+								  "scbf diagnostic segment context",
+								  ALLOCSET_DEFAULT_SIZES);
+	ScbfForEachSegment(index, state, ScbfWalkSegment, &w);
+	if (gaps)
+	{
+		uint32		nsegs = ScbfHeapSegments(heap, state);
+
+		for (; w.next < nsegs; w.next++)
+			ScbfWalkOne(index, state, &w, w.next);
+	}
+	MemoryContextDelete(w.cxt);
+}
+
+/*
+ * A segment's chain FPR: 1 - prod(1 - fpr) over the filters a scan probes
+ * (growing and dropping filters hold no entries).
+ */
+static double
+ScbfChainFpr(const ScbfSegInfo *si)
+{
+	double		pass = 1.0;
+	int			f;
+
+	for (f = 0; f < si->nfilters; f++)
+		if (si->filters[f].state != SCBF_FILTER_GROWING &&
+			si->filters[f].state != SCBF_FILTER_DROPPING)
+			pass *= 1.0 - si->filters[f].fpr;
+	return 1.0 - pass;
+}
+
+/* ----------------------------------------------------------------
  *	scbf_index_info
  * ----------------------------------------------------------------
  */
@@ -221,11 +618,14 @@ typedef struct ScbfInfoArgs
 	uint32		segments;
 	uint32		filters;
 	uint32		max_chain;
-	uint32		chain_hist[SCBF_MAX_BLOCKS + 1];	/* last slot: longer */
-	double		sum_fill;
+	uint32	   *chain_hist;		/* chain_hist[i]: segments with i filters */
+	uint32		chain_hist_size;
+	uint64		entries;
+	uint64		tombstones;
+	double		sum_fill;		/* over blocks */
 	uint64		nblocks;
 	double		worst_fill;
-	double		sum_fpr;
+	double		sum_fpr;		/* over segments */
 	int64		worst_segment;
 	double		worst_fpr;
 	uint64		saturated;
@@ -233,122 +633,129 @@ typedef struct ScbfInfoArgs
 } ScbfInfoArgs;
 
 /*
- * ScbfForEachSegment callback of scbf_index_info.
+ * ScbfWalkSegments callback of scbf_index_info.
  */
 static void
-ScbfInfoSegment(Relation index, ScbfState *state, uint32 segno,
-				ScbfSegEntry *entry, void *arg)
+ScbfInfoSegment(Relation index, ScbfState *state, ScbfSegInfo *si, void *arg)
 {
 	ScbfInfoArgs *a = (ScbfInfoArgs *) arg;
-	BlockNumber blk = entry->head;
-	uint32		serial = entry->head_serial;
-	double		pass = 1.0;
-	uint32		chain = 0;
+	double		fpr = ScbfChainFpr(si);
+	int			f;
 
-	while (blk != 0)
+	for (f = 0; f < si->nfilters; f++)
 	{
-		ScbfFilterSummaryData fs;
-		ScbfFilterCheck fc;
+		ScbfFilterInfo *fi = &si->filters[f];
 
-		CHECK_FOR_INTERRUPTS();
-		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
-		ScbfCheckFilter(index, state, segno, blk, serial, false, &fc);
-		chain++;
-		a->filters++;
-		a->sum_fill += fs.fill * fs.nblocks;
-		a->nblocks += fs.nblocks;
-		a->worst_fill = Max(a->worst_fill, fc.worst_fill);
-		if (fs.state != SCBF_FILTER_GROWING && fs.state != SCBF_FILTER_DROPPING)
-			pass *= 1.0 - fs.fpr;
-		a->saturated += fs.nsaturated;
-		a->stale += fc.stale;
-		blk = fs.next;
-		serial = fs.next_serial;
+		a->entries += fi->entries;
+		a->tombstones += fi->tombstones;
+		a->sum_fill += fi->fill * fi->nblocks;
+		a->nblocks += fi->nblocks;
+		a->worst_fill = Max(a->worst_fill, fi->worst_fill);
+		a->saturated += fi->saturated;
+		a->stale += fi->stale;
 	}
 	a->segments++;
-	a->max_chain = Max(a->max_chain, chain);
-	a->chain_hist[Min(chain, SCBF_MAX_BLOCKS)]++;
-	a->sum_fpr += 1.0 - pass;
-	if (a->worst_segment < 0 || 1.0 - pass > a->worst_fpr)
+	a->filters += si->nfilters;
+	a->max_chain = Max(a->max_chain, (uint32) si->nfilters);
+	if ((uint32) si->nfilters >= a->chain_hist_size)
 	{
-		a->worst_segment = segno;
-		a->worst_fpr = 1.0 - pass;
+		uint32		newsize = Max(a->chain_hist_size * 2, si->nfilters + 1);
+
+		a->chain_hist = repalloc(a->chain_hist, sizeof(uint32) * newsize);
+		memset(a->chain_hist + a->chain_hist_size, 0,
+			   sizeof(uint32) * (newsize - a->chain_hist_size));
+		a->chain_hist_size = newsize;
+	}
+	a->chain_hist[si->nfilters]++;
+	a->sum_fpr += fpr;
+	if (a->worst_segment < 0 || fpr > a->worst_fpr)
+	{
+		a->worst_segment = si->segno;
+		a->worst_fpr = fpr;
 	}
 }
 
 /*
- * scbf_index_info(index regclass): one row describing the whole index.
+ * scbf_index_info(index regclass): one row describing the whole index: the
+ * layout in force, the segments and their chains (walked like a scan, each
+ * filter's ledger recounted in memory for the stale counters), and the
+ * pages by kind (a walk over every page, as pgstatindex does).
  */
 Datum
 scbf_index_info(PG_FUNCTION_ARGS)
 {
 	Relation	heap;
-	Relation	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	ScbfState  *state = ScbfGetState(index);
+	Relation	index;
+	ScbfState  *state;
 	ScbfInfoArgs a;
 	TupleDesc	tupdesc;
 	Datum		values[28];
 	bool		nulls[28];
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	uint64		pages[SCBF_PAGE_FREE + 2];	/* by type; last: new pages */
-	uint64		live = 0;
-	uint64		pending = 0;
+	uint64		pages[SCBF_PAGE_FREE + 2];	/* by type; last: others */
 	uint32		empty_segments = 0;
-	Datum		hist[SCBF_MAX_BLOCKS + 1];
-	int			nhist = 0;
+	Datum	   *hist;
+	int			dims[1];
+	int			lbs[1];
 	int			i = 0;
-	int			h;
+	uint32		h;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	state = ScbfGetState(index);
+
 	memset(&a, 0, sizeof(a));
 	a.worst_segment = -1;
-	ScbfForEachSegment(index, state, ScbfInfoSegment, &a);
+	a.chain_hist_size = 8;
+	a.chain_hist = palloc0(sizeof(uint32) * a.chain_hist_size);
+	ScbfWalkSegments(index, heap, state, false, ScbfInfoSegment, &a);
 
-	/* every page, by kind */
+	/* every page, by kind; segments the build found empty */
 	memset(pages, 0, sizeof(pages));
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
 		Buffer		buf = ReadBuffer(index, blkno);
 		Page		page;
+		ScbfPageOpaque opaque;
 
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
+		opaque = ScbfPageGetOpaque(page);
 		if (PageIsNew(page))
+			pages[SCBF_PAGE_FREE]++;	/* never initialized: reusable */
+		else if (((PageHeader) page)->pd_special !=
+				 BLCKSZ - MAXALIGN(sizeof(ScbfPageOpaqueData)) ||
+				 opaque->page_id != SCBF_PAGE_ID ||
+				 opaque->type < SCBF_PAGE_META || opaque->type > SCBF_PAGE_FREE)
 			pages[SCBF_PAGE_FREE + 1]++;
-		else if (ScbfPageGetType(page) >= SCBF_PAGE_META &&
-				 ScbfPageGetType(page) <= SCBF_PAGE_FREE)
+		else
 		{
-			pages[ScbfPageGetType(page)]++;
-			if (ScbfPageGetType(page) == SCBF_PAGE_LEDGER)
-			{
-				ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
-
-				live += ledger->nentries - ledger->ntombstones;
-				pending += ledger->ntombstones;
-			}
-			else if (ScbfPageGetType(page) == SCBF_PAGE_DIRECTORY)
+			pages[opaque->type]++;
+			if (opaque->type == SCBF_PAGE_DIRECTORY)
 			{
 				ScbfSegEntry *dir = ScbfPageGetDir(page);
 				uint32		s;
 
 				for (s = 0; s < SCBF_DIR_ENTRIES_PER_PAGE; s++)
-					if (dir[s].flags & SCBF_SEG_EMPTY)
+					if (ScbfSegEntryIsEmpty(&dir[s]) &&
+						(dir[s].flags & SCBF_SEG_EMPTY))
 						empty_segments++;
 			}
 		}
 		UnlockReleaseBuffer(buf);
 	}
 
-	/* chain length distribution: element i = segments with i filters */
-	for (h = SCBF_MAX_BLOCKS; h > 0 && a.chain_hist[h] == 0; h--)
-		;
-	for (nhist = 0; nhist <= h; nhist++)
-		hist[nhist] = Int32GetDatum(a.chain_hist[nhist]);
+	/* element i: segments with a chain of i filters, i = 1 .. max_chain */
+	hist = palloc(sizeof(Datum) * Max(a.max_chain, 1));
+	for (h = 1; h <= a.max_chain; h++)
+		hist[h - 1] = Int32GetDatum(a.chain_hist[h]);
+	dims[0] = a.max_chain;
+	lbs[0] = 1;
 
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = Int32GetDatum(state->pages_per_segment);
@@ -362,16 +769,20 @@ scbf_index_info(PG_FUNCTION_ARGS)
 	values[i++] = Int32GetDatum(empty_segments);
 	values[i++] = Int32GetDatum(a.filters);
 	values[i++] = Int32GetDatum(a.max_chain);
-	values[i++] = PointerGetDatum(construct_array(hist, nhist, INT4OID, 4,
-												  true, TYPALIGN_INT));
+	if (a.max_chain > 0)
+		values[i++] = PointerGetDatum(construct_md_array(hist, NULL, 1, dims,
+														 lbs, INT4OID, 4,
+														 true, TYPALIGN_INT));
+	else
+		values[i++] = PointerGetDatum(construct_empty_array(INT4OID));
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF_PAGE_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_PAGE_DIRECTORY]);
 	values[i++] = Int64GetDatum(pages[SCBF_PAGE_FILTER]);
 	values[i++] = Int64GetDatum(pages[SCBF_PAGE_LEDGER]);
-	values[i++] = Int64GetDatum(pages[SCBF_PAGE_FREE] + pages[SCBF_PAGE_FREE + 1]);
-	values[i++] = Int64GetDatum(live);
-	values[i++] = Int64GetDatum(pending);
+	values[i++] = Int64GetDatum(pages[SCBF_PAGE_FREE]);
+	values[i++] = Int64GetDatum(a.entries);
+	values[i++] = Int64GetDatum(a.tombstones);
 	values[i++] = Float8GetDatum(a.nblocks ? a.sum_fill / a.nblocks : 0);
 	values[i++] = Float8GetDatum(a.worst_fill);
 	values[i++] = Float8GetDatum(a.segments ? a.sum_fpr / a.segments : 0);
@@ -387,14 +798,15 @@ scbf_index_info(PG_FUNCTION_ARGS)
 	}
 	values[i++] = Int64GetDatum(a.saturated);
 	values[i++] = Int64GetDatum(a.stale);
-	if (live > 0)
-		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ / live);
+	if (a.entries > 0)
+		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ / a.entries);
 	else
 		nulls[i++] = true;
 	Assert(i == tupdesc->natts);
 
 	ScbfCloseIndex(index, heap, AccessShareLock);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
 }
 
 /* ----------------------------------------------------------------
@@ -402,161 +814,189 @@ scbf_index_info(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------
  */
 
-typedef struct ScbfRowsArgs
-{
-	ReturnSetInfo *rsinfo;
-	bool		filters;		/* one row per filter, not per segment */
-	int64		only_segno;		/* -1: all */
-	BlockNumber nheapblocks;
-} ScbfRowsArgs;
-
 /*
- * ScbfForEachSegment callback of scbf_segments and scbf_filters.
+ * ScbfWalkSegments callback of scbf_segments: one row per segment.
  */
 static void
-ScbfRowsSegment(Relation index, ScbfState *state, uint32 segno,
-				ScbfSegEntry *entry, void *arg)
+ScbfSegmentRow(Relation index, ScbfState *state, ScbfSegInfo *si, void *arg)
 {
-	ScbfRowsArgs *a = (ScbfRowsArgs *) arg;
-	BlockNumber blk = entry->head;
-	uint32		serial = entry->head_serial;
-	int			ncols = state->ncols;
-	uint64		segnulls[INDEX_MAX_KEYS];
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	BlockNumber first = si->segno * state->pages_per_segment;
+	uint64		nulls_per_col[INDEX_MAX_KEYS];
 	uint64		entries = 0;
 	uint64		saturated = 0;
 	uint32		blocks = 0;
 	uint32		ledger_pages = 0;
 	double		fill = 0;
-	double		pass = 1.0;
-	uint16		states = 0;
-	uint16		flags = 0;
-	int			position = 0;
+	const char *flags[8];
+	int			nflags = 0;
+	bool		growing = false;
+	bool		dropping = false;
+	bool		stale = false;
+	bool		recount = false;
+	Datum		values[12];
+	bool		nulls[12];
+	int			f;
 	int			c;
+	int			i = 0;
 
-	if (a->only_segno >= 0 && segno != a->only_segno)
-		return;
-	memset(segnulls, 0, sizeof(segnulls));
-
-	while (blk != 0)
+	memset(nulls_per_col, 0, sizeof(nulls_per_col));
+	for (f = 0; f < si->nfilters; f++)
 	{
-		ScbfFilterSummaryData fs;
-		ScbfFilterCheck fc;
+		ScbfFilterInfo *fi = &si->filters[f];
 
-		CHECK_FOR_INTERRUPTS();
-		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
-		ScbfCheckFilter(index, state, segno, blk, serial, false, &fc);
-		position++;
-
-		if (a->filters)
-		{
-			Datum		values[15];
-			bool		nulls[15];
-			int			i = 0;
-
-			memset(nulls, 0, sizeof(nulls));
-			values[i++] = Int32GetDatum(segno);
-			values[i++] = Int32GetDatum(position);
-			values[i++] = Int64GetDatum(serial);
-			values[i++] = CStringGetTextDatum(ScbfStateName(fs.state));
-			values[i++] = ScbfFlagsArray(0, fs.flags, 0);
-			values[i++] = Int64GetDatum(blk);
-			values[i++] = Int32GetDatum(fs.nblocks);
-			values[i++] = Int32GetDatum(fs.nledger_pages);
-			values[i++] = Int64GetDatum(fc.entries);
-			values[i++] = ScbfInt8Array(fc.nulls, ncols);
-			values[i++] = Float8GetDatum(fs.fill);
-			values[i++] = ScbfFloat8Array(fc.slice_fill, state->geom.k);
-			values[i++] = Float8GetDatum(fs.fpr);
-			values[i++] = Int64GetDatum(fs.nsaturated);
-			values[i++] = Float8GetDatum(fs.keys);
-			tuplestore_putvalues(a->rsinfo->setResult, a->rsinfo->setDesc,
-								 values, nulls);
-		}
-
-		entries += fc.entries;
-		for (c = 0; c < ncols; c++)
-			segnulls[c] += fc.nulls[c];
-		saturated += fs.nsaturated;
-		blocks += fs.nblocks;
-		ledger_pages += fs.nledger_pages;
-		fill += fs.fill * fs.nblocks;
-		if (fs.state != SCBF_FILTER_GROWING && fs.state != SCBF_FILTER_DROPPING)
-			pass *= 1.0 - fs.fpr;
-		else
-			states = fs.state;
-		flags |= fs.flags;
-		blk = fs.next;
-		serial = fs.next_serial;
+		entries += fi->entries;
+		for (c = 0; c < state->ncols; c++)
+			nulls_per_col[c] += fi->nulls[c];
+		saturated += fi->saturated;
+		blocks += fi->nblocks;
+		ledger_pages += fi->nledger_pages;
+		fill += fi->fill * fi->nblocks;
+		growing |= (fi->state == SCBF_FILTER_GROWING);
+		dropping |= (fi->state == SCBF_FILTER_DROPPING);
+		stale |= (fi->flags & SCBF_FILTER_STALE) != 0;
+		recount |= (fi->flags & SCBF_FILTER_RECOUNT) != 0;
 	}
 
-	if (!a->filters)
+	if (!si->has_entry)
+		flags[nflags++] = (si->entry.flags & SCBF_SEG_EMPTY) ?
+			"empty" : "unindexed";
+	if (si->nfilters > 0 && si->filters[si->nfilters - 1].full)
+		flags[nflags++] = "full";
+	if (growing)
+		flags[nflags++] = "growing";
+	if (dropping)
+		flags[nflags++] = "dropping";
+	if (stale)
+		flags[nflags++] = "stale";
+	if (recount)
+		flags[nflags++] = "recount";
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum(si->segno);
+	values[i++] = Int64GetDatum(first);
+	values[i++] = Int64GetDatum(first + state->pages_per_segment - 1);
+	values[i++] = Int32GetDatum(si->nfilters);
+	values[i++] = Int32GetDatum(blocks);
+	values[i++] = Int32GetDatum(ledger_pages);
+	values[i++] = Int64GetDatum(entries);
+	values[i++] = ScbfInt8Array(nulls_per_col, state->ncols);
+	if (si->has_entry)
 	{
-		Datum		values[12];
-		bool		nulls[12];
-		BlockNumber first = segno * state->pages_per_segment;
+		values[i++] = Float8GetDatum(ScbfChainFpr(si));
+		values[i++] = Float8GetDatum(blocks ? fill / blocks : 0);
+	}
+	else if (si->entry.flags & SCBF_SEG_EMPTY)
+	{
+		/* scans skip it */
+		values[i++] = Float8GetDatum(0);
+		values[i++] = Float8GetDatum(0);
+	}
+	else
+	{
+		/* scans read it whole: no filter to speak of */
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	values[i++] = Int64GetDatum(saturated);
+	values[i++] = ScbfTextArray(flags, nflags);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * ScbfWalkSegments callback of scbf_filters: one row per filter.
+ */
+static void
+ScbfFilterRows(Relation index, ScbfState *state, ScbfSegInfo *si, void *arg)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+	int			f;
+
+	for (f = 0; f < si->nfilters; f++)
+	{
+		ScbfFilterInfo *fi = &si->filters[f];
+		const char *flags[4];
+		int			nflags = 0;
+		Datum		values[15];
+		bool		nulls[15];
 		int			i = 0;
 
+		if (fi->full)
+			flags[nflags++] = "full";
+		if (fi->flags & SCBF_FILTER_STALE)
+			flags[nflags++] = "stale";
+		if (fi->flags & SCBF_FILTER_RECOUNT)
+			flags[nflags++] = "recount";
+
 		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(segno);
-		values[i++] = Int64GetDatum(first);
-		values[i++] = Int64GetDatum(first + state->pages_per_segment - 1);
-		values[i++] = Int32GetDatum(position);
-		values[i++] = Int32GetDatum(blocks);
-		values[i++] = Int32GetDatum(ledger_pages);
-		values[i++] = Int64GetDatum(entries);
-		values[i++] = ScbfInt8Array(segnulls, ncols);
-		values[i++] = Float8GetDatum(1.0 - pass);
-		values[i++] = Float8GetDatum(blocks ? fill / blocks : 0);
-		values[i++] = Int64GetDatum(saturated);
-		values[i++] = ScbfFlagsArray(states, flags, entry->flags);
-		tuplestore_putvalues(a->rsinfo->setResult, a->rsinfo->setDesc,
-							 values, nulls);
+		values[i++] = Int32GetDatum(si->segno);
+		values[i++] = Int32GetDatum(f + 1);
+		values[i++] = Int64GetDatum(fi->serial);
+		values[i++] = CStringGetTextDatum(ScbfStateName(fi->state));
+		values[i++] = ScbfTextArray(flags, nflags);
+		values[i++] = Int64GetDatum(fi->head);
+		values[i++] = Int32GetDatum(fi->nblocks);
+		values[i++] = Int32GetDatum(fi->nledger_pages);
+		values[i++] = Int64GetDatum(fi->entries);
+		values[i++] = ScbfInt8Array(fi->nulls, state->ncols);
+		values[i++] = Float8GetDatum(fi->fill);
+		values[i++] = ScbfFloat8Array(fi->slice_fill, state->geom.k);
+		values[i++] = Float8GetDatum(fi->fpr);
+		values[i++] = Int64GetDatum(fi->saturated);
+		values[i++] = Float8GetDatum(fi->keys);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
 	}
 }
 
 /*
- * Shared body of scbf_segments and scbf_filters.
+ * scbf_segments(index regclass): one row per segment of the table, those
+ * without a filter chain included (flagged "empty" or "unindexed").
  */
-static Datum
-ScbfRows(FunctionCallInfo fcinfo, bool filters)
+Datum
+scbf_segments(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Relation	heap;
 	Relation	index;
-	ScbfState  *state;
-	ScbfRowsArgs a;
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	state = ScbfGetState(index);
-
-	memset(&a, 0, sizeof(a));
-	a.rsinfo = rsinfo;
-	a.filters = filters;
-	a.only_segno = (filters && !PG_ARGISNULL(1)) ? PG_GETARG_INT32(1) : -1;
-	a.nheapblocks = RelationGetNumberOfBlocks(heap);
-	ScbfForEachSegment(index, state, ScbfRowsSegment, &a);
-
+	ScbfWalkSegments(index, heap, ScbfGetState(index), true, ScbfSegmentRow,
+					 rsinfo);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
 
 /*
- * scbf_segments(index regclass): one row per segment.
- */
-Datum
-scbf_segments(PG_FUNCTION_ARGS)
-{
-	return ScbfRows(fcinfo, false);
-}
-
-/*
- * scbf_filters(index regclass, segno int DEFAULT NULL): one row per filter.
+ * scbf_filters(index regclass, segno int DEFAULT NULL): one row per filter
+ * of segment segno's chain, in chain order, or of every segment.
  */
 Datum
 scbf_filters(PG_FUNCTION_ARGS)
 {
-	return ScbfRows(fcinfo, true);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	heap;
+	Relation	index;
+	ScbfState  *state;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	state = ScbfGetState(index);
+
+	if (PG_ARGISNULL(1))
+		ScbfWalkSegments(index, heap, state, false, ScbfFilterRows, rsinfo);
+	else if (PG_GETARG_INT32(1) >= 0 &&
+			 (uint64) PG_GETARG_INT32(1) < SCBF_MAX_SEGMENTS)
+	{
+		ScbfSegInfo si;
+
+		ScbfReadSegment(index, state, (uint32) PG_GETARG_INT32(1), &si);
+		ScbfFilterRows(index, state, &si, rsinfo);
+	}
+
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
 }
 
 /* ----------------------------------------------------------------
@@ -565,7 +1005,13 @@ scbf_filters(PG_FUNCTION_ARGS)
  */
 
 /*
- * scbf_pages(index regclass): one row per page: its kind, owner and links.
+ * scbf_pages(index regclass): one row per page of the index: its kind
+ * (meta, directory, filter, ledger, free, new for a page never
+ * initialized, unknown for one that is not an scbf page), its owner
+ * (segment, filter serial, block index within the filter; a directory
+ * page's index in the metapage's map), the live entries of a ledger page,
+ * and the link to the next page (a ledger page's successor, a filter
+ * head's next filter).  Like pageinspect, it reads each page on its own.
  */
 Datum
 scbf_pages(PG_FUNCTION_ARGS)
@@ -596,15 +1042,15 @@ scbf_pages(PG_FUNCTION_ARGS)
 		values[0] = Int64GetDatum(blkno);
 		nulls[0] = false;
 
+		opaque = ScbfPageGetOpaque(page);
 		if (PageIsNew(page))
 			kind = "new";
 		else if (((PageHeader) page)->pd_special !=
 				 BLCKSZ - MAXALIGN(sizeof(ScbfPageOpaqueData)) ||
-				 ScbfPageGetOpaque(page)->page_id != SCBF_PAGE_ID)
+				 opaque->page_id != SCBF_PAGE_ID)
 			kind = "unknown";
 		else
 		{
-			opaque = ScbfPageGetOpaque(page);
 			switch (opaque->type)
 			{
 				case SCBF_PAGE_META:
@@ -628,14 +1074,18 @@ scbf_pages(PG_FUNCTION_ARGS)
 					}
 					break;
 				case SCBF_PAGE_LEDGER:
-					kind = "ledger";
-					values[2] = Int64GetDatum(opaque->segno);
-					values[3] = Int64GetDatum(opaque->serial);
-					values[5] = Int32GetDatum(ScbfPageGetLedger(page)->nentries -
-											  ScbfPageGetLedger(page)->ntombstones);
-					values[6] = Int64GetDatum(ScbfPageGetLedger(page)->next);
-					nulls[2] = nulls[3] = nulls[5] = nulls[6] = false;
-					break;
+					{
+						ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
+
+						kind = "ledger";
+						values[2] = Int64GetDatum(opaque->segno);
+						values[3] = Int64GetDatum(opaque->serial);
+						values[5] = Int32GetDatum((int32) ledger->nentries -
+												  ledger->ntombstones);
+						values[6] = Int64GetDatum(ledger->next);
+						nulls[2] = nulls[3] = nulls[5] = nulls[6] = false;
+						break;
+					}
 				case SCBF_PAGE_FREE:
 					kind = "free";
 					break;
@@ -656,26 +1106,200 @@ scbf_pages(PG_FUNCTION_ARGS)
 
 /* ----------------------------------------------------------------
  *	scbf_probe
+ *
+ * The probe walks each segment as scbfgetbitmap does for one condition
+ * "column col has hash h" (= value, or IS NULL): the same directory entry,
+ * the same filters skipped (growing, dropping), the same block probed
+ * (scbf_filter_block_of of the key from ScbfComputeKey), the same ledger
+ * read under lock coupling, the chain link read again after the ledger,
+ * the same entries kept (hash equal, TID within the table), and the same
+ * reasons to return a segment whole (no directory entry, a filter awaiting
+ * a recount, a chain that kept changing).  It differs only in what it
+ * returns: a row per filter that says "maybe", with the number of ledger
+ * entries that match and of distinct heap pages among them, or one row for
+ * a segment the scan would return whole.
  * ----------------------------------------------------------------
  */
 
-/*
- * Walk segment segno's chain as a scan does for one hash of column col, and
- * emit a row for every filter that may hold it (and one for a segment that
- * a scan would return whole).
- */
-static void
-ScbfProbeSegment(Relation index, ScbfState *state, ReturnSetInfo *rsinfo,
-				 uint32 segno, const ScbfSegEntry *seg, int col, uint32 hash,
-				 BlockNumber nheapblocks)
+/* Results of probing one segment */
+#define SCBF_PROBE_DONE			0
+#define SCBF_PROBE_WHOLE		1
+#define SCBF_PROBE_RETRY		2
+
+/* One filter that says "maybe" */
+typedef struct ScbfProbeRow
 {
-	BlockNumber first = segno * state->pages_per_segment;
+	int			position;		/* in the chain, from 1 */
+	uint32		serial;
+	int			block;			/* block of the filter probed */
+	int64		matches;		/* ledger entries whose hash matches */
+	int64		heappages;		/* distinct heap pages among them */
+} ScbfProbeRow;
+
+/* Probe state for one segment */
+typedef struct ScbfProbeSeg
+{
+	uint32		segno;
+	ScbfProbeRow *rows;
+	int			nrows;
+	int			maxrows;
+	const char *whole;			/* why the segment is returned whole */
+	int			whole_position; /* the filter that decided it, or 0 */
+	uint32		whole_serial;
+} ScbfProbeSeg;
+
+/*
+ * Read the ledger of filter (segno, serial) at headblk as ScbfReadLedger
+ * does (head held until the first ledger page is locked, then lock
+ * coupling) and count the entries the scan would collect.  Returns
+ * SCBF_PROBE_RETRY if the head is no longer this filter's; a ledger page
+ * that is not this filter's raises ERRCODE_INDEX_CORRUPTED, as in a scan.
+ * *dropping is set if the filter is being dropped (its entries are
+ * elsewhere: the scan reads nothing here).
+ */
+static int
+ScbfProbeLedger(Relation index, ScbfState *state, uint32 segno,
+				uint32 serial, BlockNumber headblk, int col, uint32 hash,
+				BlockNumber nheapblocks, ScbfProbeRow *row, bool *dropping,
+				BlockNumber *failblk)
+{
+	BlockNumber segstart = segno * state->pages_per_segment;
+	BlockNumber nindex = RelationGetNumberOfBlocks(index);
+	BlockNumber npages;
+	BlockNumber next;
+	bool		pageseen[SCBF_MAX_PAGES_PER_SEGMENT];
+	Buffer		buf;
+	Buffer		lbuf;
+	Page		page;
+
+	*dropping = false;
+	buf = ReadBuffer(index, headblk);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		*failblk = headblk;
+		return SCBF_PROBE_RETRY;
+	}
+	if (ScbfPageGetFilter(page)->state == SCBF_FILTER_DROPPING)
+	{
+		UnlockReleaseBuffer(buf);
+		*dropping = true;
+		return SCBF_PROBE_DONE;
+	}
+	next = ScbfPageGetFilter(page)->ledger_head;
+	if (next == SCBF_METAPAGE_BLKNO || next >= nindex)
+		ScbfReportCorrupt(index, headblk,
+						  psprintf("Filter %u of segment %u says its ledger starts at block %u.",
+								   serial, segno, next));
+	lbuf = ReadBuffer(index, next);
+	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
+	UnlockReleaseBuffer(buf);
+
+	memset(pageseen, 0, sizeof(pageseen));
+	for (npages = 1;; npages++)
+	{
+		ScbfLedgerPageData *ledger;
+		const char *entry;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		page = BufferGetPage(lbuf);
+		/* more pages than the index has: the list loops */
+		if (npages > nindex)
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("The ledger of filter %u of segment %u loops.",
+									   serial, segno));
+		if (!ScbfPageIsLedger(page, segno, serial, state->ledger_capacity))
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("Expected a ledger page of filter %u of segment %u.",
+									   serial, segno));
+		ledger = ScbfPageGetLedger(page);
+		entry = ScbfPageGetEntries(page);
+		for (i = 0; i < ledger->nentries; i++, entry += state->entry_size)
+		{
+			uint16		tid = ScbfEntryGetTid(entry);
+			BlockNumber relblk = ScbfTidRelBlock(tid);
+			OffsetNumber off = ScbfTidOffset(tid);
+
+			if (tid == SCBF_TID_TOMBSTONE ||
+				ScbfEntryGetHash(entry, col) != hash)
+				continue;
+			/* what the scan would hand to the bitmap */
+			if (segstart + relblk >= nheapblocks ||
+				off < FirstOffsetNumber || off > MaxHeapTuplesPerPage)
+				continue;
+			row->matches++;
+			if (!pageseen[relblk])
+			{
+				pageseen[relblk] = true;
+				row->heappages++;
+			}
+		}
+
+		next = ledger->next;
+		if (next == 0)
+			break;
+		if (next >= nindex)
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("Ledger page of filter %u of segment %u links to block %u, past the end of the index.",
+									   serial, segno, next));
+		buf = ReadBuffer(index, next);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		UnlockReleaseBuffer(lbuf);
+		lbuf = buf;
+	}
+	UnlockReleaseBuffer(lbuf);
+	return SCBF_PROBE_DONE;
+}
+
+/*
+ * Read the chain link of filter (segno, serial) at headblk.  Returns
+ * SCBF_PROBE_RETRY if the head is no longer this filter's.
+ */
+static int
+ScbfProbeLink(Relation index, uint32 segno, uint32 serial,
+			  BlockNumber headblk, BlockNumber *next, uint32 *next_serial,
+			  BlockNumber *failblk)
+{
+	Buffer		buf = ReadBuffer(index, headblk);
+	Page		page;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		*failblk = headblk;
+		return SCBF_PROBE_RETRY;
+	}
+	*next = ScbfPageGetFilter(page)->next;
+	*next_serial = ScbfPageGetFilter(page)->next_serial;
+	UnlockReleaseBuffer(buf);
+	return SCBF_PROBE_DONE;
+}
+
+/*
+ * Walk segment ps->segno's chain from seg as ScbfScanSegment does, for the
+ * key kp of hash "hash" on column col; collect a row per filter that says
+ * "maybe".  Returns SCBF_PROBE_DONE, SCBF_PROBE_WHOLE (ps->whole says why)
+ * or SCBF_PROBE_RETRY (the chain changed under us; failblk set).
+ */
+static int
+ScbfProbeSegmentOnce(Relation index, ScbfState *state, ScbfProbeSeg *ps,
+					 const ScbfSegEntry *seg, int col, uint32 hash,
+					 const ScbfKeyPos *kp, BlockNumber nheapblocks,
+					 BlockNumber *failblk)
+{
+	uint32		segno = ps->segno;
 	BlockNumber blk = seg->head;
 	uint32		serial = seg->head_serial;
-	ScbfKeyPos	kp;
+	uint32		last_serial = 0;
 	int			position = 0;
+	BlockNumber nindex = RelationGetNumberOfBlocks(index);
 
-	ScbfComputeKey(state, col, hash, &kp);
+	ps->nrows = 0;
 	while (blk != 0)
 	{
 		Buffer		buf;
@@ -683,127 +1307,182 @@ ScbfProbeSegment(Relation index, ScbfState *state, ReturnSetInfo *rsinfo,
 		ScbfFilterPageData *filter;
 		BlockNumber next;
 		uint32		next_serial;
+		BlockNumber blkno;
 		int			b;
 		bool		maybe;
-		const char *verdict = NULL;
-		int64		matches = 0;
-		int64		heappages = 0;
-		Datum		values[8];
-		bool		nulls[8];
+		int			r;
 
 		CHECK_FOR_INTERRUPTS();
 		position++;
-		buf = ScbfLockHead(index, blk, segno, serial, BUFFER_LOCK_SHARE);
+
+		/* serials increase along a chain: anything else is a loop */
+		if (position > 1 && serial <= last_serial)
+			ScbfReportCorrupt(index, blk,
+							  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+									   segno, last_serial, serial));
+		last_serial = serial;
+
+		/* the head: state, flags, link, and block 0's counters */
+		if (blk >= nindex)
+		{
+			*failblk = blk;
+			return SCBF_PROBE_RETRY;
+		}
+		buf = ReadBuffer(index, blk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
+		if (!ScbfPageIsFilter(page, segno, serial, 0))
+		{
+			UnlockReleaseBuffer(buf);
+			*failblk = blk;
+			return SCBF_PROBE_RETRY;
+		}
 		filter = ScbfPageGetFilter(page);
 		next = filter->next;
 		next_serial = filter->next_serial;
-		b = scbf_filter_block_of(kp.key, filter->nblocks);
 
+		/* growing and dropping filters hold no entries */
 		if (filter->state == SCBF_FILTER_GROWING ||
 			filter->state == SCBF_FILTER_DROPPING)
-			maybe = false;		/* no entries */
-		else if (filter->flags & SCBF_FILTER_RECOUNT)
 		{
-			maybe = true;
-			verdict = "whole segment: counters await a recount";
+			UnlockReleaseBuffer(buf);
+			blk = next;
+			serial = next_serial;
+			continue;
 		}
-		else if (b == 0)
+		/* counters awaiting a recount are not trusted */
+		if (filter->flags & SCBF_FILTER_RECOUNT)
+		{
+			UnlockReleaseBuffer(buf);
+			ps->whole = "whole segment: counters await a recount";
+			ps->whole_position = position;
+			ps->whole_serial = serial;
+			return SCBF_PROBE_WHOLE;
+		}
+
+		b = scbf_filter_block_of(kp->key, filter->nblocks);
+		if (b == 0)
+		{
 			maybe = scbf_filter_test(ScbfPageGetCounters(page), &state->geom,
-									 kp.pos);
+									 kp->pos);
+			UnlockReleaseBuffer(buf);
+		}
 		else
 		{
-			Buffer		bbuf = ScbfLockFilterBlock(index, page, b,
-												   BUFFER_LOCK_SHARE);
-
-			maybe = scbf_filter_test(ScbfPageGetCounters(BufferGetPage(bbuf)),
-									 &state->geom, kp.pos);
-			UnlockReleaseBuffer(bbuf);
-		}
-
-		if (maybe && verdict == NULL)
-		{
-			/* count the ledger entries that match, coupled like a scan */
-			BlockNumber lblk = filter->ledger_head;
-			Buffer		lbuf = ReadBuffer(index, lblk);
-			int			prevrel = -1;
-
-			LockBuffer(lbuf, BUFFER_LOCK_SHARE);
+			/* one page at a time, as the scan reads them */
+			blkno = filter->blocks[b];
 			UnlockReleaseBuffer(buf);
-			buf = InvalidBuffer;
-			for (;;)
+			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
 			{
-				Page		lpage = BufferGetPage(lbuf);
-				ScbfLedgerPageData *ledger;
-				int			i;
-
-				if (!ScbfPageIsLedger(lpage, segno, serial,
-									  state->ledger_capacity))
-					ScbfReportCorrupt(index, lblk,
-									  psprintf("Expected a ledger page of filter %u of segment %u.",
-											   serial, segno));
-				ledger = ScbfPageGetLedger(lpage);
-				for (i = 0; i < ledger->nentries; i++)
-				{
-					const char *e = ScbfPageGetEntries(lpage) +
-						state->entry_size * i;
-					uint16		tid = ScbfEntryGetTid(e);
-
-					if (tid == SCBF_TID_TOMBSTONE ||
-						ScbfEntryGetHash(e, col) != hash)
-						continue;
-					matches++;
-					/* entries are mostly in TID order: count page changes */
-					if ((int) ScbfTidRelBlock(tid) != prevrel)
-					{
-						heappages++;
-						prevrel = ScbfTidRelBlock(tid);
-					}
-				}
-				lblk = ledger->next;
-				if (lblk == 0)
-					break;
-				{
-					Buffer		nbuf = ReadBuffer(index, lblk);
-
-					LockBuffer(nbuf, BUFFER_LOCK_SHARE);
-					UnlockReleaseBuffer(lbuf);
-					lbuf = nbuf;
-				}
+				*failblk = blkno;
+				return SCBF_PROBE_RETRY;
 			}
-			UnlockReleaseBuffer(lbuf);
-			verdict = "maybe";
-		}
-		if (BufferIsValid(buf))
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			if (!ScbfPageIsFilter(page, segno, serial, (uint16) b))
+			{
+				UnlockReleaseBuffer(buf);
+				*failblk = blkno;
+				return SCBF_PROBE_RETRY;
+			}
+			maybe = scbf_filter_test(ScbfPageGetCounters(page), &state->geom,
+									 kp->pos);
 			UnlockReleaseBuffer(buf);
+		}
 
 		if (maybe)
 		{
-			memset(nulls, 0, sizeof(nulls));
-			values[0] = Int32GetDatum(segno);
-			values[1] = Int64GetDatum(first);
-			values[2] = Int32GetDatum(position);
-			values[3] = Int64GetDatum(serial);
-			values[4] = Int32GetDatum(b);
-			values[5] = CStringGetTextDatum(verdict);
-			values[6] = Int64GetDatum(matches);
-			values[7] = Int64GetDatum(heappages);
-			if (strcmp(verdict, "maybe") != 0)
+			ScbfProbeRow row;
+			bool		dropping;
+
+			memset(&row, 0, sizeof(row));
+			row.position = position;
+			row.serial = serial;
+			row.block = b;
+			r = ScbfProbeLedger(index, state, segno, serial, blk, col, hash,
+								nheapblocks, &row, &dropping, failblk);
+			if (r != SCBF_PROBE_DONE)
+				return r;
+			if (!dropping)
 			{
-				nulls[6] = true;
-				values[7] = Int64GetDatum(Min(first + state->pages_per_segment,
-											  nheapblocks) - first);
+				if (ps->nrows >= ps->maxrows)
+				{
+					ps->maxrows = Max(8, ps->maxrows * 2);
+					ps->rows = ps->rows ?
+						repalloc(ps->rows, sizeof(ScbfProbeRow) * ps->maxrows) :
+						palloc(sizeof(ScbfProbeRow) * ps->maxrows);
+				}
+				ps->rows[ps->nrows++] = row;
 			}
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
-								 values, nulls);
+
+			/* entries may have moved on meanwhile: read the link again */
+			r = ScbfProbeLink(index, segno, serial, blk, &next, &next_serial,
+							  failblk);
+			if (r != SCBF_PROBE_DONE)
+				return r;
 		}
 		blk = next;
 		serial = next_serial;
 	}
+	return SCBF_PROBE_DONE;
 }
 
 /*
- * Shared body of the two scbf_probe variants: the value's hash is given.
+ * Emit the rows of one probed segment: one per filter that says "maybe",
+ * or one for a segment returned whole (heap_pages: its pages in the table).
+ */
+static void
+ScbfProbeEmit(ReturnSetInfo *rsinfo, ScbfState *state, ScbfProbeSeg *ps,
+			  BlockNumber nheapblocks)
+{
+	BlockNumber first = ps->segno * state->pages_per_segment;
+	Datum		values[8];
+	bool		nulls[8];
+	int			i;
+
+	if (ps->whole != NULL)
+	{
+		memset(nulls, true, sizeof(nulls));
+		values[0] = Int32GetDatum(ps->segno);
+		values[1] = Int64GetDatum(first);
+		if (ps->whole_position > 0)
+		{
+			values[2] = Int32GetDatum(ps->whole_position);
+			values[3] = Int64GetDatum(ps->whole_serial);
+			nulls[2] = nulls[3] = false;
+		}
+		values[5] = CStringGetTextDatum(ps->whole);
+		values[7] = Int64GetDatum(Min(first + state->pages_per_segment,
+									  nheapblocks) - first);
+		nulls[0] = nulls[1] = nulls[5] = nulls[7] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+		return;
+	}
+
+	for (i = 0; i < ps->nrows; i++)
+	{
+		ScbfProbeRow *row = &ps->rows[i];
+
+		memset(nulls, 0, sizeof(nulls));
+		values[0] = Int32GetDatum(ps->segno);
+		values[1] = Int64GetDatum(first);
+		values[2] = Int32GetDatum(row->position);
+		values[3] = Int64GetDatum(row->serial);
+		values[4] = Int32GetDatum(row->block);
+		values[5] = CStringGetTextDatum("maybe");
+		values[6] = Int64GetDatum(row->matches);
+		values[7] = Int64GetDatum(row->heappages);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+}
+
+/*
+ * Shared body of the two scbf_probe variants, once the value's hash (or
+ * SCBF_NULL_HASH) is known: every segment of the table, in order, as
+ * scbfgetbitmap visits them.
  */
 static void
 ScbfProbe(FunctionCallInfo fcinfo, Relation heap, Relation index, int col,
@@ -814,60 +1493,91 @@ ScbfProbe(FunctionCallInfo fcinfo, Relation heap, Relation index, int col,
 	BlockNumber nheapblocks = RelationGetNumberOfBlocks(heap);
 	uint32		nsegs = (nheapblocks + state->pages_per_segment - 1) /
 		state->pages_per_segment;
+	ScbfKeyPos	kp;
+	ScbfProbeSeg ps;
 	uint32		segno;
+
+	ScbfComputeKey(state, col, hash, &kp);
+	memset(&ps, 0, sizeof(ps));
 
 	for (segno = 0; segno < nsegs; segno++)
 	{
 		ScbfSegEntry seg;
+		int			r = SCBF_PROBE_WHOLE;
+		int			attempt;
+		BlockNumber failblk = InvalidBlockNumber;
+		BlockNumber lastfail = InvalidBlockNumber;
 
-		if (!ScbfGetSegEntry(index, state, segno, &seg))
+		CHECK_FOR_INTERRUPTS();
+		ps.segno = segno;
+		ps.nrows = 0;
+		ps.whole = NULL;
+		ps.whole_position = 0;
+
+		(void) ScbfGetSegEntry(index, state, segno, &seg);
+		if (seg.flags & SCBF_SEG_EMPTY)
+			continue;			/* no tuple here at build, none inserted */
+		if (ScbfSegEntryIsEmpty(&seg))
+			ps.whole = "whole segment: no directory entry";
+
+		for (attempt = 0; !ScbfSegEntryIsEmpty(&seg); attempt++)
 		{
-			Datum		values[8];
-			bool		nulls[8];
-			BlockNumber first = segno * state->pages_per_segment;
+			ScbfSegEntry fresh;
 
-			if (seg.flags & SCBF_SEG_EMPTY)
-				continue;
-			memset(nulls, true, sizeof(nulls));
-			values[0] = Int32GetDatum(segno);
-			values[1] = Int64GetDatum(first);
-			values[5] = CStringGetTextDatum("whole segment: no directory entry");
-			values[7] = Int64GetDatum(Min(first + state->pages_per_segment,
-										  nheapblocks) - first);
-			nulls[0] = nulls[1] = nulls[5] = nulls[7] = false;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
-								 values, nulls);
-			continue;
+			r = ScbfProbeSegmentOnce(index, state, &ps, &seg, col, hash, &kp,
+									 nheapblocks, &failblk);
+			if (r != SCBF_PROBE_RETRY)
+				break;
+
+			/* as the scan: re-read the directory and try again */
+			(void) ScbfGetSegEntry(index, state, segno, &fresh);
+			if (attempt + 1 >= SCBF_PROBE_RETRIES)
+			{
+				if (memcmp(&fresh, &seg, sizeof(ScbfSegEntry)) == 0 &&
+					failblk == lastfail)
+					ScbfReportCorrupt(index, failblk,
+									  psprintf("Page is not the filter page that segment %u's chain leads to.",
+											   segno));
+				ps.whole = "whole segment: its chain kept changing";
+				ps.whole_position = 0;
+				break;
+			}
+			lastfail = failblk;
+			seg = fresh;
 		}
-		ScbfProbeSegment(index, state, rsinfo, segno, &seg, col, hash,
-						 nheapblocks);
+		ScbfProbeEmit(rsinfo, state, &ps, nheapblocks);
 	}
 }
 
 /*
- * Check the column number argument (1-based) and return it 0-based.
+ * Check the column number argument (1-based; NULL means 1) and return it
+ * 0-based.
  */
 static int
 ScbfProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
 {
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	int			col = PG_ARGISNULL(argno) ? 1 : PG_GETARG_INT32(argno);
 
-	if (col < 1 || col > IndexRelationGetNumberOfKeyAttributes(index))
+	if (col < 1 || col > ncols)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("column %d does not exist in index \"%s\"", col,
 						RelationGetRelationName(index)),
 				 errhint("Index \"%s\" has %d column(s), numbered from 1.",
-						 RelationGetRelationName(index),
-						 IndexRelationGetNumberOfKeyAttributes(index))));
+						 RelationGetRelationName(index), ncols)));
 	return col - 1;
 }
 
 /*
  * scbf_probe(index regclass, value anyelement, col int DEFAULT 1): which
- * segments and filters may hold the value, and how many ledger entries match.
- * The value is hashed with the opfamily's hash function for its own type,
- * as a scan hashes a key; NULL probes IS NULL.
+ * segments and filters may hold the value, and how many ledger entries
+ * match it.  The value is hashed as a scan hashes a key of its type: with
+ * the opclass's own hash function if its type is the opclass's input type
+ * (or binary-coercible to it, or a domain over it), else with the
+ * opfamily's hash function for its type, if there is one and the column's
+ * collation is deterministic (see ScbfKeyToCond in scbfscan.c).  NULL
+ * probes IS NULL.
  */
 Datum
 scbf_probe(PG_FUNCTION_ARGS)
@@ -886,15 +1596,22 @@ scbf_probe(PG_FUNCTION_ARGS)
 	else
 	{
 		Oid			valtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
+		Oid			basetype;
 		Oid			opcintype = index->rd_opcintype[col];
+		Oid			collation = index->rd_indcollation[col];
+		Oid			procid = InvalidOid;
 		FmgrInfo	proc;
-		Oid			procid;
 
-		if (valtype == opcintype)
+		if (!OidIsValid(valtype))
+			elog(ERROR, "could not determine the type of the value to probe");
+		basetype = getBaseType(valtype);
+
+		if (basetype == opcintype || IsBinaryCoercible(basetype, opcintype))
 			procid = index_getprocid(index, col + 1, SCBF_HASH_PROC);
-		else
-			procid = get_opfamily_proc(index->rd_opfamily[col], valtype,
-									   valtype, SCBF_HASH_PROC);
+		else if (!OidIsValid(collation) ||
+				 get_collation_isdeterministic(collation))
+			procid = get_opfamily_proc(index->rd_opfamily[col], basetype,
+									   basetype, SCBF_HASH_PROC);
 		if (!OidIsValid(procid))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -905,7 +1622,7 @@ scbf_probe(PG_FUNCTION_ARGS)
 					 errhint("Pass the value as text to have it converted to the column's type.")));
 		fmgr_info(procid, &proc);
 		hash = ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(&proc,
-																  index->rd_indcollation[col],
+																  collation,
 																  PG_GETARG_DATUM(1))));
 	}
 
@@ -916,7 +1633,8 @@ scbf_probe(PG_FUNCTION_ARGS)
 
 /*
  * scbf_probe(index regclass, value text, col int DEFAULT 1): as above, the
- * text being converted to the column's type with its input function.
+ * text being converted to the column's type with that type's input
+ * function, then hashed as an insert hashes it.
  */
 Datum
 scbf_probe_text(PG_FUNCTION_ARGS)
@@ -957,12 +1675,56 @@ scbf_probe_text(PG_FUNCTION_ARGS)
  */
 
 /*
+ * Rebuild segment segno from its ledgers: recount its flagged filters
+ * (exact counters from the ledger) and rewrite its chain as one filter
+ * sized for its live keys.  Returns true if the segment was rewritten.
+ * The caller holds ShareUpdateExclusiveLock on the table, which keeps
+ * VACUUM and other rebuilds away: only inserts run meanwhile, and they may
+ * append a filter but never drop one, so the chain can be walked with
+ * ScbfFilterSummary.
+ */
+static bool
+ScbfRebuildFromLedger(Relation index, ScbfState *state, uint32 segno)
+{
+	ScbfSegEntry seg;
+	BlockNumber blk;
+	uint32		serial;
+	uint32		last_serial = 0;
+
+	if (!ScbfGetSegEntry(index, state, segno, &seg))
+		return false;
+	blk = seg.head;
+	serial = seg.head_serial;
+	while (blk != 0)
+	{
+		ScbfFilterSummaryData fs;
+
+		if (serial <= last_serial)
+			ScbfReportCorrupt(index, blk,
+							  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+									   segno, last_serial, serial));
+		last_serial = serial;
+		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
+		if (fs.state != SCBF_FILTER_GROWING &&
+			fs.state != SCBF_FILTER_DROPPING &&
+			(fs.flags & (SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT)))
+			ScbfRecountFilter(index, state, segno, blk, serial);
+		blk = fs.next;
+		serial = fs.next_serial;
+	}
+	return ScbfConsolidateSegment(index, state, segno, true);
+}
+
+/*
  * scbf_rebuild(index regclass, segno int DEFAULT NULL, source text DEFAULT
- * 'ledger'): rebuild one segment, or all, and return how many were rebuilt.
- * From the ledger: recount flagged filters and rewrite the chain as one
- * filter sized for its live keys; under ShareUpdateExclusiveLock, like
- * VACUUM (readers and writers go on).  From the heap: re-create the
- * segment's entries as CREATE INDEX would, under ShareLock (writers wait).
+ * 'ledger'): rebuild one segment, or every segment, and return how many
+ * were rebuilt.  From the ledger ('ledger'): recount flagged filters and
+ * rewrite the chain as one filter sized for its live keys, under
+ * ShareUpdateExclusiveLock on the table, like VACUUM (readers and writers
+ * go on).  From the heap ('heap'): re-create the segment's entries as
+ * CREATE INDEX would, under ShareLock (writers wait), the cure when a
+ * ledger itself is in doubt.  Like brin_summarize_range, it refuses to run
+ * during recovery and requires ownership of the table.
  */
 Datum
 scbf_rebuild(PG_FUNCTION_ARGS)
@@ -973,7 +1735,6 @@ scbf_rebuild(PG_FUNCTION_ARGS)
 	char	   *source;
 	bool		from_heap;
 	LOCKMODE	lockmode;
-	BlockNumber nheapblocks;
 	uint32		nsegs;
 	uint32		segno;
 	int32		count = 0;
@@ -984,7 +1745,12 @@ scbf_rebuild(PG_FUNCTION_ARGS)
 				 errmsg("recovery is in progress"),
 				 errhint("scbf_rebuild() cannot be executed during recovery.")));
 
-	source = PG_ARGISNULL(2) ? "ledger" : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("rebuild source must not be null"),
+				 errhint("Valid sources are \"ledger\" and \"heap\".")));
+	source = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	if (strcmp(source, "ledger") == 0)
 		from_heap = false;
 	else if (strcmp(source, "heap") == 0)
@@ -996,60 +1762,61 @@ scbf_rebuild(PG_FUNCTION_ARGS)
 				 errhint("Valid sources are \"ledger\" and \"heap\".")));
 	lockmode = from_heap ? ShareLock : ShareUpdateExclusiveLock;
 
+	/*
+	 * Check ownership before the strong lock, so that a caller who may not
+	 * rebuild cannot block the table's writers meanwhile; and again once
+	 * locked, in case the OID now names something else.
+	 */
+	if (!PG_ARGISNULL(0))
+	{
+		Oid			heapoid = IndexGetRelation(PG_GETARG_OID(0), true);
+
+		if (OidIsValid(heapoid) &&
+			!pg_class_ownercheck(heapoid, GetUserId()))
+		{
+			char	   *relname = get_rel_name(heapoid);
+
+			if (relname != NULL)
+				aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, relname);
+		}
+	}
 	index = ScbfOpenIndex(fcinfo, 0, lockmode, &heap, false);
 	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(heap));
 	state = ScbfGetState(index);
-	nheapblocks = RelationGetNumberOfBlocks(heap);
-	nsegs = (nheapblocks + state->pages_per_segment - 1) /
-		state->pages_per_segment;
+	nsegs = ScbfHeapSegments(heap, state);
 
 	if (!PG_ARGISNULL(1) &&
-		(PG_GETARG_INT32(1) < 0 || (uint32) PG_GETARG_INT32(1) >= Max(nsegs, 1)))
+		(PG_GETARG_INT32(1) < 0 || (uint32) PG_GETARG_INT32(1) >= nsegs))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("segment %d is out of range", PG_GETARG_INT32(1)),
+				 nsegs > 0 ?
 				 errdetail("Table \"%s\" has %u segment(s) of %u pages, numbered from 0.",
 						   RelationGetRelationName(heap), nsegs,
-						   state->pages_per_segment)));
+						   state->pages_per_segment) :
+				 errdetail("Table \"%s\" is empty.",
+						   RelationGetRelationName(heap))));
 
 	for (segno = 0; segno < nsegs; segno++)
 	{
-		ScbfSegEntry seg;
+		bool		rebuilt;
 
 		if (!PG_ARGISNULL(1) && segno != (uint32) PG_GETARG_INT32(1))
 			continue;
 		CHECK_FOR_INTERRUPTS();
 		if (from_heap)
-		{
-			if (ScbfRebuildSegmentFromHeap(index, heap, state, segno))
-				count++;
-			continue;
-		}
-		if (!ScbfGetSegEntry(index, state, segno, &seg))
-			continue;
-		{
-			BlockNumber blk = seg.head;
-			uint32		serial = seg.head_serial;
-
-			while (blk != 0)
-			{
-				ScbfFilterSummaryData fs;
-
-				ScbfFilterSummary(index, state, segno, blk, serial, &fs);
-				if (fs.state != SCBF_FILTER_GROWING &&
-					fs.state != SCBF_FILTER_DROPPING &&
-					(fs.flags & (SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT)))
-					ScbfRecountFilter(index, state, segno, blk, serial);
-				blk = fs.next;
-				serial = fs.next_serial;
-			}
-		}
-		if (ScbfConsolidateSegment(index, state, segno, true))
+			rebuilt = ScbfRebuildSegmentFromHeap(index, heap, state, segno);
+		else
+			rebuilt = ScbfRebuildFromLedger(index, state, segno);
+		if (rebuilt)
 			count++;
-		IndexFreeSpaceMapVacuum(index);
 	}
+
+	/* make the pages just freed findable by later inserts */
+	if (count > 0)
+		IndexFreeSpaceMapVacuum(index);
 
 	ScbfCloseIndex(index, heap, lockmode);
 	PG_RETURN_INT32(count);

@@ -25,6 +25,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/numeric.h"
+#include "utils/tuplestore.h"
 
 #include "scbfmath.h"
 
@@ -257,7 +258,7 @@ scbf_double_hash_floor(PG_FUNCTION_ARGS)
 Datum
 scbf_counter_max(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64((int64) scbf_math_counter_max(ScbfArgInt(fcinfo, 0, "bits per counter", 1, 62)));
+	PG_RETURN_INT64((int64) scbf_math_counter_max(ScbfArgInt(fcinfo, 0, "bits per counter", 1, 16)));
 }
 
 /* scbf_counter_tail_poisson(lambda float8, t int) -> numeric: P(X >= t) */
@@ -291,21 +292,21 @@ scbf_counter_tail_binomial(PG_FUNCTION_ARGS)
 }
 
 /*
- * Result row (lower numeric, upper numeric) of the any-counter bounds.
+ * The one result row (lower numeric, upper numeric) of the any-counter
+ * bounds, returned as a set (the functions are declared RETURNS TABLE).
  */
 static Datum
 ScbfAnyCounterRow(FunctionCallInfo fcinfo, double log10_p, uint64 M)
 {
-	TupleDesc	tupdesc;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
+	InitMaterializedSRF(fcinfo, 0);
 	values[0] = ScbfNumericFromLog10(scbf_math_log10_any_lower(log10_p, M));
 	values[1] = ScbfNumericFromLog10(scbf_math_log10_any_upper(log10_p, M));
-	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values,
-											 nulls));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
 }
 
 /*

@@ -4,29 +4,50 @@
  *	  scbf_verify(): an amcheck-style verifier for scbf indexes.
  *
  * NOTES
- *	  The light mode reads only the index and checks every structure: the
- *	  metapage and directory, each segment's chain (length, serials, states,
- *	  the tail), each filter's blocks (owner, block index, bookkeeping
- *	  against a census of the counters) and ledger (owner, page count, tail,
- *	  entry counts, TIDs in range), and the invariant that matters most:
- *	  every counter is at least what the ledger implies (min(15, number of
- *	  entries whose keys land on it)).  A counter below that could hide a
- *	  row: corruption.  A counter above it (a saturated counter left by
- *	  deletes, or the leftovers of a crash between the records of a
- *	  multi-column insert) only costs false positives and is reported as a
- *	  NOTICE.  Pages reachable twice are corruption; pages reachable from
- *	  nowhere are leaks, a NOTICE.
+ *	  The light mode reads only the index and checks every structure:
+ *
+ *	  - the metapage (magic, version, a layout consistent with itself, with
+ *		the index definition and with the cached copy) and the directory map
+ *		(every directory page once, of the right kind and index);
+ *	  - every directory entry (an empty entry is all zeros but the EMPTY
+ *		flag; a chain's entry has sane blocks, serials and filter count);
+ *	  - every segment's chain: serials increase, the entry's filter count
+ *		and tail match the chain, only the first filter may be DROPPING,
+ *		only the tail may be ACTIVE and it is the tail (or GROWING);
+ *	  - every filter: its head fields, its blocks (owner, block index,
+ *		pd_lower above the counters, nonzero[] and nsaturated equal to a
+ *		census of the counters), its ledger (owner, no page twice, page
+ *		count, tail, tombstone counts, live entries on sealed pages, the
+ *		room list, pd_lower above the entries, TIDs within the segment and
+ *		the table), a GROWING filter holds no entry (scans skip it);
+ *	  - the invariant that matters most: every counter is at least what the
+ *		ledger implies, min(15, number of entries whose keys land on it).
+ *		A counter below that could hide a row: a potential false negative,
+ *		corruption.  A counter above it (saturated counters left by deletes,
+ *		or the leftovers of a crash between the records of a multi-column
+ *		insert) only costs false positives and is reported as a NOTICE.  A
+ *		filter flagged RECOUNT is not trusted by scans (they read its
+ *		segment whole), so its low counters are a NOTICE too;
+ *	  - no page is reachable twice; pages reachable from nowhere that are
+ *		not free are leaks, a NOTICE.
  *
  *	  With heapallindexed, it also reads the heap, as amcheck's
- *	  bt_index_check(heapallindexed) does: under an MVCC snapshot taken
- *	  before the index is read, every tuple CREATE INDEX would index must
- *	  have its ledger entry, with the right hashes, in its segment (and,
- *	  by the counter check, test positive in its filter).
+ *	  bt_index_check(heapallindexed) does: under an MVCC snapshot registered
+ *	  before the index is read, every tuple that CREATE INDEX would index
+ *	  (table_index_build_scan with ii_Concurrent, as verify_nbtree.c does)
+ *	  must have its ledger entry, same TID and same hashes, in its segment.
+ *	  That entry then tests positive in its filter: the counter check above
+ *	  shows that each of its counters is at least 1.
  *
- *	  Each filter is checked with its head share-locked, which freezes its
- *	  counters and ledger against inserts, VACUUM and recounts; a segment
- *	  whose chain changes under the check (a concurrent chaining or
- *	  consolidation) is checked again before anything is reported.
+ *	  Locks: AccessShareLock on the table, then the index, like any reader;
+ *	  each filter is checked with its head share-locked, which freezes its
+ *	  counters and ledger against inserts, VACUUM and recounts (they hold it
+ *	  exclusively).  A segment whose chain changes under the check (a
+ *	  concurrent chaining or consolidation) is checked again, up to
+ *	  SCBF_VERIFY_RETRIES times; a problem is reported when it persists.  A
+ *	  heap tuple whose entry is missing from the copy of its segment is
+ *	  looked up again in a fresh copy, read the way the scan reads it.
+ *	  Nothing is written, so the verifier runs on a hot standby.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -49,8 +70,16 @@
 
 PG_FUNCTION_INFO_V1(scbf_verify);
 
-/* How often a segment is checked again when it changes under the check */
-#define SCBF_VERIFY_RETRIES		3
+/* How often a segment is checked when problems come and go under us */
+#define SCBF_VERIFY_RETRIES		5
+
+/* Known filter flags */
+#define SCBF_FILTER_KNOWN_FLAGS \
+	(SCBF_FILTER_FULL | SCBF_FILTER_STALE | SCBF_FILTER_RECOUNT)
+
+/* owner[] marks of the pages that belong to no segment */
+#define SCBF_OWNER_NONE			0
+#define SCBF_OWNER_FIXED		PG_UINT32_MAX	/* metapage, directory */
 
 /*
  * Record the first problem found, for the error report.
@@ -75,10 +104,92 @@ ScbfCheckProblem(ScbfFilterCheck *fc, BlockNumber blkno, const char *fmt,...)
 }
 
 /*
+ * Remember a ledger page of the filter being checked.
+ */
+static void
+ScbfCheckAddPage(ScbfFilterCheck *fc, BlockNumber blkno)
+{
+	if (fc->npages_seen % 64 == 0)
+		fc->pages_seen = fc->pages_seen ?
+			repalloc(fc->pages_seen,
+					 sizeof(BlockNumber) * (fc->npages_seen + 64)) :
+			palloc(sizeof(BlockNumber) * 64);
+	fc->pages_seen[fc->npages_seen++] = blkno;
+}
+
+/*
+ * The pages of a DROPPING filter (head share-locked by the caller): the
+ * blocks that are still its own (ScbfDropHeadFilter frees them first,
+ * without touching the head's list) and the ledger pages still linked
+ * (freed front to back, each in one record with the head).  They are not
+ * leaks; nothing else about the filter matters, since scans skip it.
+ */
+static void
+ScbfCheckDropping(Relation index, ScbfState *state, uint32 segno,
+				  uint32 serial, BlockNumber headblk,
+				  ScbfFilterPageData *head, BlockNumber nindex,
+				  ScbfFilterCheck *fc)
+{
+	Bitmapset  *visited = NULL;
+	BlockNumber lblk;
+	int			b;
+
+	fc->blocks[0] = headblk;
+	fc->nblocks = 1;
+	for (b = 1; b < head->nlinked; b++)
+	{
+		BlockNumber blkno = head->blocks[b];
+		Buffer		buf;
+
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+			continue;
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (ScbfPageIsFilter(BufferGetPage(buf), segno, serial, (uint16) b))
+			fc->blocks[fc->nblocks++] = blkno;
+		UnlockReleaseBuffer(buf);
+	}
+
+	for (lblk = head->ledger_head; lblk != 0;)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		if (lblk >= nindex || bms_is_member(lblk, visited))
+		{
+			ScbfCheckProblem(fc, lblk,
+							 "The ledger of dropping filter %u of segment %u leads to block %u, past the end of the index or a second time.",
+							 serial, segno, lblk);
+			break;
+		}
+		visited = bms_add_member(visited, lblk);
+		buf = ReadBuffer(index, lblk);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		if (!ScbfPageIsLedger(BufferGetPage(buf), segno, serial,
+							  state->ledger_capacity))
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfCheckProblem(fc, lblk,
+							 "Block %u is not a ledger page of dropping filter %u of segment %u.",
+							 lblk, serial, segno);
+			break;
+		}
+		ScbfCheckAddPage(fc, lblk);
+		lblk = ScbfPageGetLedger(BufferGetPage(buf))->next;
+		UnlockReleaseBuffer(buf);
+	}
+	bms_free(visited);
+}
+
+/*
  * Check filter (segno, serial) whose head is headblk, as described in the
  * file header, with the head share-locked throughout.  Fills *fc; the first
- * problem, if any, is in fc->problem.  With collect, the filter's live
- * entries are returned in fc->ecopy/fc->necopy (palloc'd).
+ * problem, if any, is in fc->problem (fc->changed if the head is not, or no
+ * longer, this filter's: the caller re-reads the chain before it reports).
+ * With collect, the filter's live entries are returned in
+ * fc->ecopy/fc->necopy (palloc'd).  fc->low counts counters below what the
+ * ledger implies; it is a problem unless the filter is flagged RECOUNT.
+ * Also used by the diagnostics in scbffuncs.c, which ignore the problems.
  */
 void
 ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
@@ -88,13 +199,14 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 	Size		nbytes = scbf_filter_bytes(&state->geom);
 	Size		esz = state->entry_size;
 	int			ncols = state->ncols;
+	BlockNumber nindex = RelationGetNumberOfBlocks(index);
+	Size		counters_end = MAXALIGN(SizeOfPageHeaderData) +
+		MAXALIGN(sizeof(ScbfFilterPageData)) + nbytes;
 	Buffer		headbuf;
 	Page		headpage;
 	ScbfFilterPageData *head;
+	Bitmapset  *visited = NULL;
 	uint8	   *actual;
-	uint8	   *expect;
-	uint16	   *enonzero;
-	uint32	   *esat;
 	char	   *entries;
 	int			nentries = 0;
 	int			maxentries = 1024;
@@ -110,6 +222,14 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 	memset(fc, 0, sizeof(ScbfFilterCheck));
 	fc->problem_blk = InvalidBlockNumber;
 
+	if (headblk == SCBF_METAPAGE_BLKNO || headblk >= nindex)
+	{
+		ScbfCheckProblem(fc, headblk,
+						 "Filter %u of segment %u is said to start at block %u, which the index does not have.",
+						 serial, segno, headblk);
+		fc->changed = true;
+		return;
+	}
 	headbuf = ReadBuffer(index, headblk);
 	LockBuffer(headbuf, BUFFER_LOCK_SHARE);
 	headpage = BufferGetPage(headbuf);
@@ -132,37 +252,78 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 
 	if (head->state == SCBF_FILTER_DROPPING)
 	{
-		/* its blocks may be freed already, its ledger holds nothing live */
-		fc->nblocks = 1;
+		ScbfCheckDropping(index, state, segno, serial, headblk, head, nindex,
+						  fc);
 		UnlockReleaseBuffer(headbuf);
+		if (collect)
+		{
+			fc->ecopy = palloc(esz);
+			fc->necopy = 0;
+		}
 		return;
 	}
+
+	/* the head's own fields */
+	if (head->blocks[0] != headblk)
+		ScbfCheckProblem(fc, headblk,
+						 "The head of filter %u of segment %u, at block %u, lists block %u as its first block.",
+						 serial, segno, headblk, head->blocks[0]);
+	if (head->state != SCBF_FILTER_GROWING && head->nlinked != head->nblocks)
+		ScbfCheckProblem(fc, headblk,
+						 "Filter %u of segment %u is no longer growing but has %u of its %u blocks.",
+						 serial, segno, head->nlinked, head->nblocks);
+	if (head->flags & ~SCBF_FILTER_KNOWN_FLAGS)
+		ScbfCheckProblem(fc, headblk,
+						 "Filter %u of segment %u has unknown flags 0x%04X.",
+						 serial, segno, head->flags);
+	if (head->ledger_head == 0 || head->ledger_tail == 0)
+		ScbfCheckProblem(fc, headblk,
+						 "Filter %u of segment %u has no ledger.",
+						 serial, segno);
+	if (((PageHeader) headpage)->pd_lower < counters_end)
+		ScbfCheckProblem(fc, headblk,
+						 "The head of filter %u of segment %u ends below its counters (pd_lower %u): WAL replay would lose them.",
+						 serial, segno, ((PageHeader) headpage)->pd_lower);
 	nblocks = head->nlinked;
 
 	/* the blocks: owner, index, and bookkeeping against a census */
 	actual = palloc0(nbytes * nblocks);
 	for (b = 0; b < nblocks; b++)
 	{
-		Buffer		buf = (b == 0) ? headbuf : ReadBuffer(index, head->blocks[b]);
+		BlockNumber blkno = head->blocks[b];
+		Buffer		buf = headbuf;
 		Page		page;
 		ScbfFilterPageData *filter;
 		uint16		nonzero[SCBF_FILTER_MAX_K];
 		uint32		nsat;
 		uint32		s;
-		double		bfill;
 
 		if (b != 0)
+		{
+			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+			{
+				ScbfCheckProblem(fc, headblk,
+								 "Filter %u of segment %u says its block %d is block %u, which the index does not have.",
+								 serial, segno, b, blkno);
+				continue;
+			}
+			buf = ReadBuffer(index, blkno);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		}
 		page = BufferGetPage(buf);
 		if (!ScbfPageIsFilter(page, segno, serial, (uint16) b))
 		{
-			ScbfCheckProblem(fc, head->blocks[b],
+			ScbfCheckProblem(fc, blkno,
 							 "Block %u is not block %d of filter %u of segment %u.",
-							 head->blocks[b], b, serial, segno);
+							 blkno, b, serial, segno);
 			if (b != 0)
 				UnlockReleaseBuffer(buf);
 			continue;
 		}
+		if (b != 0 && ((PageHeader) page)->pd_lower < counters_end)
+			ScbfCheckProblem(fc, blkno,
+							 "Block %d of filter %u of segment %u ends below its counters (pd_lower %u): WAL replay would lose them.",
+							 b, serial, segno, ((PageHeader) page)->pd_lower);
 		filter = ScbfPageGetFilter(page);
 		memcpy(actual + nbytes * b, ScbfPageGetCounters(page), nbytes);
 		scbf_filter_census(ScbfPageGetCounters(page), &state->geom, nonzero,
@@ -170,19 +331,19 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 		for (s = 0; s < state->geom.k; s++)
 		{
 			if (nonzero[s] != filter->nonzero[s])
-				ScbfCheckProblem(fc, head->blocks[b],
+				ScbfCheckProblem(fc, blkno,
 								 "Block %d of filter %u of segment %u says slice %u has %u non-zero counters, it has %u.",
 								 b, serial, segno, s, filter->nonzero[s],
 								 nonzero[s]);
 			fc->slice_fill[s] += (double) nonzero[s] / state->geom.m / nblocks;
 		}
 		if (nsat != filter->nsaturated)
-			ScbfCheckProblem(fc, head->blocks[b],
+			ScbfCheckProblem(fc, blkno,
 							 "Block %d of filter %u of segment %u says %u counters are saturated, %u are.",
 							 b, serial, segno, filter->nsaturated, nsat);
 		fc->saturated += nsat;
-		bfill = scbf_filter_fill(nonzero, &state->geom);
-		fc->worst_fill = Max(fc->worst_fill, bfill);
+		fc->worst_fill = Max(fc->worst_fill,
+							 scbf_filter_fill(nonzero, &state->geom));
 		if (b != 0)
 			UnlockReleaseBuffer(buf);
 	}
@@ -196,14 +357,24 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 		Page		page;
 		ScbfLedgerPageData *ledger;
 		uint32		live = 0;
+		uint32		tombstones = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (lblk >= RelationGetNumberOfBlocks(index) || npages > MaxBlockNumber / 2)
+		if (lblk >= nindex)
 		{
-			ScbfCheckProblem(fc, lblk, "Filter %u of segment %u links to block %u, past the end of the index.",
+			ScbfCheckProblem(fc, last,
+							 "The ledger of filter %u of segment %u leads to block %u, which the index does not have.",
 							 serial, segno, lblk);
 			break;
 		}
+		if (bms_is_member(lblk, visited))
+		{
+			ScbfCheckProblem(fc, lblk,
+							 "The ledger of filter %u of segment %u reaches block %u twice.",
+							 serial, segno, lblk);
+			break;
+		}
+		visited = bms_add_member(visited, lblk);
 		buf = ReadBuffer(index, lblk);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -215,12 +386,14 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 			UnlockReleaseBuffer(buf);
 			break;
 		}
-		if (fc->npages_seen % 64 == 0)
-			fc->pages_seen = fc->pages_seen ?
-				repalloc(fc->pages_seen, sizeof(BlockNumber) * (fc->npages_seen + 64)) :
-				palloc(sizeof(BlockNumber) * 64);
-		fc->pages_seen[fc->npages_seen++] = lblk;
+		ScbfCheckAddPage(fc, lblk);
 		ledger = ScbfPageGetLedger(page);
+		if (((PageHeader) page)->pd_lower <
+			MAXALIGN(SizeOfPageHeaderData) +
+			MAXALIGN(sizeof(ScbfLedgerPageData)) + esz * ledger->nentries)
+			ScbfCheckProblem(fc, lblk,
+							 "Ledger page %u of filter %u of segment %u keeps entries above pd_lower (%u): WAL replay would lose them.",
+							 lblk, serial, segno, ((PageHeader) page)->pd_lower);
 		for (i = 0; i < ledger->nentries; i++)
 		{
 			const char *e = ScbfPageGetEntries(page) + esz * i;
@@ -229,15 +402,15 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 
 			if (tid == SCBF_TID_TOMBSTONE)
 			{
-				fc->tombstones++;
+				tombstones++;
 				continue;
 			}
 			if (ScbfTidRelBlock(tid) >= state->pages_per_segment ||
 				ScbfTidOffset(tid) < FirstOffsetNumber ||
 				ScbfTidOffset(tid) > MaxHeapTuplesPerPage)
 				ScbfCheckProblem(fc, lblk,
-								 "Ledger entry %d of filter %u of segment %u has an impossible TID (%u,%u).",
-								 i, serial, segno, ScbfTidRelBlock(tid),
+								 "Entry %d of ledger page %u of filter %u of segment %u has an impossible TID (%u,%u) (block relative to the segment).",
+								 i, lblk, serial, segno, ScbfTidRelBlock(tid),
 								 ScbfTidOffset(tid));
 			live++;
 			for (c = 0; c < ncols; c++)
@@ -250,6 +423,12 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 			}
 			memcpy(entries + esz * nentries++, e, esz);
 		}
+		fc->tombstones += tombstones;
+		if (tombstones != ledger->ntombstones)
+			ScbfCheckProblem(fc, lblk,
+							 "Ledger page %u of filter %u of segment %u says %u of its entries are removed, %u are.",
+							 lblk, serial, segno, ledger->ntombstones,
+							 tombstones);
 		if (ledger->flags & SCBF_LEDGER_ROOM)
 			nroom++;
 		else if (ledger->next != 0)
@@ -259,22 +438,27 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 		lblk = ledger->next;
 		UnlockReleaseBuffer(buf);
 	}
+	bms_free(visited);
 	fc->entries = nentries;
 	if (fc->problem == NULL)
 	{
 		if (last != head->ledger_tail)
 			ScbfCheckProblem(fc, headblk,
-							 "Filter %u of segment %u says its ledger ends at block %u, it ends at %u.",
+							 "Filter %u of segment %u says its ledger ends at block %u, it ends at block %u.",
 							 serial, segno, head->ledger_tail, last);
-		if (npages != head->nledger_pages)
+		else if (npages != head->nledger_pages)
 			ScbfCheckProblem(fc, headblk,
 							 "Filter %u of segment %u says its ledger has %u pages, it has %u.",
 							 serial, segno, head->nledger_pages, npages);
-		if (sealed != head->nsealed)
+		else if (sealed != head->nsealed)
 			ScbfCheckProblem(fc, headblk,
-							 "Filter %u of segment %u counts %u entries on its sealed ledger pages, there are %llu.",
+							 "Filter %u of segment %u counts %u live entries on its sealed ledger pages, there are %llu.",
 							 serial, segno, head->nsealed,
 							 (unsigned long long) sealed);
+		else if (head->state == SCBF_FILTER_GROWING && nentries > 0)
+			ScbfCheckProblem(fc, headblk,
+							 "Filter %u of segment %u is growing, which scans skip, yet its ledger holds %d entries.",
+							 serial, segno, nentries);
 	}
 
 	/* the room list: ledger pages of this filter, flagged, each once */
@@ -295,7 +479,7 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 			if (!member || ++n > nroom)
 			{
 				ScbfCheckProblem(fc, rblk,
-								 "The room list of filter %u of segment %u reaches block %u, which is not one of its ledger pages with room (or is reached twice).",
+								 "The room list of filter %u of segment %u reaches block %u, which is not one of its ledger pages with room, or reaches it twice.",
 								 serial, segno, rblk);
 				break;
 			}
@@ -316,17 +500,21 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 							 serial, segno, nroom, n);
 	}
 
-	/* counters against what the ledger implies */
+	/*
+	 * Counters against what the ledger implies: recount the filter in memory
+	 * as ScbfRecountFilter would, then compare counter by counter.
+	 */
 	if (fc->problem == NULL && head->state != SCBF_FILTER_GROWING)
 	{
+		uint8	   *expect = palloc0(nbytes * nblocks);
+		uint16	   *enonzero = palloc0(sizeof(uint16) * SCBF_FILTER_MAX_K * nblocks);
+		uint32	   *esat = palloc0(sizeof(uint32) * nblocks);
+		bool		trusted = !(head->flags & SCBF_FILTER_RECOUNT);
 		ScbfKeyPos *kp;
 		uint16	   *kblk;
 		int		   *order;
 		uint32		idx;
 
-		expect = palloc0(nbytes * nblocks);
-		enonzero = palloc0(sizeof(uint16) * SCBF_FILTER_MAX_K * nblocks);
-		esat = palloc0(sizeof(uint32) * nblocks);
 		ScbfPlaceEntries(state, entries, nentries, nblocks, &kp, &kblk,
 						 &order);
 		for (i = 0; i < nentries * ncols; i++)
@@ -342,10 +530,12 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 				if (a < x)
 				{
 					fc->low++;
-					ScbfCheckProblem(fc, head->blocks[b],
-									 "Counter %u of slice %u of block %d of filter %u of segment %u is %u, its ledger implies at least %u.",
-									 idx % state->geom.m, idx / state->geom.m,
-									 b, serial, segno, a, x);
+					if (trusted)
+						ScbfCheckProblem(fc, head->blocks[b],
+										 "Counter %u of slice %u of block %d of filter %u of segment %u is %u, its ledger implies at least %u: a row could be missed.",
+										 idx % state->geom.m,
+										 idx / state->geom.m, b, serial,
+										 segno, a, x);
 				}
 				else if (a > x)
 					fc->stale++;
@@ -376,20 +566,52 @@ typedef struct ScbfVerifyState
 	Relation	heap;
 	ScbfState  *state;
 	bool		heapallindexed;
-	bool		accounting;		/* light pass: account for every page */
-	Bitmapset  *seen;			/* blocks reached through the structure */
-	MemoryContext cxt;			/* where "seen" lives */
-	uint64		stale;
+
+	/* light pass */
+	bool		accounting;		/* claim pages and count */
+	uint32	   *owner;			/* per block: segno + 1 of the segment that
+								 * reaches it, or SCBF_OWNER_* */
+	BlockNumber nowner;
+	uint64		stale;			/* counters above the ledger */
+	uint64		recount;		/* filters awaiting a recount, counters low */
 	uint64		entries;
 
-	/* heapallindexed: the entries of the segment being compared */
-	int64		cursegno;
-	char	   *segentries;		/* sorted by TID */
+	/* the segment just checked */
+	Bitmapset  *segpages;		/* pages it reaches */
+	char	   *segentries;		/* its live entries, sorted by TID when
+								 * collected for heapallindexed */
 	int			nsegentries;
 	MemoryContext segcxt;
+
+	/* heapallindexed */
+	int64		cursegno;
 	MemoryContext tmpcxt;
 	uint64		heaptuples;
 } ScbfVerifyState;
+
+/*
+ * Report corruption of the index's structure (first problem found).
+ */
+static void
+ScbfVerifyCorrupt(ScbfVerifyState *vs, BlockNumber blkno, const char *fmt,...)
+pg_attribute_printf(3, 4);
+
+static void
+ScbfVerifyCorrupt(ScbfVerifyState *vs, BlockNumber blkno, const char *fmt,...)
+{
+	va_list		ap;
+	char		buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at block %u",
+					RelationGetRelationName(vs->index), blkno),
+			 errdetail("%s", buf),
+			 errhint("REINDEX the index.")));
+}
 
 /*
  * Report corruption found in segment segno.
@@ -403,19 +625,193 @@ ScbfVerifyReport(ScbfVerifyState *vs, uint32 segno, ScbfFilterCheck *fc)
 					RelationGetRelationName(vs->index), segno,
 					fc->problem_blk),
 			 errdetail("%s", fc->problem),
-			 errhint("Rebuild the segment with scbf_rebuild(), or REINDEX the index.")));
+			 errhint("Rebuild the segment with scbf_rebuild(index, %u, 'heap'), or REINDEX the index.",
+					 segno)));
 }
 
 /*
- * Check one segment's chain; with collect, gather its live entries into
- * vs->segentries.  Returns false (without reporting) if the chain changed
- * under the check, true otherwise; corruption is reported.
+ * Mark block blkno as owned by owner (SCBF_OWNER_FIXED or segno + 1),
+ * growing the map if the index grew.  Returns the previous owner.
  */
-static bool
+static uint32
+ScbfVerifyClaim(ScbfVerifyState *vs, BlockNumber blkno, uint32 owner)
+{
+	uint32		prev;
+
+	if (blkno >= vs->nowner)
+	{
+		BlockNumber newsize = Max(blkno + 1, vs->nowner * 2);
+
+		vs->owner = repalloc_huge(vs->owner, sizeof(uint32) * newsize);
+		memset(vs->owner + vs->nowner, 0,
+			   sizeof(uint32) * (newsize - vs->nowner));
+		vs->nowner = newsize;
+	}
+	prev = vs->owner[blkno];
+	vs->owner[blkno] = owner;
+	return prev;
+}
+
+/*
+ * Check the metapage against itself, the index definition and the cached
+ * state, then the directory map and every directory entry.  Raises
+ * ERRCODE_INDEX_CORRUPTED on the first problem.  Directory entries are
+ * read under a share lock of their page, so each is seen whole.
+ */
+static void
+ScbfVerifyMeta(ScbfVerifyState *vs)
+{
+	Relation	index = vs->index;
+	ScbfState  *state = vs->state;
+	BlockNumber nindex = RelationGetNumberOfBlocks(index);
+	Buffer		buf;
+	Page		page;
+	ScbfMetaPageData *meta;
+	scbf_filter_geometry geom;
+	BlockNumber *dirpages;
+	uint32		ndirpages;
+	uint32		d;
+
+	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	ScbfCheckMetaPage(index, page);
+	meta = ScbfPageGetMeta(page);
+	geom.k = meta->k;
+	geom.m = meta->slice_counters;
+
+	if (meta->pages_per_segment < SCBF_MIN_PAGES_PER_SEGMENT)
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage says segments have %u pages, fewer than %d.",
+						  meta->pages_per_segment, SCBF_MIN_PAGES_PER_SEGMENT);
+	if (!(meta->target_fpr >= SCBF_MIN_FPR && meta->target_fpr <= SCBF_MAX_FPR))
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage's false-positive rate %g is out of range.",
+						  meta->target_fpr);
+	if (meta->counter_bits != SCBF_FILTER_COUNTER_BITS)
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage says counters have %u bits, not %d.",
+						  meta->counter_bits, SCBF_FILTER_COUNTER_BITS);
+	if (meta->k != scbf_filter_optimal_k(meta->target_fpr))
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage says filters have %u slices, the false-positive rate %g implies %d.",
+						  meta->k, meta->target_fpr,
+						  scbf_filter_optimal_k(meta->target_fpr));
+	if (meta->block_capacity != scbf_filter_block_capacity(&geom, meta->target_fpr))
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage says a block holds %u keys, its geometry implies %u.",
+						  meta->block_capacity,
+						  scbf_filter_block_capacity(&geom, meta->target_fpr));
+	if (meta->ncols != IndexRelationGetNumberOfKeyAttributes(index))
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage says the index has %u columns, its definition %d.",
+						  meta->ncols, IndexRelationGetNumberOfKeyAttributes(index));
+	if (meta->pages_per_segment != state->pages_per_segment ||
+		meta->ncols != state->ncols || meta->k != state->geom.k ||
+		meta->slice_counters != state->geom.m ||
+		meta->block_capacity != state->block_capacity ||
+		meta->target_fpr != state->target_fpr ||
+		meta->hash_seed != state->hash_seed)
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage's layout changed since this session first read it.");
+	if (((PageHeader) page)->pd_lower <
+		MAXALIGN(SizeOfPageHeaderData) + offsetof(ScbfMetaPageData, dirpages) +
+		sizeof(BlockNumber) * meta->ndirpages)
+		ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						  "The metapage's directory map lies above pd_lower (%u): WAL replay would lose it.",
+						  ((PageHeader) page)->pd_lower);
+
+	ndirpages = meta->ndirpages;
+	dirpages = palloc(sizeof(BlockNumber) * Max(ndirpages, 1));
+	memcpy(dirpages, meta->dirpages, sizeof(BlockNumber) * ndirpages);
+	UnlockReleaseBuffer(buf);
+
+	(void) ScbfVerifyClaim(vs, SCBF_METAPAGE_BLKNO, SCBF_OWNER_FIXED);
+	for (d = 0; d < ndirpages; d++)
+	{
+		ScbfSegEntry *dir;
+		uint32		slot;
+
+		CHECK_FOR_INTERRUPTS();
+		if (dirpages[d] == SCBF_METAPAGE_BLKNO || dirpages[d] >= nindex)
+			ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
+							  "The metapage maps directory page %u to block %u, which the index does not have.",
+							  d, dirpages[d]);
+		if (ScbfVerifyClaim(vs, dirpages[d], SCBF_OWNER_FIXED) != SCBF_OWNER_NONE)
+			ScbfVerifyCorrupt(vs, dirpages[d],
+							  "The metapage maps two directory pages to block %u.",
+							  dirpages[d]);
+		buf = ReadBuffer(index, dirpages[d]);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) ||
+			((PageHeader) page)->pd_special !=
+			BLCKSZ - MAXALIGN(sizeof(ScbfPageOpaqueData)) ||
+			ScbfPageGetOpaque(page)->page_id != SCBF_PAGE_ID ||
+			ScbfPageGetType(page) != SCBF_PAGE_DIRECTORY ||
+			ScbfPageGetOpaque(page)->blkidx != (uint16) d)
+			ScbfVerifyCorrupt(vs, dirpages[d],
+							  "Block %u is not directory page %u.",
+							  dirpages[d], d);
+		if (((PageHeader) page)->pd_lower <
+			MAXALIGN(SizeOfPageHeaderData) +
+			sizeof(ScbfSegEntry) * SCBF_DIR_ENTRIES_PER_PAGE)
+			ScbfVerifyCorrupt(vs, dirpages[d],
+							  "Directory page %u keeps entries above pd_lower (%u): WAL replay would lose them.",
+							  d, ((PageHeader) page)->pd_lower);
+
+		dir = ScbfPageGetDir(page);
+		for (slot = 0; slot < SCBF_DIR_ENTRIES_PER_PAGE; slot++)
+		{
+			ScbfSegEntry *e = &dir[slot];
+			uint32		segno = d * SCBF_DIR_ENTRIES_PER_PAGE + slot;
+			const char *bad = NULL;
+
+			if (ScbfSegEntryIsEmpty(e))
+			{
+				if (e->tail != 0 || e->nfilters != 0 || e->head_serial != 0 ||
+					e->tail_serial != 0 || e->next_serial != 0 ||
+					(e->flags & ~SCBF_SEG_EMPTY) != 0)
+					bad = "it has no first filter, yet its other fields are not zero";
+			}
+			else if (e->flags != 0)
+				bad = "it has a chain, yet it has flags";
+			else if (e->head >= nindex || e->tail == 0 || e->tail >= nindex)
+				bad = "its first or last filter is a block the index does not have";
+			else if (e->nfilters < 1 || e->head_serial < 1 ||
+					 e->head_serial > e->tail_serial ||
+					 e->tail_serial >= e->next_serial)
+				bad = "its filter count or serials are impossible";
+			else if ((e->nfilters == 1) !=
+					 (e->head == e->tail && e->head_serial == e->tail_serial))
+				bad = "its filter count disagrees with its first and last filters";
+			else if (e->nfilters > (uint32) (e->tail_serial - e->head_serial) + 1)
+				bad = "it counts more filters than serials between its first and last";
+			if (bad != NULL)
+				ScbfVerifyCorrupt(vs, dirpages[d],
+								  "The directory entry of segment %u (slot %u of directory page %u) is impossible: %s (first filter %u at block %u, last filter %u at block %u, %u filters, next serial %u, flags 0x%04X).",
+								  segno, slot, d, bad, e->head_serial, e->head,
+								  e->tail_serial, e->tail, e->nfilters,
+								  e->next_serial, e->flags);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(dirpages);
+}
+
+/*
+ * Check one segment's chain once, from directory entry seg.  Collects the
+ * pages it reaches in vs->segpages and its live entries in
+ * vs->segentries.  Returns NULL if all is well, else the first problem
+ * (in *fc): the caller decides whether it is corruption or a change under
+ * the check.
+ */
+static ScbfFilterCheck *
 ScbfVerifySegmentOnce(ScbfVerifyState *vs, uint32 segno,
-					  const ScbfSegEntry *seg, bool collect, bool final)
+					  const ScbfSegEntry *seg, ScbfFilterCheck *fc)
 {
 	ScbfState  *state = vs->state;
+	BlockNumber segstart = segno * state->pages_per_segment;
 	BlockNumber blk = seg->head;
 	uint32		serial = seg->head_serial;
 	uint32		last_serial = 0;
@@ -423,10 +819,15 @@ ScbfVerifySegmentOnce(ScbfVerifyState *vs, uint32 segno,
 	BlockNumber tailblk = InvalidBlockNumber;
 	uint32		tailserial = 0;
 	uint16		tailstate = 0;
-	Bitmapset  *seen = NULL;
+	uint16		maxrel = 0;
+	bool		anyentry = false;
 	char	   *all = NULL;
 	int			nall = 0;
-	ScbfFilterCheck fc;
+	int			i;
+
+	vs->segpages = NULL;
+	vs->segentries = NULL;
+	vs->nsegentries = 0;
 
 	while (blk != 0)
 	{
@@ -434,119 +835,148 @@ ScbfVerifySegmentOnce(ScbfVerifyState *vs, uint32 segno,
 
 		if (nfilters > 0 && serial <= last_serial)
 		{
-			memset(&fc, 0, sizeof(fc));
-			ScbfCheckProblem(&fc, blk,
+			memset(fc, 0, sizeof(ScbfFilterCheck));
+			ScbfCheckProblem(fc, blk,
 							 "Segment %u's chain goes from filter %u to filter %u: serials must increase.",
 							 segno, last_serial, serial);
-			if (!final)
-				return false;
-			ScbfVerifyReport(vs, segno, &fc);
+			return fc;
 		}
-		ScbfCheckFilter(vs->index, state, segno, blk, serial, collect, &fc);
-		if (fc.problem != NULL)
+		ScbfCheckFilter(vs->index, state, segno, blk, serial, true, fc);
+		if (fc->problem != NULL)
+			return fc;
+		if (nfilters > 0 && fc->state == SCBF_FILTER_DROPPING)
 		{
-			if (!final)
-				return false;
-			ScbfVerifyReport(vs, segno, &fc);
+			ScbfCheckProblem(fc, blk,
+							 "Filter %u of segment %u is being dropped, yet it is not the first of its chain.",
+							 serial, segno);
+			return fc;
 		}
-		if (nfilters > 0 && tailstate != SCBF_FILTER_CLOSED &&
-			tailstate != SCBF_FILTER_DROPPING && tailstate != SCBF_FILTER_GROWING)
+		if (nfilters > 0 && tailstate == SCBF_FILTER_ACTIVE)
 		{
-			ScbfCheckProblem(&fc, tailblk,
-							 "Filter %u of segment %u is %s, yet a newer filter follows it.",
-							 tailserial, segno,
-							 tailstate == SCBF_FILTER_ACTIVE ? "active" : "in an unknown state");
-			if (!final)
-				return false;
-			ScbfVerifyReport(vs, segno, &fc);
+			ScbfCheckProblem(fc, tailblk,
+							 "Filter %u of segment %u is active, yet a newer filter follows it.",
+							 tailserial, segno);
+			return fc;
 		}
 
-		/* pages reachable twice */
-		for (b = 0; b < fc.nblocks; b++)
+		/* pages reachable twice within the segment */
+		for (b = 0; b < fc->nblocks + fc->npages_seen; b++)
 		{
-			if (bms_is_member(fc.blocks[b], seen) ||
-				(vs->accounting && bms_is_member(fc.blocks[b], vs->seen)))
+			BlockNumber p = (b < fc->nblocks) ? fc->blocks[b] :
+				fc->pages_seen[b - fc->nblocks];
+
+			if (bms_is_member(p, vs->segpages))
 			{
-				ScbfCheckProblem(&fc, fc.blocks[b],
-								 "Block %u is reached twice (block %d of filter %u of segment %u).",
-								 fc.blocks[b], b, serial, segno);
-				if (!final)
-					return false;
-				ScbfVerifyReport(vs, segno, &fc);
+				ScbfCheckProblem(fc, p,
+								 "Block %u is reached twice in segment %u (the second time from filter %u).",
+								 p, segno, serial);
+				return fc;
 			}
-			seen = bms_add_member(seen, fc.blocks[b]);
-		}
-		for (b = 0; b < fc.npages_seen; b++)
-		{
-			if (bms_is_member(fc.pages_seen[b], seen) ||
-				(vs->accounting && bms_is_member(fc.pages_seen[b], vs->seen)))
-			{
-				ScbfCheckProblem(&fc, fc.pages_seen[b],
-								 "Block %u is reached twice (ledger of filter %u of segment %u).",
-								 fc.pages_seen[b], serial, segno);
-				if (!final)
-					return false;
-				ScbfVerifyReport(vs, segno, &fc);
-			}
-			seen = bms_add_member(seen, fc.pages_seen[b]);
+			vs->segpages = bms_add_member(vs->segpages, p);
 		}
 
-		vs->stale += fc.stale;
-		vs->entries += fc.entries;
-		if (collect && fc.necopy > 0)
+		if (fc->low > 0)
+			vs->recount++;
+		vs->stale += fc->stale;
+		vs->entries += fc->entries;
+		if (fc->necopy > 0)
 		{
-			all = all ? repalloc_huge(all, state->entry_size * (nall + fc.necopy)) :
-				palloc(state->entry_size * fc.necopy);
-			memcpy(all + state->entry_size * nall, fc.ecopy,
-				   state->entry_size * fc.necopy);
-			nall += fc.necopy;
+			all = all ? repalloc_huge(all, state->entry_size * (nall + fc->necopy)) :
+				palloc(state->entry_size * fc->necopy);
+			memcpy(all + state->entry_size * nall, fc->ecopy,
+				   state->entry_size * fc->necopy);
+			nall += fc->necopy;
 		}
 		nfilters++;
 		last_serial = serial;
 		tailblk = blk;
 		tailserial = serial;
-		tailstate = fc.state;
-		blk = fc.next;
-		serial = fc.next_serial;
+		tailstate = fc->state;
+		blk = fc->next;
+		serial = fc->next_serial;
 	}
 
-	memset(&fc, 0, sizeof(fc));
+	memset(fc, 0, sizeof(ScbfFilterCheck));
 	if (nfilters != seg->nfilters)
-		ScbfCheckProblem(&fc, seg->head,
+		ScbfCheckProblem(fc, seg->head,
 						 "Segment %u's directory entry counts %u filters, its chain has %u.",
 						 segno, seg->nfilters, nfilters);
 	else if (tailblk != seg->tail || tailserial != seg->tail_serial)
-		ScbfCheckProblem(&fc, seg->tail,
-						 "Segment %u's directory entry names filter %u at block %u as its tail, the chain ends at filter %u at block %u.",
+		ScbfCheckProblem(fc, seg->tail,
+						 "Segment %u's directory entry names filter %u at block %u as its last, the chain ends at filter %u at block %u.",
 						 segno, seg->tail_serial, seg->tail, tailserial, tailblk);
-	else if (tailserial >= seg->next_serial)
-		ScbfCheckProblem(&fc, seg->tail,
-						 "Segment %u hands out serial %u next, but already has filter %u.",
-						 segno, seg->next_serial, tailserial);
 	else if (tailstate != SCBF_FILTER_ACTIVE && tailstate != SCBF_FILTER_GROWING)
-		ScbfCheckProblem(&fc, seg->tail,
-						 "The tail filter %u of segment %u is not active.",
+		ScbfCheckProblem(fc, seg->tail,
+						 "The last filter %u of segment %u is neither active nor growing: inserts have nowhere to go.",
 						 tailserial, segno);
-	if (fc.problem != NULL)
+	if (fc->problem != NULL)
+		return fc;
+
+	/* every entry's TID lies within the table, which cannot shrink now */
+	for (i = 0; i < nall; i++)
 	{
-		if (!final)
-			return false;
-		ScbfVerifyReport(vs, segno, &fc);
+		uint16		rel = ScbfTidRelBlock(ScbfEntryGetTid(all + state->entry_size * i));
+
+		if (rel >= maxrel)
+		{
+			maxrel = rel;
+			anyentry = true;
+		}
+	}
+	if (anyentry && segstart + maxrel >= RelationGetNumberOfBlocks(vs->heap))
+	{
+		ScbfCheckProblem(fc, seg->head,
+						 "Segment %u has a ledger entry for heap block %u, past the end of table \"%s\".",
+						 segno, segstart + maxrel,
+						 RelationGetRelationName(vs->heap));
+		return fc;
 	}
 
-	if (vs->accounting)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(vs->cxt);
+	vs->segentries = all;
+	vs->nsegentries = nall;
+	return NULL;
+}
 
-		vs->seen = bms_add_members(vs->seen, seen);
-		MemoryContextSwitchTo(oldcxt);
-	}
-	if (collect)
+/*
+ * In the light pass, claim the pages segment segno reaches (vs->segpages).
+ * A page another segment claimed earlier may have been freed and reused
+ * since (a concurrent consolidation): that segment is then checked again,
+ * and only if it still reaches the page is the page reached twice.
+ */
+static void ScbfVerifySegment(ScbfVerifyState *vs, uint32 segno, bool sort);
+
+static void
+ScbfVerifyClaimSegment(ScbfVerifyState *vs, uint32 segno)
+{
+	Bitmapset  *mine = bms_copy(vs->segpages);
+	int			p = -1;
+
+	while ((p = bms_next_member(mine, p)) >= 0)
 	{
-		vs->segentries = all;
-		vs->nsegentries = nall;
+		uint32		prev = ScbfVerifyClaim(vs, (BlockNumber) p, segno + 1);
+
+		if (prev == SCBF_OWNER_NONE || prev == segno + 1)
+			continue;
+		if (prev != SCBF_OWNER_FIXED)
+		{
+			bool		accounting = vs->accounting;
+			bool		still;
+
+			/* check the other segment again, without counting it twice */
+			vs->accounting = false;
+			ScbfVerifySegment(vs, prev - 1, false);
+			vs->accounting = accounting;
+			still = bms_is_member(p, vs->segpages);
+			if (!still)
+				continue;
+		}
+		ScbfVerifyCorrupt(vs, (BlockNumber) p,
+						  "Block %u is reached from segment %u and from %s.",
+						  (BlockNumber) p, segno,
+						  prev == SCBF_OWNER_FIXED ? "the metapage's directory map" :
+						  psprintf("segment %u", prev - 1));
 	}
-	return true;
+	bms_free(mine);
 }
 
 /*
@@ -562,41 +992,64 @@ ScbfCmpEntryTid(const void *a, const void *b)
 }
 
 /*
- * Check one segment, again and again while its chain changes under the
- * check (a concurrent chaining or consolidation), and report corruption
- * that persists.  With collect, leave its entries, sorted by TID, in
- * vs->segentries.
+ * Check segment segno, again while problems come and go under us (a
+ * concurrent chaining or consolidation changes its chain), and report a
+ * problem that persists: seen on the last attempt, or twice in a row with
+ * the same directory entry.  Leaves the pages the segment reaches in
+ * vs->segpages and its entries in vs->segentries (sorted by TID if sort).
+ * With vs->accounting, counts its entries and stale counters.
  */
 static void
-ScbfVerifySegment(ScbfVerifyState *vs, uint32 segno, bool collect)
+ScbfVerifySegment(ScbfVerifyState *vs, uint32 segno, bool sort)
 {
+	ScbfSegEntry prevseg;
+	char	   *prevproblem = NULL;
 	int			attempt;
 
+	memset(&prevseg, 0, sizeof(prevseg));
 	for (attempt = 0; attempt < SCBF_VERIFY_RETRIES; attempt++)
 	{
 		ScbfSegEntry seg;
-		bool		final = (attempt == SCBF_VERIFY_RETRIES - 1);
+		ScbfFilterCheck fc;
+		ScbfFilterCheck *problem;
 		uint64		stale = vs->stale;
+		uint64		recount = vs->recount;
 		uint64		entries = vs->entries;
 
+		CHECK_FOR_INTERRUPTS();
+		vs->segpages = NULL;
 		vs->segentries = NULL;
 		vs->nsegentries = 0;
 		if (!ScbfGetSegEntry(vs->index, vs->state, segno, &seg))
 			return;
-		if (ScbfVerifySegmentOnce(vs, segno, &seg, collect, final))
+		problem = ScbfVerifySegmentOnce(vs, segno, &seg, &fc);
+		if (!vs->accounting)
 		{
-			if (collect && vs->nsegentries > 1)
+			vs->stale = stale;
+			vs->recount = recount;
+			vs->entries = entries;
+		}
+		if (problem == NULL)
+		{
+			if (sort && vs->nsegentries > 1)
 				qsort(vs->segentries, vs->nsegentries, vs->state->entry_size,
 					  ScbfCmpEntryTid);
 			return;
 		}
 		vs->stale = stale;
+		vs->recount = recount;
 		vs->entries = entries;
+		if (attempt == SCBF_VERIFY_RETRIES - 1 ||
+			(prevproblem != NULL && strcmp(prevproblem, problem->problem) == 0 &&
+			 memcmp(&prevseg, &seg, sizeof(ScbfSegEntry)) == 0))
+			ScbfVerifyReport(vs, segno, problem);
+		prevproblem = problem->problem;
+		prevseg = seg;
 	}
 }
 
 /*
- * ScbfForEachSegment callback of the light check.
+ * ScbfForEachSegment callback of the light pass.
  */
 static void
 ScbfVerifySegmentCb(Relation index, ScbfState *state, uint32 segno,
@@ -606,6 +1059,7 @@ ScbfVerifySegmentCb(Relation index, ScbfState *state, uint32 segno,
 	MemoryContext oldcxt = MemoryContextSwitchTo(vs->segcxt);
 
 	ScbfVerifySegment(vs, segno, false);
+	ScbfVerifyClaimSegment(vs, segno);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(vs->segcxt);
 }
@@ -620,6 +1074,8 @@ ScbfVerifyHasEntry(ScbfVerifyState *vs, const char *entry)
 	Size		esz = vs->state->entry_size;
 	char	   *found;
 
+	if (vs->nsegentries == 0)
+		return false;
 	found = bsearch(entry, vs->segentries, vs->nsegentries, esz,
 					ScbfCmpEntryTid);
 	if (found == NULL)
@@ -636,6 +1092,21 @@ ScbfVerifyHasEntry(ScbfVerifyState *vs, const char *entry)
 }
 
 /*
+ * Read segment segno again into vs->segentries, sorted, in the segment
+ * context (heapallindexed).
+ */
+static void
+ScbfVerifyLoadSegment(ScbfVerifyState *vs, uint32 segno)
+{
+	MemoryContext oldcxt;
+
+	MemoryContextReset(vs->segcxt);
+	oldcxt = MemoryContextSwitchTo(vs->segcxt);
+	ScbfVerifySegment(vs, segno, true);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
  * Heap scan callback of heapallindexed: the tuple must have its entry.
  */
 static void
@@ -645,20 +1116,20 @@ ScbfVerifyHeapCallback(Relation index, ItemPointer tid, Datum *values,
 	ScbfVerifyState *vs = (ScbfVerifyState *) arg;
 	ScbfState  *state = vs->state;
 	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumber(tid);
 	uint32		segno = blkno / state->pages_per_segment;
 	char		entry[ScbfEntrySize(INDEX_MAX_KEYS)];
 	MemoryContext oldcxt;
 	ScbfSegEntry seg;
+	StringInfoData hashes;
 	int			c;
 
 	vs->heaptuples++;
 	if (segno >= SCBF_MAX_SEGMENTS)
-		return;					/* unindexed by design */
+		return;					/* unindexed by design: scans read it whole */
 
 	oldcxt = MemoryContextSwitchTo(vs->tmpcxt);
-	ScbfEntrySetTid(entry,
-					ScbfTidMake(blkno % state->pages_per_segment,
-								ItemPointerGetOffsetNumber(tid)));
+	ScbfEntrySetTid(entry, ScbfTidMake(blkno % state->pages_per_segment, off));
 	for (c = 0; c < state->ncols; c++)
 		ScbfEntrySetHash(entry, c, isnull[c] ? SCBF_NULL_HASH :
 						 ScbfHashDatum(index, c, values[c]));
@@ -667,23 +1138,18 @@ ScbfVerifyHeapCallback(Relation index, ItemPointer tid, Datum *values,
 
 	if (segno != vs->cursegno)
 	{
-		MemoryContextReset(vs->segcxt);
-		oldcxt = MemoryContextSwitchTo(vs->segcxt);
-		ScbfVerifySegment(vs, segno, true);
-		MemoryContextSwitchTo(oldcxt);
+		ScbfVerifyLoadSegment(vs, segno);
 		vs->cursegno = segno;
 	}
 	if (ScbfVerifyHasEntry(vs, entry))
 		return;
 
 	/*
-	 * Not in what we read: the entry may have moved (a consolidation) or the
-	 * tuple may be newer than our copy.  Read the segment again.
+	 * Not in the copy we read: the entry may have moved to a filter we had
+	 * passed (a consolidation), or our copy may predate it.  Read the
+	 * segment again, the way the scan does (chain link after the ledger).
 	 */
-	MemoryContextReset(vs->segcxt);
-	oldcxt = MemoryContextSwitchTo(vs->segcxt);
-	ScbfVerifySegment(vs, segno, true);
-	MemoryContextSwitchTo(oldcxt);
+	ScbfVerifyLoadSegment(vs, segno);
 	if (ScbfVerifyHasEntry(vs, entry))
 		return;
 
@@ -691,19 +1157,78 @@ ScbfVerifyHeapCallback(Relation index, ItemPointer tid, Datum *values,
 		!(seg.flags & SCBF_SEG_EMPTY))
 		return;					/* no directory entry: scans read it whole */
 
+	initStringInfo(&hashes);
+	for (c = 0; c < state->ncols; c++)
+		appendStringInfo(&hashes, "%s%08X", c > 0 ? ", " : "",
+						 ScbfEntryGetHash(entry, c));
 	ereport(ERROR,
 			(errcode(ERRCODE_INDEX_CORRUPTED),
-			 errmsg("heap tuple (%u,%u) from table \"%s\" lacks a matching index entry in index \"%s\"",
-					blkno, ItemPointerGetOffsetNumber(tid),
-					RelationGetRelationName(vs->heap),
-					RelationGetRelationName(index)),
-			 errdetail("Segment %u has no ledger entry with this TID and the tuple's hash(es) (first column %08X).",
-					   segno, ScbfEntryGetHash(entry, 0)),
-			 errhint("Rebuild the segment with scbf_rebuild(source => 'heap'), or REINDEX the index.")));
+			 errmsg("index \"%s\" lacks an entry for heap tuple (%u,%u) of table \"%s\"",
+					RelationGetRelationName(index), blkno, off,
+					RelationGetRelationName(vs->heap)),
+			 (seg.flags & SCBF_SEG_EMPTY) ?
+			 errdetail("Segment %u is flagged empty, so scans skip it, but the tuple (hash %s) lives there.",
+					   segno, hashes.data) :
+			 errdetail("No ledger of segment %u (filters %u to %u, first at block %u) has an entry with TID (%u,%u) and hash %s.",
+					   segno, seg.head_serial, seg.tail_serial, seg.head,
+					   blkno, off, hashes.data),
+			 errhint("Rebuild the segment with scbf_rebuild(index, %u, 'heap'), or REINDEX the index.",
+					 segno)));
 }
 
 /*
- * Report pages that the structure does not reach and that are not free.
+ * Is block blkno, which the light pass did not reach, reachable now?  The
+ * index may have changed since its segment was checked (a new ledger page,
+ * a new filter, a consolidation moving pages around, a new directory
+ * page): check the segment the page names again, and claim what it reaches
+ * now, or re-read the directory map.
+ */
+static bool
+ScbfVerifyReachableNow(ScbfVerifyState *vs, BlockNumber blkno, Page page)
+{
+	ScbfPageOpaque opaque = ScbfPageGetOpaque(page);
+
+	if (((PageHeader) page)->pd_special !=
+		BLCKSZ - MAXALIGN(sizeof(ScbfPageOpaqueData)) ||
+		opaque->page_id != SCBF_PAGE_ID)
+		return false;
+
+	if (opaque->type == SCBF_PAGE_DIRECTORY)
+	{
+		uint32		d;
+
+		ScbfRefreshDirMap(vs->index, vs->state);
+		for (d = 0; d < vs->state->ndirpages; d++)
+			if (vs->state->dirpages[d] == blkno)
+			{
+				(void) ScbfVerifyClaim(vs, blkno, SCBF_OWNER_FIXED);
+				return true;
+			}
+		return false;
+	}
+
+	if ((opaque->type == SCBF_PAGE_FILTER || opaque->type == SCBF_PAGE_LEDGER) &&
+		opaque->segno < SCBF_MAX_SEGMENTS)
+	{
+		uint32		segno = opaque->segno;
+		MemoryContext oldcxt = MemoryContextSwitchTo(vs->segcxt);
+		int			p = -1;
+		bool		reached;
+
+		ScbfVerifySegment(vs, segno, false);
+		while ((p = bms_next_member(vs->segpages, p)) >= 0)
+			(void) ScbfVerifyClaim(vs, (BlockNumber) p, segno + 1);
+		reached = bms_is_member(blkno, vs->segpages);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(vs->segcxt);
+		return reached;
+	}
+	return false;
+}
+
+/*
+ * Report the pages that nothing reaches and that are not free.  A page
+ * the structure reaches now (it changed during the check) is not a leak.
  */
 static void
 ScbfVerifyLeaks(ScbfVerifyState *vs)
@@ -712,37 +1237,42 @@ ScbfVerifyLeaks(ScbfVerifyState *vs)
 	BlockNumber blkno;
 	BlockNumber nleaked = 0;
 	BlockNumber first = InvalidBlockNumber;
-	uint32		d;
-
-	for (d = 0; d < vs->state->ndirpages; d++)
-		vs->seen = bms_add_member(vs->seen, vs->state->dirpages[d]);
 
 	for (blkno = SCBF_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{
 		Buffer		buf;
+		Page		copy;
 
-		if (bms_is_member(blkno, vs->seen))
+		if (blkno < vs->nowner && vs->owner[blkno] != SCBF_OWNER_NONE)
 			continue;
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBuffer(vs->index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		if (!ScbfPageIsFree(BufferGetPage(buf)))
+		if (ScbfPageIsFree(BufferGetPage(buf)))
 		{
-			if (nleaked++ == 0)
-				first = blkno;
+			UnlockReleaseBuffer(buf);
+			continue;
 		}
+		copy = palloc(BLCKSZ);
+		memcpy(copy, BufferGetPage(buf), BLCKSZ);
 		UnlockReleaseBuffer(buf);
+		if (!ScbfVerifyReachableNow(vs, blkno, copy) && nleaked++ == 0)
+			first = blkno;
+		pfree(copy);
 	}
 	if (nleaked > 0)
 		ereport(NOTICE,
 				(errmsg("index \"%s\" has %u page(s) that nothing links to, the first at block %u",
 						RelationGetRelationName(vs->index), nleaked, first),
-				 errdetail("Such pages waste space but cannot cause a wrong answer; they are left by a crash in the middle of a multi-page change, or by concurrent changes during the check."),
+				 errdetail("Such pages waste space but cannot cause a wrong answer; they are left by a crash in the middle of a multi-page change."),
 				 errhint("REINDEX reclaims them.")));
 }
 
 /*
- * scbf_verify(index regclass, heapallindexed boolean DEFAULT false)
+ * scbf_verify(index regclass, heapallindexed boolean DEFAULT false): check
+ * the index as described in the file header.  Returns nothing; raises
+ * ERRCODE_INDEX_CORRUPTED on the first corruption found, NOTICEs for what
+ * is harmless.
  */
 Datum
 scbf_verify(PG_FUNCTION_ARGS)
@@ -761,35 +1291,48 @@ scbf_verify(PG_FUNCTION_ARGS)
 									  "scbf verify temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
 
-	/* an MVCC snapshot taken before the index is read (amcheck's rule) */
+	/*
+	 * An MVCC snapshot taken before the index is read (amcheck's rule):
+	 * every tuple it sees was fully indexed before we look (invariant I3).
+	 */
 	if (heapallindexed)
 		snapshot = RegisterSnapshot(GetTransactionSnapshot());
 
-	/* the metapage and the directory are checked on the way */
-	vs.cxt = CurrentMemoryContext;
+	/* the light pass: metapage, directory, every segment, leaks */
 	vs.state = ScbfGetState(vs.index);
-	ScbfRefreshDirMap(vs.index, vs.state);
+	vs.nowner = Max(RelationGetNumberOfBlocks(vs.index), 1);
+	vs.owner = MemoryContextAllocExtended(CurrentMemoryContext,
+										  sizeof(uint32) * vs.nowner,
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	ScbfVerifyMeta(&vs);
 	vs.accounting = true;
 	ScbfForEachSegment(vs.index, vs.state, ScbfVerifySegmentCb, &vs);
-	ScbfVerifyLeaks(&vs);
 	vs.accounting = false;
+	ScbfVerifyLeaks(&vs);
 
 	if (vs.stale > 0)
 		ereport(NOTICE,
-				(errmsg("index \"%s\" has %llu counter(s) above what its ledger implies",
+				(errmsg("index \"%s\" has %llu counter(s) above what its ledgers imply",
 						RelationGetRelationName(vs.index),
 						(unsigned long long) vs.stale),
 				 errdetail("Such counters cost false positives, never a wrong answer: saturated counters left by deletes, or the leftovers of an interrupted multi-column change."),
 				 errhint("VACUUM recounts filters with saturated counters; scbf_rebuild() recounts any segment.")));
+	if (vs.recount > 0)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" has %llu filter(s) awaiting a recount with counters below what their ledgers imply",
+						RelationGetRelationName(vs.index),
+						(unsigned long long) vs.recount),
+				 errdetail("Scans do not trust such filters and read their segments whole, so no row is missed."),
+				 errhint("VACUUM recounts them; so does scbf_rebuild().")));
 
 	if (heapallindexed)
 	{
 		IndexInfo  *indexInfo = BuildIndexInfo(vs.index);
 		TableScanDesc scan;
 
+		/* as verify_nbtree.c: an MVCC scan, no syncscan (block order) */
 		indexInfo->ii_Concurrent = true;
 		vs.cursegno = -1;
-		/* block order (no syncscan), so segments come one at a time */
 		scan = table_beginscan_strat(vs.heap, snapshot, 0, NULL, true, false);
 		table_index_build_scan(vs.heap, vs.index, indexInfo, true, false,
 							   ScbfVerifyHeapCallback, &vs, scan);
