@@ -403,6 +403,9 @@ typedef struct ScbfKeyPos
 /* ScbfApplyExtraKeys result bit: a touched block reached the FPR budget */
 #define SCBF_FULL_SEEN				0x100
 
+/* the budget of chained filters halves at most this many times */
+#define SCBF_CHAIN_TIGHTEN_MAX		6
+
 /* What ScbfFilterSummary reports about one filter */
 typedef struct ScbfFilterSummaryData
 {
@@ -528,11 +531,12 @@ extern void ScbfPlaceEntries(ScbfState *state, const char *entries, int n,
 extern int	ScbfApplyExtraKeys(Relation index, ScbfState *state,
 							   Buffer headbuf, const ScbfKeyPos *kp,
 							   const uint16 *kblk, const int *order, int n,
-							   int p, bool skip0, bool add);
+							   int p, bool skip0, bool add, double budget);
+extern double ScbfChainBudget(ScbfState *state, int nfilters);
 extern bool ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 						   const char *entries, int n, BlockNumber srcblk,
 						   uint32 srcsegno, uint32 srcserial,
-						   const uint16 *srcidx);
+						   const uint16 *srcidx, double budget);
 extern void ScbfCompactLedgerPage(Page page, ScbfState *state);
 
 /* scbfscan.c */

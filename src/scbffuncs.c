@@ -372,8 +372,6 @@ ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
 		bfpr = scbf_filter_state_fpr(filter->nonzero, &state->geom);
 		fi->fpr += bfpr / nblocks;
 		fi->worst_fpr = Max(fi->worst_fpr, bfpr);
-		if (bfpr >= state->target_fpr)
-			fi->full = true;
 		for (i = 0; i < state->geom.k; i++)
 		{
 			double		nz = Min(filter->nonzero[i], m - 0.5);
@@ -492,6 +490,10 @@ ScbfReadSegment(Relation index, ScbfState *state, uint32 segno,
 				ok = false;
 				break;
 			}
+			/* full: a block reached the budget of its place in the chain */
+			si->filters[si->nfilters].full =
+				si->filters[si->nfilters].worst_fpr >=
+				ScbfChainBudget(state, si->nfilters + 1);
 			si->nfilters++;
 			last_serial = serial;
 			blk = next;

@@ -33,6 +33,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -329,12 +331,13 @@ ScbfLockLedgerPage(Relation index, ScbfState *state, BlockNumber blkno,
  * changes the ledger, so a crash in between leaves counters too high, never
  * too low.  The caller holds the head (block 0) exclusively.  Returns the
  * OR of the scbf_filter_add/remove result bits, plus SCBF_FULL_SEEN when an
- * added-to block reached the FPR budget.
+ * added-to block's state FPR reached budget.
  */
 int
 ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 				   const ScbfKeyPos *kp, const uint16 *kblk,
-				   const int *order, int n, int p, bool skip0, bool add)
+				   const int *order, int n, int p, bool skip0, bool add,
+				   double budget)
 {
 	Page		headpage = BufferGetPage(headbuf);
 	int			ncols = state->ncols;
@@ -391,7 +394,7 @@ ScbfApplyExtraKeys(Relation index, ScbfState *state, Buffer headbuf,
 		if (xlog != NULL)
 		{
 			if (add && scbf_filter_state_fpr(filter->nonzero, &state->geom) >=
-				state->target_fpr)
+				budget)
 				result |= SCBF_FULL_SEEN;
 			GenericXLogFinish(xlog);
 			if (b != 0)
@@ -461,12 +464,13 @@ ScbfPlaceEntries(ScbfState *state, const char *entries, int n, int nblocks,
  * filter's counters are left alone; it is dropped afterwards.)
  *
  * Returns true if a block the entries went to reached the false-positive
- * budget: the caller then chains a new filter.
+ * budget (a state FPR of budget): the caller then chains a new filter.
  */
 bool
 ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 			   const char *entries, int n, BlockNumber srcblk,
-			   uint32 srcsegno, uint32 srcserial, const uint16 *srcidx)
+			   uint32 srcsegno, uint32 srcserial, const uint16 *srcidx,
+			   double budget)
 {
 	Page		headpage = BufferGetPage(headbuf);
 	ScbfPageOpaque opaque = ScbfPageGetOpaque(headpage);
@@ -498,7 +502,7 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 		/* multi-column keys in other blocks first (see file header) */
 		if (ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
 							   order + gstart, gend - gstart, p, false,
-							   true) & SCBF_FULL_SEEN)
+							   true, budget) & SCBF_FULL_SEEN)
 			full = true;
 
 		pos = gstart;
@@ -611,7 +615,7 @@ ScbfAddEntries(Relation index, ScbfState *state, Buffer headbuf,
 				tledger->flags &= ~SCBF_LEDGER_ROOM;
 			}
 			if (scbf_filter_state_fpr(ScbfPageGetFilter(ppage)->nonzero,
-									  &state->geom) >= state->target_fpr)
+									  &state->geom) >= budget)
 				full = true;
 			if (spage != NULL && done + chunk == n)
 				ScbfCompactLedgerPage(spage, state);
@@ -668,6 +672,22 @@ ScbfCompactLedgerPage(Page page, ScbfState *state)
 }
 
 /*
+ * The false-positive budget of the newest filter of a chain of nfilters:
+ * P for the first, then P/2, P/4, ... (the tightening of scalable Bloom
+ * filters), so a chain grown by inserts stays below 2P in all until VACUUM
+ * consolidates it into one filter sized for P.  The halving stops after
+ * SCBF_CHAIN_TIGHTEN_MAX steps: with k fixed, each step costs a filter
+ * about a tenth of its capacity.
+ */
+double
+ScbfChainBudget(ScbfState *state, int nfilters)
+{
+	int			steps = Min(Max(nfilters - 1, 0), SCBF_CHAIN_TIGHTEN_MAX);
+
+	return ldexp(state->target_fpr, -steps);
+}
+
+/*
  * Add one entry to segment segno: to the tail filter of its chain, creating
  * the segment first if needed, and chaining a new filter afterwards if the
  * tail reached its false-positive budget.
@@ -709,7 +729,8 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 				int			nblocks;
 
 				full = ScbfAddEntries(index, state, headbuf, entry, 1,
-									  InvalidBlockNumber, 0, 0, NULL);
+									  InvalidBlockNumber, 0, 0, NULL,
+									  ScbfChainBudget(state, seg.nfilters));
 				nblocks = filter->nblocks;
 				UnlockReleaseBuffer(headbuf);
 

@@ -304,7 +304,7 @@ ScbfRemoveEntries(Relation index, ScbfState *state, uint32 segno,
 		/* multi-column keys in third blocks, after the ledger record */
 		result = ScbfApplyExtraKeys(index, state, headbuf, kp, kblk,
 									order + gstart, gend - gstart, p, true,
-									false);
+									false, state->target_fpr);
 		if (ScbfRemoveFlags(result) &
 			~ScbfPageGetFilter(headpage)->flags)
 		{
@@ -726,7 +726,7 @@ ScbfMoveFilter(Relation index, ScbfState *state, uint32 segno,
 											  BUFFER_LOCK_EXCLUSIVE);
 
 			ScbfAddEntries(index, state, dstbuf, copy, n, lblk, segno, serial,
-						   idx);
+						   idx, state->target_fpr);
 			UnlockReleaseBuffer(dstbuf);
 		}
 
@@ -1375,7 +1375,7 @@ ScbfRebuildSegmentFromHeap(Relation index, Relation heap, ScbfState *state,
 										   BUFFER_LOCK_EXCLUSIVE);
 
 		ScbfAddEntries(index, state, headbuf, rs.entries, rs.n,
-					   InvalidBlockNumber, 0, 0, NULL);
+					   InvalidBlockNumber, 0, 0, NULL, state->target_fpr);
 		UnlockReleaseBuffer(headbuf);
 	}
 
