@@ -16,7 +16,8 @@ use ScbfTest;
 
 my $primary = new_node('primary', allows_streaming => 1);
 $primary->append_conf('postgresql.conf',
-	"wal_consistency_checking = 'generic'\nautovacuum = off\n");
+	"wal_consistency_checking = 'generic'\nautovacuum = off\n"
+	  . "wal_keep_size = '4GB'\nmax_wal_size = '1GB'\nshared_buffers = '32MB'\n");
 $primary->start;
 $primary->backup('bkp');
 
@@ -66,7 +67,7 @@ sub check_round
 $primary->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
 	CREATE TABLE tst (id int, a int, b text);
-	INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 20000) g;
+	INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 8000) g;
 	-- built on a filled table (WAL-logged at the end of the build)
 	CREATE INDEX tst_a ON tst USING scbf (a) WITH (pages_per_segment = 8);
 	-- built empty, grown by WAL-logged inserts
@@ -76,10 +77,10 @@ $primary->safe_psql('postgres',
 	'CREATE INDEX tst_ab ON tst USING scbf (b, a) WITH (pages_per_segment = 16, false_positive_rate = 0.001) WHERE id > 0');
 check_round('build');
 
-for my $i (1 .. 4)
+for my $i (1 .. 3)
 {
-	my $lo = 20000 + $i * 10000;
-	my $hi = $lo + 9999;
+	my $lo = 10000 + $i * 4000;
+	my $hi = $lo + 3999;
 	$primary->safe_psql('postgres',
 		"INSERT INTO tst SELECT g, CASE WHEN g % 50 = 0 THEN NULL ELSE g % 500 END, "
 		  . "CASE WHEN g % 31 = 0 THEN NULL ELSE 'b' || (g % 97) END "
@@ -97,10 +98,10 @@ for my $i (1 .. 4)
 $primary->safe_psql('postgres', q{
 	CREATE TABLE tst2 (k text);
 	CREATE INDEX tst2_k ON tst2 USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
-	INSERT INTO tst2 SELECT md5(g::text) FROM generate_series(1, 50000) g;
+	INSERT INTO tst2 SELECT md5(g::text) FROM generate_series(1, 30000) g;
 });
 $primary->wait_for_catchup($standby);
-my $q2 = "SELECT count(*) FROM tst2 WHERE k IN (md5('1'), md5('25000'), md5('49999'), md5('x'))";
+my $q2 = "SELECT count(*) FROM tst2 WHERE k IN (md5('1'), md5('15000'), md5('29999'), md5('x'))";
 is($standby->safe_psql('postgres', "SET enable_seqscan = off; $q2"), '3', 'chained index on the standby');
 $primary->safe_psql('postgres', "DELETE FROM tst2 WHERE k < '8'; VACUUM tst2;");
 $primary->wait_for_catchup($standby);

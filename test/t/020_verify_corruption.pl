@@ -1,0 +1,592 @@
+# scbf_verify() finds each kind of inconsistency it claims to find, in
+# pages broken on purpose: the node is stopped, bytes of the index's file
+# are overwritten (data checksums are off), and the node is started again,
+# as amcheck's own tests do.  For each case: what the verifier must say (an
+# ERROR with ERRCODE_INDEX_CORRUPTED naming the problem, or only a NOTICE
+# for what cannot cause a wrong answer), and that scans over the broken
+# pages end with ERRCODE_INDEX_CORRUPTED or a correct answer, never a crash
+# (where no reader can notice, as with a zeroed counter, the verifier is
+# the only defence: then the server must merely survive).
+#
+# Then: the verifier gives no false alarm while inserts chain filters and
+# VACUUM consolidates them under it, and it runs, with the other
+# diagnostics, on a hot standby, where scbf_rebuild() refuses to.
+#
+# Page layout (src/scbf.h; checked against the server below before use):
+#   page header 24 bytes, contents at 24, special space the last 16 bytes:
+#     segno u32 +0, serial u32 +4, blkidx u16 +8, type u8 +10, page id +14
+#   metapage at 24: magic u32, version u32, pages_per_segment u16 @32,
+#     ncols @34, k @36, counter_bits @38, slice_counters u32 @40
+#   directory entries from 24, 24 bytes each: head u32 +0, head_serial +4,
+#     tail +8, tail_serial +12, next_serial +16, nfilters u16 +20, flags +22
+#   filter page at 24: nonzero[16] u16 @24, nsaturated u32 @56, head only:
+#     nblocks u16 @60, nlinked @62, state @64, flags @66, next u32 @68,
+#     next_serial @72, ledger_head @76, ledger_tail @80, ledger_room @84,
+#     nledger_pages @88, nsealed @92, blocks[64] u32 @96;
+#     4-bit counters from 352 (counter c in byte c/2, even c low nibble)
+#   ledger page at 24: next u32 @24, nentries u16 @28, ntombstones @30,
+#     next_room u32 @32, flags u16 @36; entries from 40, each a u16 TID
+#     (block in segment << 9 | offset) and a u32 hash per column
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use lib 'test/t';
+use ScbfTest;
+
+my $BLCKSZ = 8192;
+my $SPECIAL = $BLCKSZ - 16;
+my $COUNTERS = 352;
+my $ENTRIES = 40;
+
+my $node = new_node('verify_corruption', allows_streaming => 1);
+$node->append_conf('postgresql.conf', "autovacuum = off\n");
+$node->start;
+is($node->safe_psql('postgres', 'SHOW data_checksums'),
+	'off', 'data checksums are off: pages can be edited in place');
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION scbf;
+	CREATE TABLE v (a int, b text) WITH (autovacuum_enabled = off);
+	INSERT INTO v SELECT g % 500, md5(g::text) FROM generate_series(1, 20000) g;
+	-- the right answers, from a copy without an index (with a broken
+	-- metapage, even the planning of a sequential scan on v fails)
+	CREATE TABLE v_copy AS SELECT * FROM v;
+});
+my $relpages = $node->safe_psql('postgres',
+	"SELECT pg_relation_size('v') / 8192");
+
+# ---- helpers ----
+
+sub q1 { return $node->safe_psql('postgres', $_[0]); }
+
+# (Re)create an index and check that it verifies cleanly, without a NOTICE
+sub fresh_index
+{
+	my ($name, $def) = @_;
+	$node->safe_psql('postgres', "DROP INDEX IF EXISTS $name; CREATE INDEX $name ON v USING scbf $def; CHECKPOINT;");
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$name', true)");
+	is($ret, 0, "$name: fresh index verifies");
+	is($err, '', "$name: fresh index verifies without a notice");
+}
+
+sub index_path
+{
+	my ($idx) = @_;
+	return $node->data_dir . '/'
+	  . q1("SELECT pg_relation_filepath('$idx')");
+}
+
+# A page of the index as on disk (after a checkpoint)
+sub read_page
+{
+	my ($idx, $blkno) = @_;
+	my $path = index_path($idx);
+	q1('CHECKPOINT');
+	open(my $fh, '<:raw', $path) or die "open $path: $!";
+	seek($fh, $blkno * $BLCKSZ, 0) or die "seek: $!";
+	read($fh, my $page, $BLCKSZ) == $BLCKSZ or die "short read";
+	close($fh);
+	return $page;
+}
+
+sub u8 { return unpack('C', substr($_[0], $_[1], 1)); }
+sub u16 { return unpack('v', substr($_[0], $_[1], 2)); }
+sub u32 { return unpack('V', substr($_[0], $_[1], 4)); }
+
+# Overwrite bytes of the index with the node stopped: [blkno, offset, bytes]...
+sub patch
+{
+	my ($idx, @edits) = @_;
+	my $path = index_path($idx);
+	$node->stop;
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	for my $e (@edits)
+	{
+		my ($blkno, $offset, $bytes) = @$e;
+		seek($fh, $blkno * $BLCKSZ + $offset, 0) or die "seek: $!";
+		print $fh $bytes;
+	}
+	close($fh);
+	$node->start;
+}
+
+# scbf_verify must fail with ERRCODE_INDEX_CORRUPTED and a report matching $re
+sub verify_fails
+{
+	my ($idx, $heapall, $re, $name) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT scbf_verify('$idx', $heapall)");
+	isnt($ret, 0, "$name: verify fails");
+	like($err, qr/ERROR:  XX002: index "$idx"/, "$name: ERRCODE_INDEX_CORRUPTED, names the index");
+	like($err, $re, "$name: the report names the problem");
+	return $err;
+}
+
+# scbf_verify must pass, with a NOTICE matching $re
+sub verify_notice
+{
+	my ($idx, $heapall, $re, $name) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SELECT scbf_verify('$idx', $heapall)");
+	is($ret, 0, "$name: verify passes");
+	like($err, $re, "$name: reported as a NOTICE");
+	unlike($err, qr/ERROR/, "$name: no error");
+}
+
+# A scan must end with a correct answer or ERRCODE_INDEX_CORRUPTED; with
+# $may_miss (a break no reader can notice), merely without a crash
+sub scans_survive
+{
+	my ($col, $values, $name, $may_miss) = @_;
+	my $query = "SELECT count(*) FROM v WHERE $col IN ($values)";
+	my $want = q1("SELECT count(*) FROM v_copy WHERE $col IN ($values)");
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET enable_seqscan = off;\n$query");
+	if ($may_miss)
+	{
+		ok($ret == 0 || $err =~ /XX002/, "$name: scan ends cleanly ($out of $want rows)");
+	}
+	else
+	{
+		ok($ret == 0 && $out eq $want || $ret != 0 && $err =~ /XX002/,
+			"$name: scan gives the right answer or ERRCODE_INDEX_CORRUPTED");
+	}
+	is(q1('SELECT 1'), '1', "$name: server alive");
+}
+
+# the first page of a kind (filter heads: block_index 0) of a segment
+sub page_of
+{
+	my ($idx, $kind, $segno) = @_;
+	return q1("SELECT min(blkno) FROM scbf_pages('$idx') WHERE kind = '$kind'"
+		  . ($kind eq 'filter' ? ' AND block_index = 0' : '')
+		  . (defined $segno ? " AND segno = $segno" : ''));
+}
+
+# the geometry of v_a's filter blocks, read below
+my ($k, $m);
+
+# Census of a filter block image: non-zero counters per slice
+sub census
+{
+	my ($page, $k, $m) = @_;
+	my @nz = (0) x $k;
+	for my $i (0 .. $k * $m - 1)
+	{
+		my $byte = u8($page, $COUNTERS + int($i / 2));
+		my $c = ($i % 2) ? ($byte >> 4) : ($byte & 0x0f);
+		$nz[int($i / $m)]++ if $c;
+	}
+	return @nz;
+}
+
+# The first counter of a block image whose value is in [lo, hi]: (index, value)
+sub find_counter
+{
+	my ($page, $k, $m, $lo, $hi) = @_;
+	for my $i (0 .. $k * $m - 1)
+	{
+		my $byte = u8($page, $COUNTERS + int($i / 2));
+		my $c = ($i % 2) ? ($byte >> 4) : ($byte & 0x0f);
+		return ($i, $c) if $c >= $lo && $c <= $hi;
+	}
+	return;
+}
+
+# The byte of a block image with counter i set to value c
+sub counter_byte
+{
+	my ($page, $i, $c) = @_;
+	my $byte = u8($page, $COUNTERS + int($i / 2));
+	$byte = ($i % 2) ? (($byte & 0x0f) | ($c << 4)) : (($byte & 0xf0) | $c);
+	return [ $COUNTERS + int($i / 2), chr($byte) ];
+}
+
+# ---- the layout, checked against the server ----
+
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+($k, $m) = split /\|/, q1("SELECT k, slice_counters FROM scbf_index_info('v_a')");
+{
+	my $meta = read_page('v_a', 0);
+	is(u32($meta, 24), 0x5CBF1DE5, 'layout: metapage magic');
+	is(u16($meta, 36), $k, 'layout: metapage k');
+	is(u32($meta, 40), $m, 'layout: metapage slice_counters');
+	is(u16($meta, $SPECIAL + 14), 0xFF5C, 'layout: page id');
+
+	my ($head, $blocks, $lpages) = split /\|/,
+	  q1("SELECT head_block, blocks, ledger_pages FROM scbf_filters('v_a', 0)");
+	my $page = read_page('v_a', $head);
+	is(u8($page, $SPECIAL + 10), 3, 'layout: filter page type');
+	is(u16($page, 60), $blocks, 'layout: nblocks');
+	is(u16($page, 64), 2, 'layout: state active');
+	is(u32($page, 96), $head, 'layout: blocks[0] is the head');
+	is(join(',', census($page, $k, $m)),
+		join(',', map { u16($page, 24 + 2 * $_) } 0 .. $k - 1),
+		'layout: counters and nonzero[] agree');
+	my $lhead = u32($page, 76);
+	is(q1("SELECT kind || ' ' || segno FROM scbf_pages('v_a') WHERE blkno = $lhead"),
+		'ledger 0', 'layout: ledger_head');
+	my $ledger = read_page('v_a', $lhead);
+	is(u16($ledger, 28),
+		q1("SELECT entries FROM scbf_pages('v_a') WHERE blkno = $lhead"),
+		'layout: ledger nentries');
+	my $tid = u16($ledger, $ENTRIES);
+	ok(($tid >> 9) < 8 && ($tid & 0x1ff) >= 1, 'layout: first ledger entry is a TID');
+}
+
+# ---- 1. a counter below what the ledger implies: a potential false
+# negative.  The bookkeeping is fixed too, so only the recount sees it.
+{
+	my $head = page_of('v_a', 'filter', 0);
+	my $page = read_page('v_a', $head);
+	my ($i, $c) = find_counter($page, $k, $m, 1, 14);
+	my $slice = int($i / $m);
+	patch('v_a', [ $head, @{ counter_byte($page, $i, 0) } ],
+		[ $head, 24 + 2 * $slice, pack('v', u16($page, 24 + 2 * $slice) - 1) ]);
+	verify_fails('v_a', 'false',
+		qr/DETAIL:  Counter \d+ of slice $slice of block 0 of filter 1 of segment 0 is 0, its ledger implies at least $c: a row could be missed/,
+		'counter zeroed');
+	scans_survive('a', '1, 77, 250, 499', 'counter zeroed', 1);
+}
+
+# ---- 2. a whole block zeroed, bookkeeping included
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $head = page_of('v_a', 'filter', 1);
+	patch('v_a', [ $head, 24, "\0" x 36 ],
+		[ $head, $COUNTERS, "\0" x ($SPECIAL - $COUNTERS) ]);
+	verify_fails('v_a', 'false', qr/segment 1 is 0, its ledger implies at least/,
+		'block zeroed');
+	scans_survive('a', '1, 77, 250, 499', 'block zeroed', 1);
+}
+
+# ---- 3. bookkeeping that does not match the counters
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $head = page_of('v_a', 'filter', 2);
+	my $page = read_page('v_a', $head);
+	patch('v_a', [ $head, 24 + 2 * 3, pack('v', u16($page, 24 + 2 * 3) + 1) ]);
+	verify_fails('v_a', 'false',
+		qr/Block 0 of filter 1 of segment 2 says slice 3 has \d+ non-zero counters, it has \d+/,
+		'wrong nonzero[]');
+	scans_survive('a', '1, 77, 250, 499', 'wrong nonzero[]');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$head = page_of('v_a', 'filter', 2);
+	$page = read_page('v_a', $head);
+	patch('v_a', [ $head, 56, pack('V', u32($page, 56) + 7) ]);
+	verify_fails('v_a', 'false', qr/counters are saturated/, 'wrong nsaturated');
+}
+
+# ---- 4. a ledger entry removed: the index alone looks consistent (its
+# counters are merely above what the ledger implies), the heap check finds
+# the row without its entry
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $lblk = page_of('v_a', 'ledger', 3);
+	my $ledger = read_page('v_a', $lblk);
+	my $n = u16($ledger, 28);
+	my $entry = substr($ledger, $ENTRIES + 6 * ($n - 1), 6);
+	my ($tid, $hash) = unpack('vV', $entry);
+	my $heapblk = 3 * 8 + ($tid >> 9);
+	my $off = $tid & 0x1ff;
+	is(q1("SELECT ledger_pages FROM scbf_filters('v_a', 3)"), '1',
+		'entry removed: the ledger is one page (its tail counts its own entries)');
+	patch('v_a', [ $lblk, 28, pack('v', $n - 1) ]);
+	verify_notice('v_a', 'false', qr/counter\(s\) above what its ledgers imply/,
+		'entry removed, index only');
+	verify_fails('v_a', 'true',
+		qr/lacks an entry for heap tuple \($heapblk,$off\) of table "v".*\n.*DETAIL:  No ledger of segment 3/,
+		'entry removed, heapallindexed');
+	scans_survive('a', q1("SELECT a FROM v_copy WHERE ctid = '($heapblk,$off)'"),
+		'entry removed', 1);
+}
+
+# ---- 5. a ledger entry whose TID points elsewhere in the segment
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $lblk = page_of('v_a', 'ledger', 4);
+	my $ledger = read_page('v_a', $lblk);
+	my $tid = u16($ledger, $ENTRIES);
+	patch('v_a', [ $lblk, $ENTRIES, pack('v', ($tid & ~0x1ff) | 250) ]);
+	is($node->psql('postgres', "SELECT scbf_verify('v_a', false)"), 0,
+		'moved entry: the index alone looks consistent');
+	verify_fails('v_a', 'true', qr/lacks an entry for heap tuple/, 'moved entry');
+	scans_survive('a', '1, 77, 250, 499', 'moved entry', 1);
+
+	# an impossible TID (line pointer 0 is the tombstone; 511 > MaxHeapTuplesPerPage)
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$lblk = page_of('v_a', 'ledger', 4);
+	$ledger = read_page('v_a', $lblk);
+	$tid = u16($ledger, $ENTRIES);
+	patch('v_a', [ $lblk, $ENTRIES, pack('v', ($tid & ~0x1ff) | 511) ]);
+	verify_fails('v_a', 'false', qr/has an impossible TID/, 'impossible TID');
+	scans_survive('a', '1, 77, 250, 499', 'impossible TID', 1);
+}
+
+# ---- 6. an entry for a heap block past the end of the table (the last
+# segment is partial)
+SKIP:
+{
+	my $lastseg = int(($relpages - 1) / 8);
+	skip 'the last segment is full', 5 if $relpages % 8 == 0;
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	my $lblk = page_of('v_a', 'ledger', $lastseg);
+	my $ledger = read_page('v_a', $lblk);
+	my $tid = u16($ledger, $ENTRIES);
+	patch('v_a', [ $lblk, $ENTRIES, pack('v', (7 << 9) | ($tid & 0x1ff)) ]);
+	verify_fails('v_a', 'false', qr/ledger entry for heap block \d+, past the end of table "v"/,
+		'entry past the end of the table');
+}
+
+# ---- 7. pages that are not what their owner says: type, owner, garbage
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $lblk = page_of('v_a', 'ledger', 5);
+	patch('v_a', [ $lblk, $SPECIAL + 10, chr(3) ]);    # a "filter" page
+	verify_fails('v_a', 'false',
+		qr/Block $lblk is not a ledger page of filter 1 of segment 5/, 'wrong page type');
+	scans_survive('a', '1, 77, 250, 499', 'wrong page type');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$lblk = page_of('v_a', 'ledger', 5);
+	patch('v_a', [ $lblk, $SPECIAL + 4, pack('V', 999) ]);    # serial
+	verify_fails('v_a', 'false', qr/is not a ledger page of filter 1 of segment 5/,
+		'foreign ledger page');
+	scans_survive('a', '1, 77, 250, 499', 'foreign ledger page');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$lblk = page_of('v_a', 'ledger', 5);
+	patch('v_a', [ $lblk, $SPECIAL, "\xff" x 16 ]);
+	verify_fails('v_a', 'false', qr/is not a ledger page/, 'garbage special space');
+	scans_survive('a', '1, 77, 250, 499', 'garbage special space');
+	is(q1("SELECT kind FROM scbf_pages('v_a') WHERE blkno = $lblk"),
+		'unknown', 'scbf_pages shows a page it cannot read as unknown');
+
+	# a filter head that belongs to another segment
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	my $head = page_of('v_a', 'filter', 6);
+	patch('v_a', [ $head, $SPECIAL, pack('V', 7) ]);
+	verify_fails('v_a', 'false', qr/Block $head is not the head of filter 1 of segment 6/,
+		'foreign filter head');
+	scans_survive('a', '1, 77, 250, 499', 'foreign filter head');
+}
+
+# ---- 8. a block of a multi-block filter that is not that filter's
+fresh_index('v_b', '(b) WITH (pages_per_segment = 32)');
+{
+	my ($head, $blocks) = split /\|/,
+	  q1("SELECT head_block, blocks FROM scbf_filters('v_b', 0)");
+	cmp_ok($blocks, '>', 1, 'v_b: a filter of several blocks');
+	my $blk1 = q1("SELECT blkno FROM scbf_pages('v_b') WHERE kind = 'filter' AND segno = 0 AND block_index = 1");
+	patch('v_b', [ $blk1, $SPECIAL + 8, pack('v', 5) ]);
+	verify_fails('v_b', 'false', qr/Block $blk1 is not block 1 of filter 1 of segment 0/,
+		'wrong block index');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 200) s"),
+		'wrong block index');
+	$node->safe_psql('postgres', 'DROP INDEX v_b');
+}
+
+# ---- 9. a ledger that loops; a ledger page whose entries lie above
+# pd_lower (WAL replay would lose them); removed entries miscounted
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $lblk = page_of('v_a', 'ledger', 0);
+	patch('v_a', [ $lblk, 24, pack('V', $lblk) ]);
+	verify_fails('v_a', 'false', qr/reaches block $lblk twice/, 'ledger loop');
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET statement_timeout = '20s';\nSELECT count(*) FROM scbf_probe('v_a', 77)");
+	like($err, qr/XX002.*\n.*The ledger of filter 1 of segment 0 loops/, 'ledger loop: scbf_probe reports it');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$lblk = page_of('v_a', 'ledger', 0);
+	patch('v_a', [ $lblk, 12, pack('v', 64) ]);    # pd_lower
+	verify_fails('v_a', 'false', qr/keeps entries above pd_lower/, 'entries above pd_lower');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$lblk = page_of('v_a', 'ledger', 0);
+	patch('v_a', [ $lblk, 30, pack('v', 2) ]);     # ntombstones
+	verify_fails('v_a', 'false', qr/says 2 of its entries are removed, 0 are/,
+		'tombstones miscounted');
+}
+
+# ---- 10. the filter head: a growing filter that holds entries (scans
+# skip it), the ledger's tail and page count, unknown flags
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $head = page_of('v_a', 'filter', 1);
+	patch('v_a', [ $head, 64, pack('v', 1) ]);
+	verify_fails('v_a', 'false', qr/Filter 1 of segment 1 is growing, which scans skip, yet its ledger holds \d+ entries/,
+		'growing filter with entries');
+	scans_survive('a', '1, 77, 250, 499', 'growing filter with entries', 1);
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$head = page_of('v_a', 'filter', 1);
+	patch('v_a', [ $head, 88, pack('V', 3) ]);
+	verify_fails('v_a', 'false', qr/says its ledger has 3 pages, it has 1/, 'ledger page count');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$head = page_of('v_a', 'filter', 1);
+	patch('v_a', [ $head, 66, pack('v', 0x40) ]);
+	verify_fails('v_a', 'false', qr/has unknown flags 0x0040/, 'unknown flags');
+}
+
+# ---- 11. the metapage and the directory
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	patch('v_a', [ 0, 24, pack('V', 0xDEADBEEF) ]);
+	verify_fails('v_a', 'false', qr/contains a corrupted page at block 0.*\n.*wrong magic number/,
+		'metapage magic');
+	scans_survive('a', '1, 77, 250, 499', 'metapage magic');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	my $cap = u32(read_page('v_a', 0), 44);
+	patch('v_a', [ 0, 44, pack('V', $cap + 1) ]);
+	my $cap1 = $cap + 1;
+	verify_fails('v_a', 'false', qr/The metapage says a block holds $cap1 keys, its geometry implies $cap/,
+		'metapage block capacity');
+
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	my $dir = page_of('v_a', 'directory');
+	patch('v_a', [ $dir, 24 + 24 * 2 + 20, pack('v', 2) ]);    # segment 2: nfilters
+	verify_fails('v_a', 'false',
+		qr/directory entry of segment 2 .* is impossible: its filter count disagrees with its first and last filters/,
+		'directory entry');
+	scans_survive('a', '1, 77, 250, 499', 'directory entry');
+}
+
+# ---- 12. a counter above what the ledger implies: harmless, a NOTICE
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $head = page_of('v_a', 'filter', 0);
+	my $page = read_page('v_a', $head);
+	my ($i, $c) = find_counter($page, $k, $m, 1, 13);
+	patch('v_a', [ $head, @{ counter_byte($page, $i, $c + 1) } ]);
+	verify_notice('v_a', 'true', qr/has 1 counter\(s\) above what its ledgers imply/,
+		'stale counter');
+	is(q1("SELECT stale_counters FROM scbf_index_info('v_a')"), '1',
+		'stale counter: scbf_index_info counts it');
+	check_query($node, 'postgres', 'SELECT * FROM v WHERE a IN (1, 77, 250, 499)',
+		'stale counter: scans answer right');
+}
+
+# ---- 13. a filter awaiting a recount, with a counter too low: scans do
+# not trust it (they read the segment whole), so a NOTICE; VACUUM recounts
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $head = page_of('v_a', 'filter', 2);
+	my $page = read_page('v_a', $head);
+	my ($i, $c) = find_counter($page, $k, $m, 1, 14);
+	my $slice = int($i / $m);
+	patch('v_a', [ $head, @{ counter_byte($page, $i, 0) } ],
+		[ $head, 24 + 2 * $slice, pack('v', u16($page, 24 + 2 * $slice) - 1) ],
+		[ $head, 66, pack('v', 0x0004) ]);
+	verify_notice('v_a', 'true', qr/1 filter\(s\) awaiting a recount/, 'recount pending');
+	is(q1("SELECT flags FROM scbf_segments('v_a') WHERE segno = 2"), '{recount}',
+		'recount pending: scbf_segments flags it');
+	is(q1("SELECT verdict || ' ' || heap_pages FROM scbf_probe('v_a', -1) WHERE segno = 2"),
+		'whole segment: counters await a recount 8',
+		'recount pending: scbf_probe says the scan reads the segment whole');
+	check_query($node, 'postgres', 'SELECT * FROM v WHERE a IN (1, 77, 250, 499)',
+		'recount pending: scans answer right');
+	q1('VACUUM v');
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v_a', true)");
+	ok($ret == 0 && $err eq '', 'recount pending: VACUUM recounts, verify is clean');
+}
+
+# ---- 14. a segment without a directory entry: scans read it whole, its
+# pages are leaked (a NOTICE), the heap check accepts it
+fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+{
+	my $dir = page_of('v_a', 'directory');
+	patch('v_a', [ $dir, 24 + 24 * 4, "\0" x 24 ]);
+	verify_notice('v_a', 'true', qr/has 2 page\(s\) that nothing links to/, 'leaked pages');
+	is(q1("SELECT flags FROM scbf_segments('v_a') WHERE segno = 4"), '{unindexed}',
+		'unindexed segment: scbf_segments flags it');
+	is(q1("SELECT verdict FROM scbf_probe('v_a', -1) WHERE segno = 4"),
+		'whole segment: no directory entry', 'unindexed segment: scbf_probe says why');
+	check_query($node, 'postgres', 'SELECT * FROM v WHERE a IN (1, 77, 250, 499)',
+		'unindexed segment: scans answer right');
+}
+
+# after all this the index can be rebuilt and verifies again
+q1('REINDEX INDEX v_a');
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v_a', true)");
+	ok($ret == 0 && $err eq '', 'rebuilt index verifies');
+}
+
+# ---- no false alarm while the index changes under the verifier: inserts
+# chain new filters, deletes and VACUUM remove entries, recount and
+# consolidate chains, while other clients verify again and again
+$node->safe_psql('postgres', q{
+	CREATE TABLE w (id bigserial, k int, s text) WITH (autovacuum_enabled = off);
+	INSERT INTO w (k, s) SELECT g, md5(g::text) FROM generate_series(1, 30000) g;
+	CREATE INDEX w_k ON w USING scbf (k) WITH (pages_per_segment = 16);
+	CREATE INDEX w_ks ON w USING scbf (k, s) WITH (pages_per_segment = 8);
+});
+$node->pgbench(
+	'--no-vacuum --client=5 --jobs=5 --transactions=60',
+	0,
+	[qr{processed: 300/300}],
+	[qr{^$}],
+	'verify while inserts chain filters and VACUUM consolidates them',
+	{
+		'020_insert@4' => q{
+			\set r random(1, 1000000)
+			INSERT INTO w (k, s) SELECT :r + g, md5((:r + g)::text) FROM generate_series(1, 300) g;
+		},
+		'020_delete@2' => q{
+			\set r random(1, 30000)
+			DELETE FROM w WHERE id BETWEEN :r AND :r + 200;
+		},
+		'020_vacuum@1' => q{
+			VACUUM w;
+		},
+		'020_verify@3' => q{
+			SELECT scbf_verify('w_k', true), scbf_verify('w_ks', true);
+			SELECT count(*) FROM scbf_segments('w_k');
+			SELECT count(*) FROM scbf_probe('w_k', 77);
+		},
+	});
+cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
+	'during the run, chains changed (filters were appended or consolidated)');
+{
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"VACUUM w; SELECT scbf_verify('w_k', true), scbf_verify('w_ks', true)");
+	ok($ret == 0 && $err eq '', 'after the run: verify is clean');
+}
+
+# ---- a hot standby: the verifier and the diagnostics read, scbf_rebuild
+# refuses
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->backup('bk');
+my $standby = PostgreSQL::Test::Cluster->new('verify_standby');
+# (the backup's postgresql.conf loads scbf from where the primary does)
+$standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->start;
+$node->safe_psql('postgres', 'INSERT INTO w (k, s) SELECT g, md5(g::text) FROM generate_series(1, 5000) g');
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'standby in recovery');
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT scbf_verify('w_k', true), scbf_verify('w_ks', true), scbf_verify('v_a', true)");
+	ok($ret == 0 && $err eq '', 'standby: verify passes');
+	is($standby->safe_psql('postgres', q{
+		SELECT (SELECT entries_live FROM scbf_index_info('w_k')) = (SELECT count(*) FROM w)
+			AND (SELECT sum(entries) FROM scbf_segments('w_k')) = (SELECT count(*) FROM w)
+			AND (SELECT count(*) FROM scbf_filters('w_k')) > 0
+			AND (SELECT count(*) FROM scbf_pages('w_k')) > 0
+			AND (SELECT sum(ledger_matches) FROM scbf_probe('w_k', 4242))
+				= (SELECT count(*) FROM w WHERE k = 4242)
+	}), 't', 'standby: the diagnostics agree with the table');
+	($ret, $out, $err) = $standby->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT scbf_rebuild('w_k')");
+	like($err, qr/55000: recovery is in progress.*\n.*HINT:  scbf_rebuild\(\) cannot be executed during recovery/,
+		'standby: scbf_rebuild refuses');
+}
+$standby->stop;
+$node->stop;
+done_testing();
