@@ -84,6 +84,7 @@ DECLARE
 	nb bigint := (p_rows + 19) / 20;
 	t0 timestamptz := clock_timestamp();
 BEGIN
+	PERFORM set_config('work_mem', '512MB', true);
 	EXECUTE format('DROP TABLE IF EXISTS %I', p_tab);
 	EXECUTE format('CREATE TABLE %I (id bigint NOT NULL, customer_id int4 NOT NULL,'
 		' code text NOT NULL, status text NOT NULL, amount numeric(10,2) NOT NULL)'
@@ -129,6 +130,7 @@ CREATE OR REPLACE FUNCTION bench.table_stats(p_tab text)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE r record;
 BEGIN
+	PERFORM set_config('work_mem', '512MB', true);
 	EXECUTE format('SELECT avg(c16) c16, avg(x16) x16, avg(s16) s16 FROM ('
 		' SELECT count(DISTINCT customer_id) c16, count(DISTINCT code) x16,'
 		'  count(DISTINCT status) s16 FROM %I GROUP BY bench.blk(ctid) / 16) s', p_tab)
@@ -167,6 +169,7 @@ DECLARE
 	n bigint;
 	nb bigint;
 BEGIN
+	PERFORM set_config('work_mem', '512MB', true);
 	SELECT nrows INTO n FROM bench.tables WHERE tab = p_tab;
 	nb := (n + 19) / 20;
 	DELETE FROM bench.atom WHERE tab = p_tab;
@@ -281,6 +284,9 @@ END $$;
 --   brin_minmax       BRIN minmax, defaults
 --   brin_bloom        BRIN bloom, all defaults (128 pages per range,
 --                     n_distinct_per_range -0.1, false_positive_rate 0.01)
+--   brin_bloom_nd     churn only: BRIN bloom at 128 pages per range and
+--                     1% FPR, n_distinct_per_range = 1.25 x the measured
+--                     mean distinct values per 128-page range
 --   brin_bloom_tuned  16 pages per range, n_distinct_per_range = 1.25 x the
 --                     measured mean distinct values per 16-page range,
 --                     false_positive_rate 0.001
@@ -321,6 +327,12 @@ BEGIN
 			WHEN 'status' THEN 'status text_bloom_ops'
 			ELSE 'customer_id int4_bloom_ops, status text_bloom_ops' END;
 		RETURN format('CREATE INDEX %I ON %I USING brin (%s)', p_idx, p_tab, bloomops);
+	WHEN 'brin_bloom_nd' THEN
+		-- default range size and FPR, n_distinct_per_range from the data
+		-- (used in the churn experiment only: on the text column the filter
+		-- would not fit in a page)
+		RETURN format('CREATE INDEX %I ON %I USING brin (%s int4_bloom_ops(n_distinct_per_range = %s))',
+			p_idx, p_tab, cols, greatest(16, ceil(1.25 * t.nd128_customer)));
 	WHEN 'brin_bloom_tuned' THEN
 		bloomops := CASE p_col
 			WHEN 'customer_id' THEN format('customer_id int4_bloom_ops(n_distinct_per_range = %s, false_positive_rate = 0.001)', nd_c)
@@ -660,27 +672,29 @@ CREATE OR REPLACE FUNCTION bench.churn_sizes(p_tab text, p_cycle int,
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	r record;
-	i record;
+	v_fpr float8;
+	v_filters int;
+	v_chain int;
+	v_sat bigint;
+	v_stale bigint;
 BEGIN
 	FOR r IN SELECT indexrelid::regclass::text AS idx, am.amname
 		FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
 		JOIN pg_am am ON am.oid = c.relam
 		WHERE x.indrelid = p_tab::regclass
 	LOOP
-		i := NULL;
+		v_fpr := NULL; v_filters := NULL; v_chain := NULL; v_sat := NULL; v_stale := NULL;
 		IF r.amname = 'scbf' THEN
-			SELECT * INTO i FROM scbf_index_info(r.idx::regclass);
+			SELECT est_fpr, filters, max_chain, saturated_counters, stale_counters
+				INTO v_fpr, v_filters, v_chain, v_sat, v_stale
+				FROM scbf_index_info(r.idx::regclass);
 		END IF;
 		INSERT INTO bench.ccycle VALUES (p_tab, p_cycle,
 			substring(r.idx FROM '^cx_' || p_tab || '_(.*)$'), r.idx,
 			pg_relation_size(r.idx::regclass),
 			pg_relation_size(p_tab::regclass) / current_setting('block_size')::int,
 			p_deleted, p_inserted, p_grew, p_vacuum_s, p_insert_s,
-			CASE WHEN r.amname = 'scbf' THEN i.est_fpr END,
-			CASE WHEN r.amname = 'scbf' THEN i.filters END,
-			CASE WHEN r.amname = 'scbf' THEN i.max_chain END,
-			CASE WHEN r.amname = 'scbf' THEN i.saturated_counters END,
-			CASE WHEN r.amname = 'scbf' THEN i.stale_counters END);
+			v_fpr, v_filters, v_chain, v_sat, v_stale);
 	END LOOP;
 END $$;
 
@@ -727,3 +741,14 @@ SELECT tab, cycle, method, kind, count(*) AS probes,
 	count(*) FILTER (WHERE kind <> 'present' AND nrows <> 0) AS wrong
 FROM bench.cprobe
 GROUP BY tab, cycle, method, kind;
+
+-- The environment as one row, for the CSV files.
+CREATE OR REPLACE VIEW bench.envrow AS
+SELECT max(value) FILTER (WHERE key = 'mode') AS mode,
+	max(value) FILTER (WHERE key = 'server_version') AS server_version,
+	max(value) FILTER (WHERE key = 'cpu_model') AS cpu_model,
+	max(value) FILTER (WHERE key = 'cores') AS cores,
+	max(value) FILTER (WHERE key = 'ram_gb') AS ram_gb,
+	max(value) FILTER (WHERE key = 'scbf_commit') AS scbf_commit,
+	max(value) FILTER (WHERE key = 'setting.shared_buffers') AS shared_buffers
+FROM bench.env;

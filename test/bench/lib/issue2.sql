@@ -120,5 +120,15 @@ SELECT 6, format('- BRIN bloom default, same run: deleted ids %s–%s of the hea
 	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
 	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))))
 FROM c WHERE method = 'brin_bloom'
-) x;
+UNION ALL
+SELECT 7, format('- BRIN bloom with only n_distinct_per_range tuned (128 pages per range, 1%% FPR), same run: deleted ids %s–%s of the heap; never-present %s to %s, touching %s to %s.',
+	pg_temp.pct(min(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
+	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
+	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
+	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))),
+	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
+	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))))
+FROM c WHERE method = 'brin_bloom_nd'
+) x
+WHERE line IS NOT NULL AND line NOT LIKE '%–––%';
 SELECT '';

@@ -40,7 +40,7 @@ CREATE FUNCTION pg_temp.coldesc(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $
 $$;
 CREATE FUNCTION pg_temp.morder(m text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
 	SELECT array_position(ARRAY['none', 'btree', 'hash', 'bloom', 'brin_minmax',
-		'brin_bloom', 'brin_bloom_tuned', 'scbf', 'scbf_fpr001', 'scbf_pps32'], m)
+		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf', 'scbf_fpr001', 'scbf_pps32'], m)
 $$;
 CREATE FUNCTION pg_temp.mname(m text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' ELSE m END
@@ -108,6 +108,34 @@ SELECT s.*, b.build_s, b.size_bytes,
 FROM bench.summary s
 LEFT JOIN bench.build b USING (tab, method, col);
 
+CREATE TEMP TABLE lines AS
+SELECT tab, col, method,
+	format('| %s | %s | %s | %s | %s (%s) | %s (%s) | %s (%s) | %s | %s | %s | %s |',
+		pg_temp.mname(method), pg_temp.n(max(build_s)), pg_temp.sz(max(size_bytes)),
+		pg_temp.ratio(max(size_bytes), max(btree_bytes)),
+		pg_temp.n(max(med_ms) FILTER (WHERE kind = 'present')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'present')),
+		pg_temp.n(max(med_ms) FILTER (WHERE kind = 'absent')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'absent')),
+		pg_temp.n(max(med_ms) FILTER (WHERE kind = 'in')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'in')),
+		pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'present'), max(btree_ms) FILTER (WHERE kind = 'present')),
+		pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'present'), max(brin_ms) FILTER (WHERE kind = 'present')),
+		pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'absent'), max(btree_ms) FILTER (WHERE kind = 'absent')),
+		pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'absent'), max(brin_ms) FILTER (WHERE kind = 'absent'))) AS l1,
+	format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
+		pg_temp.mname(method),
+		pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'present')),
+		pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'present')),
+		pg_temp.n(max(heap_per_true) FILTER (WHERE kind = 'present')),
+		pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'absent')),
+		pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'absent')),
+		pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'absent')),
+		pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'in')),
+		pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'in')),
+		pg_temp.n(max(heap_per_true) FILTER (WHERE kind = 'in')),
+		coalesce(max(planner) FILTER (WHERE kind = 'present'), '–'),
+		coalesce(max(planner) FILTER (WHERE kind = 'absent'), '–'),
+		coalesce(max(planner) FILTER (WHERE kind = 'in'), '–')) AS l2
+FROM r GROUP BY tab, col, method;
+
 SELECT string_agg(tsec, E'\n' ORDER BY nrows) FROM (
 SELECT t.nrows, format(E'## %s rows\n\nHeap %s pages (%s); distinct values per 16 pages: customer_id %s, code %s, status %s.\n\n',
 	to_char(t.nrows, 'FM999,999,999'), t.heap_pages, pg_temp.sz(t.heap_bytes),
@@ -115,38 +143,12 @@ SELECT t.nrows, format(E'## %s rows\n\nHeap %s pages (%s); distinct values per 1
 || (SELECT string_agg(
 	format(E'### %s\n\n', pg_temp.coldesc(c.col))
 	|| E'| method | build s | size | × btree size | present ms (p95) | absent ms (p95) | IN-10 ms (p95) | present × btree | present × BRIN-tuned | absent × btree | absent × BRIN-tuned |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
-	|| (SELECT string_agg(format('| %s | %s | %s | %s | %s (%s) | %s (%s) | %s (%s) | %s | %s | %s | %s |',
-			pg_temp.mname(m.method), pg_temp.n(max(build_s)), pg_temp.sz(max(size_bytes)),
-			pg_temp.ratio(max(size_bytes), max(btree_bytes)),
-			pg_temp.n(max(med_ms) FILTER (WHERE kind = 'present')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'present')),
-			pg_temp.n(max(med_ms) FILTER (WHERE kind = 'absent')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'absent')),
-			pg_temp.n(max(med_ms) FILTER (WHERE kind = 'in')), pg_temp.n(max(p95_ms) FILTER (WHERE kind = 'in')),
-			pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'present'), max(btree_ms) FILTER (WHERE kind = 'present')),
-			pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'present'), max(brin_ms) FILTER (WHERE kind = 'present')),
-			pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'absent'), max(btree_ms) FILTER (WHERE kind = 'absent')),
-			pg_temp.ratio(max(med_ms) FILTER (WHERE kind = 'absent'), max(brin_ms) FILTER (WHERE kind = 'absent'))),
-			E'\n' ORDER BY pg_temp.morder(m.method))
-		FROM r m WHERE m.tab = t.tab AND m.col = c.col GROUP BY m.method)
+	|| (SELECT string_agg(l1, E'\n' ORDER BY pg_temp.morder(method)) FROM lines l WHERE l.tab = t.tab AND l.col = c.col)
 	|| E'\n\n| method | present: index pages | heap pages | heap ÷ true | absent: index pages | heap pages | probes touching heap | IN-10: index pages | heap pages | heap ÷ true | planner: present | absent | IN |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
-	|| (SELECT string_agg(format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
-			pg_temp.mname(m.method),
-			pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'present')),
-			pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'present')),
-			pg_temp.n(max(heap_per_true) FILTER (WHERE kind = 'present')),
-			pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'absent')),
-			pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'absent')),
-			pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'absent')),
-			pg_temp.n(max(idx_pages) FILTER (WHERE kind = 'in')),
-			pg_temp.n(max(heap_pages) FILTER (WHERE kind = 'in')),
-			pg_temp.n(max(heap_per_true) FILTER (WHERE kind = 'in')),
-			coalesce(max(planner) FILTER (WHERE kind = 'present'), '–'),
-			coalesce(max(planner) FILTER (WHERE kind = 'absent'), '–'),
-			coalesce(max(planner) FILTER (WHERE kind = 'in'), '–')),
-			E'\n' ORDER BY pg_temp.morder(m.method))
-		FROM r m WHERE m.tab = t.tab AND m.col = c.col GROUP BY m.method)
+	|| (SELECT string_agg(l2, E'\n' ORDER BY pg_temp.morder(method)) FROM lines l WHERE l.tab = t.tab AND l.col = c.col)
 	|| E'\n', E'\n' ORDER BY c.co)
 	FROM (VALUES (1, 'customer_id'), (2, 'code'), (3, 'status'), (4, 'multi')) c(co, col)
-	WHERE EXISTS (SELECT 1 FROM bench.summary s WHERE s.tab = t.tab AND s.col = c.col)) AS tsec
+	WHERE EXISTS (SELECT 1 FROM lines l WHERE l.tab = t.tab AND l.col = c.col)) AS tsec
 FROM bench.tables t
 WHERE t.tab LIKE 'orders%'
 ) x;
