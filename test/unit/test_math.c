@@ -40,12 +40,7 @@
 #include <string.h>
 
 #include "scbfmath.h"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
+#include "unit.h"
 
 #define LN2			0.693147180559945309417232121458176568
 #define PI			3.141592653589793238462643383279502884
@@ -59,61 +54,6 @@
  * lost some.
  */
 #define MIN_ROWS	318
-
-/* At most this many FAIL lines per group; the rest are only counted */
-#define MAX_FAIL_LINES	25
-
-static int	nfail_total = 0;
-static int	nfail_group = 0;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (!(cond)) \
-			Fail(__LINE__, __VA_ARGS__); \
-	} while (0)
-
-/*
- * Fail
- *		Count a failed check and print where and why.
- */
-static void Fail(int line, const char *fmt,...) PRINTF_LIKE(2, 3);
-
-static void
-Fail(int line, const char *fmt,...)
-{
-	va_list		ap;
-
-	nfail_total++;
-	if (++nfail_group > MAX_FAIL_LINES)
-		return;
-	printf("FAIL test_math.c:%d: ", line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-/*
- * GroupDone
- *		Print the group's result line and start the next group.
- */
-static void GroupDone(const char *fmt,...) PRINTF_LIKE(1, 2);
-
-static void
-GroupDone(const char *fmt,...)
-{
-	va_list		ap;
-
-	printf("%s - ", nfail_group ? "not ok" : "ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	if (nfail_group)
-		printf(" (%d checks failed)", nfail_group);
-	printf("\n");
-	fflush(stdout);
-	nfail_group = 0;
-}
 
 /* ------------------------------------------------------- parameter parsing */
 
