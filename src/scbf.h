@@ -458,6 +458,48 @@ typedef struct ScbfFilterCheck
 typedef void (*ScbfSegmentFn) (Relation index, struct ScbfState *state,
 							   uint32 segno, ScbfSegEntry *entry, void *arg);
 
+/*
+ * What a traced scan (ScbfTraceScan, for scbf_probe) reports, in scan
+ * order, for each segment it does not skip as empty: an ATTEMPT each time it
+ * reads the chain from the head (a retry discards what the attempt before
+ * reported), a MAYBE per filter whose ledger it read, then DONE (the TIDs
+ * went to the bitmap) or WHOLE (every page of the segment did).
+ */
+typedef enum ScbfTraceEvent
+{
+	SCBF_TRACE_ATTEMPT,
+	SCBF_TRACE_MAYBE,
+	SCBF_TRACE_DONE,
+	SCBF_TRACE_WHOLE
+} ScbfTraceEvent;
+
+/* Why a scan returns a segment whole */
+typedef enum ScbfWholeReason
+{
+	SCBF_WHOLE_NO_ENTRY,		/* the segment has no directory entry */
+	SCBF_WHOLE_RECOUNT,			/* a filter's counters await a recount */
+	SCBF_WHOLE_CHANGING			/* its chain kept changing under the scan */
+} ScbfWholeReason;
+
+typedef struct ScbfTraceData
+{
+	ScbfTraceEvent event;
+	uint32		segno;
+	int			position;		/* MAYBE, WHOLE: the filter's place in the
+								 * chain, from 1 (0: no filter) */
+	uint32		serial;			/* MAYBE, WHOLE: its serial */
+	int			block;			/* MAYBE: the block whose counters said
+								 * "maybe" (-1: none tested) */
+	const ItemPointerData *tids;	/* MAYBE: the TIDs its ledger gave, valid
+									 * during the call only */
+	int			ntids;
+	ScbfWholeReason reason;		/* WHOLE */
+	BlockNumber npages;			/* WHOLE: heap pages added */
+} ScbfTraceData;
+
+/* Callback of ScbfTraceScan; called with no buffer pinned */
+typedef void (*ScbfTraceFn) (const ScbfTraceData *trace, void *arg);
+
 /* ----------------------------------------------------------------
  *	Prototypes
  * ----------------------------------------------------------------
@@ -545,6 +587,8 @@ extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					   ScanKey orderbys, int norderbys);
 extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
+extern void ScbfTraceScan(Relation index, ScanKey keys, int nkeys,
+						  ScbfTraceFn fn, void *arg);
 
 /* scbfvacuum.c */
 extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,

@@ -28,6 +28,12 @@
  *	  before it moves any entry into it, so an entry that moved out of a
  *	  ledger behind our back is always found further down the chain.
  *
+ *	  scbf_probe() runs this very scan, traced (ScbfTraceScan): the scan
+ *	  tells a callback which filters said "maybe", which TIDs their ledgers
+ *	  gave and why a segment was returned whole, so that the diagnostic
+ *	  explains the scan that runs rather than a copy of it.  An ordinary
+ *	  scan has no callback and pays a pointer test per event.
+ *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
@@ -37,6 +43,7 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/relscan.h"
 #include "access/table.h"
 #include "catalog/index.h"
@@ -84,6 +91,29 @@ typedef struct ScbfScanOpaqueData
 	uint32		dirno;
 	bool		dirvalid;
 	ScbfSegEntry *dir;
+
+	/* the filter that made ScbfScanSegment return SCBF_SEG_WHOLE */
+	int			whole_position;
+	uint32		whole_serial;
+
+	/* a traced scan's callback (ScbfTraceScan), else NULL */
+	ScbfTraceFn trace;
+	void	   *trace_arg;
+
+	/*
+	 * Check chain, block and ledger links against loops and the end of the
+	 * index before following them (ScbfIndexBlocks).  Only traced scans do,
+	 * as scbf_probe always has.
+	 *
+	 * XXX A query's scan does not: on a chain or ledger that loops (only
+	 * corruption can make one) it never ends, and cannot be cancelled along
+	 * a ledger, where a buffer lock is always held; a link past the end
+	 * fails in the storage manager.  The checks cost a system call per scan
+	 * and a compare per page; they are left off so that queries behave
+	 * exactly as before scbf_probe shared this code.
+	 */
+	bool		checklinks;
+	BlockNumber nindex;			/* index blocks, as last measured */
 } ScbfScanOpaqueData;
 
 typedef ScbfScanOpaqueData *ScbfScanOpaque;
@@ -443,16 +473,64 @@ ScbfCollectTid(ScbfScanOpaque so, BlockNumber blkno, OffsetNumber off)
 }
 
 /*
+ * The number of blocks of the index, measured again if "beyond" is not
+ * below the last measure (the index may have grown since): no link can lead
+ * to a block at or past the result, and no list can be longer.  Only scans
+ * with checklinks call it, since measuring is a system call.
+ */
+static BlockNumber
+ScbfIndexBlocks(IndexScanDesc scan, BlockNumber beyond)
+{
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+
+	if (beyond >= so->nindex)
+		so->nindex = RelationGetNumberOfBlocks(scan->indexRelation);
+	return so->nindex;
+}
+
+/*
+ * Report an event of segment segno to a traced scan's callback: a new
+ * attempt at its chain, or its outcome (DONE, or WHOLE for the given
+ * reason with npages heap pages; for SCBF_WHOLE_RECOUNT, the filter is the
+ * one ScbfScanSegment left in so->whole_*).  Called with no buffer pinned.
+ */
+static void
+ScbfTraceSegment(ScbfScanOpaque so, ScbfTraceEvent event, uint32 segno,
+				 ScbfWholeReason reason, BlockNumber npages)
+{
+	ScbfTraceData td;
+
+	memset(&td, 0, sizeof(td));
+	td.event = event;
+	td.segno = segno;
+	td.block = -1;
+	if (event == SCBF_TRACE_WHOLE)
+	{
+		td.reason = reason;
+		td.npages = npages;
+		if (reason == SCBF_WHOLE_RECOUNT)
+		{
+			td.position = so->whole_position;
+			td.serial = so->whole_serial;
+		}
+	}
+	so->trace(&td, so->trace_arg);
+}
+
+/*
  * Read the ledger of filter (segno, serial), whose head is headblk, and
  * collect the TIDs of the entries that match.  Lock coupling: the head is
  * held until the first ledger page is locked, and each ledger page until the
  * next one is (see scbf.h).  Returns SCBF_SEG_RETRY if the head is no
- * longer this filter's.
+ * longer this filter's; *dropping is set if the filter is being dropped
+ * (nothing is read: its entries are elsewhere).  A ledger page that is not
+ * this filter's raises ERRCODE_INDEX_CORRUPTED; with checklinks, so does a
+ * link past the end of the index or a list that loops.
  */
 static int
 ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 			   uint32 serial, BlockNumber headblk, BlockNumber nheapblocks,
-			   BlockNumber *failblk)
+			   bool *dropping, BlockNumber *failblk)
 {
 	Relation	index = scan->indexRelation;
 	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
@@ -460,7 +538,10 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	Buffer		buf;
 	Buffer		lbuf;
 	Page		page;
+	BlockNumber next;
+	BlockNumber npages;
 
+	*dropping = false;
 	buf = ReadBuffer(index, headblk);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -474,20 +555,31 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	{
 		/* being dropped since we probed it: its entries are elsewhere */
 		UnlockReleaseBuffer(buf);
+		*dropping = true;
 		return SCBF_SEG_DONE;
 	}
-	lbuf = ReadBuffer(index, ScbfPageGetFilter(page)->ledger_head);
+	next = ScbfPageGetFilter(page)->ledger_head;
+	if (so->checklinks &&
+		(next == SCBF_METAPAGE_BLKNO || next >= ScbfIndexBlocks(scan, next)))
+		ScbfReportCorrupt(index, headblk,
+						  psprintf("Filter %u of segment %u says its ledger starts at block %u.",
+								   serial, segno, next));
+	lbuf = ReadBuffer(index, next);
 	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
 	UnlockReleaseBuffer(buf);
 
-	for (;;)
+	for (npages = 1;; npages++)
 	{
 		ScbfLedgerPageData *ledger;
 		const char *entry;
-		BlockNumber next;
 		int			i;
 
 		page = BufferGetPage(lbuf);
+		/* more pages than the index has: the list loops */
+		if (so->checklinks && npages > ScbfIndexBlocks(scan, npages))
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("The ledger of filter %u of segment %u loops.",
+									   serial, segno));
 		if (!ScbfPageIsLedger(page, segno, serial, state->ledger_capacity))
 			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
 							  psprintf("Expected a ledger page of filter %u of segment %u.",
@@ -514,6 +606,10 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		next = ledger->next;
 		if (next == 0)
 			break;
+		if (so->checklinks && next >= ScbfIndexBlocks(scan, next))
+			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
+							  psprintf("Ledger page of filter %u of segment %u links to block %u, past the end of the index.",
+									   serial, segno, next));
 		buf = ReadBuffer(index, next);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		UnlockReleaseBuffer(lbuf);
@@ -526,13 +622,14 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 /*
  * Probe filter (segno, serial) whose head is headblk: true if it may hold a
  * match.  Reads the head and then the other blocks the conditions need, one
- * page at a time.  Also returns the chain link as the head shows it now;
- * if the caller goes on to read this filter's ledger, it must read the link
- * again afterwards (see the file header).
+ * page at a time; *block is the block whose counters completed a "maybe"
+ * (-1 if no counter was tested).  Also returns the chain link as the head
+ * shows it now; if the caller goes on to read this filter's ledger, it must
+ * read the link again afterwards (see the file header).
  */
 static int
 ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
-				uint32 serial, BlockNumber headblk, bool *maybe,
+				uint32 serial, BlockNumber headblk, bool *maybe, int *block,
 				BlockNumber *next, uint32 *next_serial, BlockNumber *failblk)
 {
 	Relation	index = scan->indexRelation;
@@ -558,6 +655,7 @@ ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	filter = ScbfPageGetFilter(page);
 	*next = filter->next;
 	*next_serial = filter->next_serial;
+	*block = -1;
 
 	/* growing and dropping filters hold no entries */
 	if (filter->state == SCBF_FILTER_GROWING ||
@@ -592,6 +690,11 @@ ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		b = ScbfProbeNextBlock(so, b);
 		if (b < 0)
 			elog(ERROR, "scbf probe left a condition undecided");
+		if (so->checklinks && blocks[b] >= ScbfIndexBlocks(scan, blocks[b]))
+		{
+			*failblk = blocks[b];
+			return SCBF_SEG_RETRY;
+		}
 		buf = ReadBuffer(index, blocks[b]);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -607,6 +710,7 @@ ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	}
 
 	*maybe = (verdict == SCBF_PROBE_MAYBE);
+	*block = b;
 	return SCBF_SEG_DONE;
 }
 
@@ -638,32 +742,80 @@ ScbfReadChainLink(IndexScanDesc scan, uint32 segno, uint32 serial,
 
 /*
  * Scan one segment's chain, collecting matching TIDs into so->tids.
+ * Returns SCBF_SEG_DONE; SCBF_SEG_WHOLE if a filter cannot be trusted (its
+ * place in the chain and serial left in so->whole_*); or SCBF_SEG_RETRY if
+ * the chain changed under us (*failblk: the page that was not what the
+ * chain said).  A traced scan hears of each filter whose ledger was read.
+ * With checklinks, a chain that loops raises ERRCODE_INDEX_CORRUPTED and a
+ * link past the end of the index is a retry.
  */
 static int
 ScbfScanSegment(IndexScanDesc scan, ScbfState *state, uint32 segno,
 				const ScbfSegEntry *seg, BlockNumber nheapblocks,
 				BlockNumber *failblk)
 {
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
 	BlockNumber blk = seg->head;
 	uint32		serial = seg->head_serial;
+	uint32		last_serial = 0;
+	int			position = 0;
 	int			r;
 
 	while (blk != 0)
 	{
 		bool		maybe;
+		int			block;
 		BlockNumber next;
 		uint32		next_serial;
 
-		r = ScbfProbeFilter(scan, state, segno, serial, blk, &maybe,
+		position++;
+		if (so->checklinks)
+		{
+			/* serials increase along a chain: anything else is a loop */
+			if (position > 1 && serial <= last_serial)
+				ScbfReportCorrupt(scan->indexRelation, blk,
+								  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+										   segno, last_serial, serial));
+			last_serial = serial;
+			if (blk >= ScbfIndexBlocks(scan, blk))
+			{
+				*failblk = blk;
+				return SCBF_SEG_RETRY;
+			}
+		}
+
+		r = ScbfProbeFilter(scan, state, segno, serial, blk, &maybe, &block,
 							&next, &next_serial, failblk);
+		if (r == SCBF_SEG_WHOLE)
+		{
+			so->whole_position = position;
+			so->whole_serial = serial;
+		}
 		if (r != SCBF_SEG_DONE)
 			return r;
 		if (maybe)
 		{
+			int			first = so->ntids;
+			bool		dropping;
+
 			r = ScbfReadLedger(scan, state, segno, serial, blk, nheapblocks,
-							   failblk);
+							   &dropping, failblk);
 			if (r != SCBF_SEG_DONE)
 				return r;
+			if (so->trace != NULL && !dropping)
+			{
+				ScbfTraceData td;
+
+				memset(&td, 0, sizeof(td));
+				td.event = SCBF_TRACE_MAYBE;
+				td.segno = segno;
+				td.position = position;
+				td.serial = serial;
+				td.block = block;
+				td.ntids = so->ntids - first;
+				td.tids = td.ntids > 0 ? &so->tids[first] : NULL;
+				so->trace(&td, so->trace_arg);
+			}
 
 			/*
 			 * Entries may have moved out of this ledger during the read: the
@@ -719,7 +871,9 @@ ScbfScanDirEntry(IndexScanDesc scan, ScbfState *state, uint32 segno,
  * amgetbitmap: add the TIDs of every possibly matching row to the bitmap.
  * Exact TIDs (with recheck) from the ledgers; every page of a segment the
  * scan cannot judge.  Returns the number of TIDs added, counting each page
- * of a whole segment as 10 tuples (as BRIN does).
+ * of a whole segment as 10 tuples (as BRIN does).  A traced scan
+ * (ScbfTraceScan) reports each segment's attempts and outcome, and is not
+ * counted as a scan of the index.
  */
 int64
 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
@@ -733,7 +887,8 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	uint32		segno;
 	int64		ntuples = 0;
 
-	pgstat_count_index_scan(index);
+	if (so->trace == NULL)
+		pgstat_count_index_scan(index);
 	if (so->unsatisfiable)
 		return 0;
 
@@ -751,6 +906,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		ScbfSegEntry seg;
 		int			r = SCBF_SEG_WHOLE;
+		ScbfWholeReason why = SCBF_WHOLE_NO_ENTRY;
 		int			attempt;
 		BlockNumber failblk = InvalidBlockNumber;
 		BlockNumber lastfail = InvalidBlockNumber;
@@ -766,8 +922,12 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			ScbfSegEntry fresh;
 
 			so->ntids = 0;
+			if (so->trace != NULL)
+				ScbfTraceSegment(so, SCBF_TRACE_ATTEMPT, segno, 0, 0);
 			r = ScbfScanSegment(scan, state, segno, &seg, nheapblocks,
 								&failblk);
+			if (r == SCBF_SEG_WHOLE)
+				why = SCBF_WHOLE_RECOUNT;
 			if (r != SCBF_SEG_RETRY)
 				break;
 
@@ -786,6 +946,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 									  psprintf("Page is not the filter page that segment %u's chain leads to.",
 											   segno));
 				r = SCBF_SEG_WHOLE;
+				why = SCBF_WHOLE_CHANGING;
 				break;
 			}
 			lastfail = failblk;
@@ -798,6 +959,8 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			if (so->ntids > 0)
 				tbm_add_tuples(tbm, so->tids, so->ntids, true);
 			ntuples += so->ntids;
+			if (so->trace != NULL)
+				ScbfTraceSegment(so, SCBF_TRACE_DONE, segno, 0, 0);
 		}
 		else
 		{
@@ -809,10 +972,44 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			for (blkno = start; blkno < end; blkno++)
 				tbm_add_page(tbm, blkno);
 			ntuples += 10 * (int64) (end - start);
+			if (so->trace != NULL)
+				ScbfTraceSegment(so, SCBF_TRACE_WHOLE, segno, why,
+								 end - start);
 		}
 	}
 
 	return ntuples;
+}
+
+/*
+ * Run scbfgetbitmap over index for the nkeys keys, as a query's bitmap
+ * index scan does, and tell fn (with arg) what the scan does with each
+ * segment (see ScbfTraceData).  Unlike a query's scan it checks the links
+ * it follows (checklinks); it takes no snapshot (a scan uses one only for
+ * old_snapshot_threshold, which scbf_probe never applied) and no predicate
+ * lock, is not counted in the index's statistics, and throws its bitmap (at
+ * most work_mem) away.  The caller holds at least AccessShareLock on the
+ * table and on the index.
+ */
+void
+ScbfTraceScan(Relation index, ScanKey keys, int nkeys, ScbfTraceFn fn,
+			  void *arg)
+{
+	IndexScanDesc scan = scbfbeginscan(index, nkeys, 0);
+	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
+	TIDBitmap  *tbm;
+
+	so->trace = fn;
+	so->trace_arg = arg;
+	so->checklinks = true;
+	scbfrescan(scan, keys, nkeys, NULL, 0);
+
+	tbm = tbm_create(work_mem * 1024L, NULL);
+	(void) scbfgetbitmap(scan, tbm);
+	tbm_free(tbm);
+
+	scbfendscan(scan);
+	IndexScanEnd(scan);
 }
 
 /*
