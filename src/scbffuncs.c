@@ -6,11 +6,11 @@
  * NOTES
  *	  scbf_index_info, scbf_segments, scbf_filters and scbf_pages show what
  *	  an index holds; scbf_probe shows which segments and filters may hold a
- *	  value and how many ledger entries match it, walking each segment
- *	  exactly as scbfgetbitmap does, so that a user can see why a query read
- *	  what it read; scbf_rebuild rebuilds segments from their ledgers or from
- *	  the heap, like brin_summarize_range.  The verifier is in scbfverify.c,
- *	  the mathematics in scbfmathfuncs.c.
+ *	  value and how many ledger entries match it, by running the bitmap scan
+ *	  itself with a trace (ScbfTraceScan in scbfscan.c), so that a user can
+ *	  see why a query read what it read; scbf_rebuild rebuilds segments from
+ *	  their ledgers or from the heap, like brin_summarize_range.  The
+ *	  verifier is in scbfverify.c, the mathematics in scbfmathfuncs.c.
  *
  *	  The read-only functions take the locks a reader takes (AccessShareLock
  *	  on the table, then on the index, as amcheck does) and read pages with
@@ -67,10 +67,9 @@ PG_FUNCTION_INFO_V1(scbf_rebuild);
 
 /*
  * How often a diagnostic reads a segment whose chain changes under it
- * before giving up, and how often scbf_probe does (as the scan does).
+ * before giving up (scbf_probe retries as the scan does: it is the scan).
  */
 #define SCBF_DIAG_RETRIES		5
-#define SCBF_PROBE_RETRIES		3
 
 /* What the diagnostics know of one filter */
 typedef struct ScbfFilterInfo
@@ -1109,24 +1108,16 @@ scbf_pages(PG_FUNCTION_ARGS)
 /* ----------------------------------------------------------------
  *	scbf_probe
  *
- * The probe walks each segment as scbfgetbitmap does for one condition
- * "column col has hash h" (= value, or IS NULL): the same directory entry,
- * the same filters skipped (growing, dropping), the same block probed
- * (scbf_filter_block_of of the key from ScbfComputeKey), the same ledger
- * read under lock coupling, the chain link read again after the ledger,
- * the same entries kept (hash equal, TID within the table), and the same
- * reasons to return a segment whole (no directory entry, a filter awaiting
- * a recount, a chain that kept changing).  It differs only in what it
- * returns: a row per filter that says "maybe", with the number of ledger
- * entries that match and of distinct heap pages among them, or one row for
- * a segment the scan would return whole.
+ * The probe runs the bitmap scan itself (ScbfTraceScan) for one condition,
+ * column = value or column IS NULL, built as the planner builds it, and
+ * turns what the scan reports into rows: one per filter that says "maybe",
+ * with the number of TIDs the scan took from its ledger (ledger entries
+ * whose hash matches) and of distinct heap pages among them, or one for a
+ * segment the scan returns whole, saying why.  There is thus one walk over
+ * segments, filters and ledgers, the scan's, and the probe explains the
+ * scan that runs.
  * ----------------------------------------------------------------
  */
-
-/* Results of probing one segment */
-#define SCBF_PROBE_DONE			0
-#define SCBF_PROBE_WHOLE		1
-#define SCBF_PROBE_RETRY		2
 
 /* One filter that says "maybe" */
 typedef struct ScbfProbeRow
@@ -1138,276 +1129,44 @@ typedef struct ScbfProbeRow
 	int64		heappages;		/* distinct heap pages among them */
 } ScbfProbeRow;
 
-/* Probe state for one segment */
-typedef struct ScbfProbeSeg
+/* What scbf_probe collects while the scan runs */
+typedef struct ScbfProbeState
 {
-	uint32		segno;
-	ScbfProbeRow *rows;
+	ReturnSetInfo *rsinfo;
+	BlockNumber pages_per_segment;
+	ScbfProbeRow *rows;			/* of the segment's current attempt */
 	int			nrows;
 	int			maxrows;
-	const char *whole;			/* why the segment is returned whole */
-	int			whole_position; /* the filter that decided it, or 0 */
-	uint32		whole_serial;
-} ScbfProbeSeg;
+} ScbfProbeState;
 
 /*
- * Read the ledger of filter (segno, serial) at headblk as ScbfReadLedger
- * does (head held until the first ledger page is locked, then lock
- * coupling) and count the entries the scan would collect.  Returns
- * SCBF_PROBE_RETRY if the head is no longer this filter's; a ledger page
- * that is not this filter's raises ERRCODE_INDEX_CORRUPTED, as in a scan.
- * *dropping is set if the filter is being dropped (its entries are
- * elsewhere: the scan reads nothing here).
+ * ScbfTraceFn of scbf_probe.  Collects a row per filter that says "maybe"
+ * during a segment's attempt (an ATTEMPT, the start of a retry, forgets
+ * them) and emits them once the scan is done with the segment; emits one
+ * row for a segment returned whole, whose heap_pages is the number of its
+ * pages the scan added.  Rows go to arg's tuplestore, in scan order.
  */
-static int
-ScbfProbeLedger(Relation index, ScbfState *state, uint32 segno,
-				uint32 serial, BlockNumber headblk, int col, uint32 hash,
-				BlockNumber nheapblocks, ScbfProbeRow *row, bool *dropping,
-				BlockNumber *failblk)
+static void
+ScbfProbeTrace(const ScbfTraceData *td, void *arg)
 {
-	BlockNumber segstart = segno * state->pages_per_segment;
-	BlockNumber nindex = RelationGetNumberOfBlocks(index);
-	BlockNumber npages;
-	BlockNumber next;
-	bool		pageseen[SCBF_MAX_PAGES_PER_SEGMENT];
-	Buffer		buf;
-	Buffer		lbuf;
-	Page		page;
+	ScbfProbeState *ps = (ScbfProbeState *) arg;
+	ReturnSetInfo *rsinfo = ps->rsinfo;
+	BlockNumber first = td->segno * ps->pages_per_segment;
+	Datum		values[8];
+	bool		nulls[8];
+	int			i;
 
-	*dropping = false;
-	buf = ReadBuffer(index, headblk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	switch (td->event)
 	{
-		UnlockReleaseBuffer(buf);
-		*failblk = headblk;
-		return SCBF_PROBE_RETRY;
-	}
-	if (ScbfPageGetFilter(page)->state == SCBF_FILTER_DROPPING)
-	{
-		UnlockReleaseBuffer(buf);
-		*dropping = true;
-		return SCBF_PROBE_DONE;
-	}
-	next = ScbfPageGetFilter(page)->ledger_head;
-	if (next == SCBF_METAPAGE_BLKNO || next >= nindex)
-		ScbfReportCorrupt(index, headblk,
-						  psprintf("Filter %u of segment %u says its ledger starts at block %u.",
-								   serial, segno, next));
-	lbuf = ReadBuffer(index, next);
-	LockBuffer(lbuf, BUFFER_LOCK_SHARE);
-	UnlockReleaseBuffer(buf);
-
-	memset(pageseen, 0, sizeof(pageseen));
-	for (npages = 1;; npages++)
-	{
-		ScbfLedgerPageData *ledger;
-		const char *entry;
-		int			i;
-
-		CHECK_FOR_INTERRUPTS();
-		page = BufferGetPage(lbuf);
-		/* more pages than the index has: the list loops */
-		if (npages > nindex)
-			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
-							  psprintf("The ledger of filter %u of segment %u loops.",
-									   serial, segno));
-		if (!ScbfPageIsLedger(page, segno, serial, state->ledger_capacity))
-			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
-							  psprintf("Expected a ledger page of filter %u of segment %u.",
-									   serial, segno));
-		ledger = ScbfPageGetLedger(page);
-		entry = ScbfPageGetEntries(page);
-		for (i = 0; i < ledger->nentries; i++, entry += state->entry_size)
-		{
-			uint16		tid = ScbfEntryGetTid(entry);
-			BlockNumber relblk = ScbfTidRelBlock(tid);
-			OffsetNumber off = ScbfTidOffset(tid);
-
-			if (tid == SCBF_TID_TOMBSTONE ||
-				ScbfEntryGetHash(entry, col) != hash)
-				continue;
-			/* what the scan would hand to the bitmap */
-			if (segstart + relblk >= nheapblocks ||
-				off < FirstOffsetNumber || off > MaxHeapTuplesPerPage)
-				continue;
-			row->matches++;
-			if (!pageseen[relblk])
-			{
-				pageseen[relblk] = true;
-				row->heappages++;
-			}
-		}
-
-		next = ledger->next;
-		if (next == 0)
+		case SCBF_TRACE_ATTEMPT:
+			ps->nrows = 0;
 			break;
-		if (next >= nindex)
-			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
-							  psprintf("Ledger page of filter %u of segment %u links to block %u, past the end of the index.",
-									   serial, segno, next));
-		buf = ReadBuffer(index, next);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		UnlockReleaseBuffer(lbuf);
-		lbuf = buf;
-	}
-	UnlockReleaseBuffer(lbuf);
-	return SCBF_PROBE_DONE;
-}
 
-/*
- * Read the chain link of filter (segno, serial) at headblk.  Returns
- * SCBF_PROBE_RETRY if the head is no longer this filter's.
- */
-static int
-ScbfProbeLink(Relation index, uint32 segno, uint32 serial,
-			  BlockNumber headblk, BlockNumber *next, uint32 *next_serial,
-			  BlockNumber *failblk)
-{
-	Buffer		buf = ReadBuffer(index, headblk);
-	Page		page;
-
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!ScbfPageIsFilter(page, segno, serial, 0))
-	{
-		UnlockReleaseBuffer(buf);
-		*failblk = headblk;
-		return SCBF_PROBE_RETRY;
-	}
-	*next = ScbfPageGetFilter(page)->next;
-	*next_serial = ScbfPageGetFilter(page)->next_serial;
-	UnlockReleaseBuffer(buf);
-	return SCBF_PROBE_DONE;
-}
-
-/*
- * Walk segment ps->segno's chain from seg as ScbfScanSegment does, for the
- * key kp of hash "hash" on column col; collect a row per filter that says
- * "maybe".  Returns SCBF_PROBE_DONE, SCBF_PROBE_WHOLE (ps->whole says why)
- * or SCBF_PROBE_RETRY (the chain changed under us; failblk set).
- */
-static int
-ScbfProbeSegmentOnce(Relation index, ScbfState *state, ScbfProbeSeg *ps,
-					 const ScbfSegEntry *seg, int col, uint32 hash,
-					 const ScbfKeyPos *kp, BlockNumber nheapblocks,
-					 BlockNumber *failblk)
-{
-	uint32		segno = ps->segno;
-	BlockNumber blk = seg->head;
-	uint32		serial = seg->head_serial;
-	uint32		last_serial = 0;
-	int			position = 0;
-	BlockNumber nindex = RelationGetNumberOfBlocks(index);
-
-	ps->nrows = 0;
-	while (blk != 0)
-	{
-		Buffer		buf;
-		Page		page;
-		ScbfFilterPageData *filter;
-		BlockNumber next;
-		uint32		next_serial;
-		BlockNumber blkno;
-		int			b;
-		bool		maybe;
-		int			r;
-
-		CHECK_FOR_INTERRUPTS();
-		position++;
-
-		/* serials increase along a chain: anything else is a loop */
-		if (position > 1 && serial <= last_serial)
-			ScbfReportCorrupt(index, blk,
-							  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
-									   segno, last_serial, serial));
-		last_serial = serial;
-
-		/* the head: state, flags, link, and block 0's counters */
-		if (blk >= nindex)
-		{
-			*failblk = blk;
-			return SCBF_PROBE_RETRY;
-		}
-		buf = ReadBuffer(index, blk);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (!ScbfPageIsFilter(page, segno, serial, 0))
-		{
-			UnlockReleaseBuffer(buf);
-			*failblk = blk;
-			return SCBF_PROBE_RETRY;
-		}
-		filter = ScbfPageGetFilter(page);
-		next = filter->next;
-		next_serial = filter->next_serial;
-
-		/* growing and dropping filters hold no entries */
-		if (filter->state == SCBF_FILTER_GROWING ||
-			filter->state == SCBF_FILTER_DROPPING)
-		{
-			UnlockReleaseBuffer(buf);
-			blk = next;
-			serial = next_serial;
-			continue;
-		}
-		/* counters awaiting a recount are not trusted */
-		if (filter->flags & SCBF_FILTER_RECOUNT)
-		{
-			UnlockReleaseBuffer(buf);
-			ps->whole = "whole segment: counters await a recount";
-			ps->whole_position = position;
-			ps->whole_serial = serial;
-			return SCBF_PROBE_WHOLE;
-		}
-
-		b = scbf_filter_block_of(kp->key, filter->nblocks);
-		if (b == 0)
-		{
-			maybe = scbf_filter_test(ScbfPageGetCounters(page), &state->geom,
-									 kp->pos);
-			UnlockReleaseBuffer(buf);
-		}
-		else
-		{
-			/* one page at a time, as the scan reads them */
-			blkno = filter->blocks[b];
-			UnlockReleaseBuffer(buf);
-			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+		case SCBF_TRACE_MAYBE:
 			{
-				*failblk = blkno;
-				return SCBF_PROBE_RETRY;
-			}
-			buf = ReadBuffer(index, blkno);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			if (!ScbfPageIsFilter(page, segno, serial, (uint16) b))
-			{
-				UnlockReleaseBuffer(buf);
-				*failblk = blkno;
-				return SCBF_PROBE_RETRY;
-			}
-			maybe = scbf_filter_test(ScbfPageGetCounters(page), &state->geom,
-									 kp->pos);
-			UnlockReleaseBuffer(buf);
-		}
+				ScbfProbeRow *row;
+				bool		pageseen[SCBF_MAX_PAGES_PER_SEGMENT];
 
-		if (maybe)
-		{
-			ScbfProbeRow row;
-			bool		dropping;
-
-			memset(&row, 0, sizeof(row));
-			row.position = position;
-			row.serial = serial;
-			row.block = b;
-			r = ScbfProbeLedger(index, state, segno, serial, blk, col, hash,
-								nheapblocks, &row, &dropping, failblk);
-			if (r != SCBF_PROBE_DONE)
-				return r;
-			if (!dropping)
-			{
 				if (ps->nrows >= ps->maxrows)
 				{
 					ps->maxrows = Max(8, ps->maxrows * 2);
@@ -1415,140 +1174,137 @@ ScbfProbeSegmentOnce(Relation index, ScbfState *state, ScbfProbeSeg *ps,
 						repalloc(ps->rows, sizeof(ScbfProbeRow) * ps->maxrows) :
 						palloc(sizeof(ScbfProbeRow) * ps->maxrows);
 				}
-				ps->rows[ps->nrows++] = row;
+				row = &ps->rows[ps->nrows++];
+				row->position = td->position;
+				row->serial = td->serial;
+				row->block = td->block;
+				row->matches = td->ntids;
+				row->heappages = 0;
+				memset(pageseen, 0, sizeof(pageseen));
+				for (i = 0; i < td->ntids; i++)
+				{
+					BlockNumber relblk;
+
+					relblk = ItemPointerGetBlockNumber(&td->tids[i]) - first;
+					Assert(relblk < SCBF_MAX_PAGES_PER_SEGMENT);
+					if (!pageseen[relblk])
+					{
+						pageseen[relblk] = true;
+						row->heappages++;
+					}
+				}
+				break;
 			}
 
-			/* entries may have moved on meanwhile: read the link again */
-			r = ScbfProbeLink(index, segno, serial, blk, &next, &next_serial,
-							  failblk);
-			if (r != SCBF_PROBE_DONE)
-				return r;
-		}
-		blk = next;
-		serial = next_serial;
+		case SCBF_TRACE_DONE:
+			for (i = 0; i < ps->nrows; i++)
+			{
+				ScbfProbeRow *row = &ps->rows[i];
+
+				memset(nulls, 0, sizeof(nulls));
+				values[0] = Int32GetDatum(td->segno);
+				values[1] = Int64GetDatum(first);
+				values[2] = Int32GetDatum(row->position);
+				values[3] = Int64GetDatum(row->serial);
+				values[4] = Int32GetDatum(row->block);
+				values[5] = CStringGetTextDatum("maybe");
+				values[6] = Int64GetDatum(row->matches);
+				values[7] = Int64GetDatum(row->heappages);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 values, nulls);
+			}
+			break;
+
+		case SCBF_TRACE_WHOLE:
+			{
+				const char *verdict = NULL;
+
+				switch (td->reason)
+				{
+					case SCBF_WHOLE_NO_ENTRY:
+						verdict = "whole segment: no directory entry";
+						break;
+					case SCBF_WHOLE_RECOUNT:
+						verdict = "whole segment: counters await a recount";
+						break;
+					case SCBF_WHOLE_CHANGING:
+						verdict = "whole segment: its chain kept changing";
+						break;
+				}
+				if (verdict == NULL)
+					elog(ERROR, "unexpected scbf scan reason %d",
+						 (int) td->reason);
+
+				memset(nulls, true, sizeof(nulls));
+				values[0] = Int32GetDatum(td->segno);
+				values[1] = Int64GetDatum(first);
+				if (td->position > 0)
+				{
+					values[2] = Int32GetDatum(td->position);
+					values[3] = Int64GetDatum(td->serial);
+					nulls[2] = nulls[3] = false;
+				}
+				values[5] = CStringGetTextDatum(verdict);
+				values[7] = Int64GetDatum(td->npages);
+				nulls[0] = nulls[1] = nulls[5] = nulls[7] = false;
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 values, nulls);
+				break;
+			}
 	}
-	return SCBF_PROBE_DONE;
 }
 
 /*
- * Emit the rows of one probed segment: one per filter that says "maybe",
- * or one for a segment returned whole (heap_pages: its pages in the table).
+ * Fill *key with the scan key of "column col = value" for a value of type
+ * subtype (the opclass's input type, or another type of the opfamily), as
+ * the planner builds it: the opfamily's equality operator for the two
+ * types and the column's collation.  With isnull, "column col IS NULL".
  */
 static void
-ScbfProbeEmit(ReturnSetInfo *rsinfo, ScbfState *state, ScbfProbeSeg *ps,
-			  BlockNumber nheapblocks)
+ScbfProbeKey(Relation index, int col, Oid subtype, Datum value, bool isnull,
+			 ScanKey key)
 {
-	BlockNumber first = ps->segno * state->pages_per_segment;
-	Datum		values[8];
-	bool		nulls[8];
-	int			i;
+	FmgrInfo	finfo;
+	Oid			oper;
 
-	if (ps->whole != NULL)
+	if (isnull)
 	{
-		memset(nulls, true, sizeof(nulls));
-		values[0] = Int32GetDatum(ps->segno);
-		values[1] = Int64GetDatum(first);
-		if (ps->whole_position > 0)
-		{
-			values[2] = Int32GetDatum(ps->whole_position);
-			values[3] = Int64GetDatum(ps->whole_serial);
-			nulls[2] = nulls[3] = false;
-		}
-		values[5] = CStringGetTextDatum(ps->whole);
-		values[7] = Int64GetDatum(Min(first + state->pages_per_segment,
-									  nheapblocks) - first);
-		nulls[0] = nulls[1] = nulls[5] = nulls[7] = false;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
-							 nulls);
+		ScanKeyEntryInitialize(key, SK_ISNULL | SK_SEARCHNULL, col + 1,
+							   InvalidStrategy, InvalidOid, InvalidOid,
+							   InvalidOid, (Datum) 0);
 		return;
 	}
 
-	for (i = 0; i < ps->nrows; i++)
-	{
-		ScbfProbeRow *row = &ps->rows[i];
-
-		memset(nulls, 0, sizeof(nulls));
-		values[0] = Int32GetDatum(ps->segno);
-		values[1] = Int64GetDatum(first);
-		values[2] = Int32GetDatum(row->position);
-		values[3] = Int64GetDatum(row->serial);
-		values[4] = Int32GetDatum(row->block);
-		values[5] = CStringGetTextDatum("maybe");
-		values[6] = Int64GetDatum(row->matches);
-		values[7] = Int64GetDatum(row->heappages);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
-							 nulls);
-	}
+	/*
+	 * The scan hashes the value and never calls the operator: a family
+	 * that has a hash function for the type but no "=" still gets a key.
+	 */
+	memset(&finfo, 0, sizeof(finfo));
+	finfo.fn_oid = InvalidOid;
+	oper = get_opfamily_member(index->rd_opfamily[col],
+							   index->rd_opcintype[col], subtype,
+							   SCBF_EQUAL_STRATEGY);
+	if (OidIsValid(oper))
+		fmgr_info(get_opcode(oper), &finfo);
+	ScanKeyEntryInitializeWithInfo(key, 0, col + 1, SCBF_EQUAL_STRATEGY,
+								   subtype, index->rd_indcollation[col],
+								   &finfo, value);
 }
 
 /*
- * Shared body of the two scbf_probe variants, once the value's hash (or
- * SCBF_NULL_HASH) is known: every segment of the table, in order, as
- * scbfgetbitmap visits them.
+ * Shared body of the two scbf_probe variants, once the scan key is built:
+ * run the scan, traced, and return its rows, every segment of the table in
+ * order as scbfgetbitmap visits them.
  */
 static void
-ScbfProbe(FunctionCallInfo fcinfo, Relation heap, Relation index, int col,
-		  uint32 hash)
+ScbfProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	ScbfState  *state = ScbfGetState(index);
-	BlockNumber nheapblocks = RelationGetNumberOfBlocks(heap);
-	uint32		nsegs = (nheapblocks + state->pages_per_segment - 1) /
-		state->pages_per_segment;
-	ScbfKeyPos	kp;
-	ScbfProbeSeg ps;
-	uint32		segno;
+	ScbfProbeState ps;
 
-	ScbfComputeKey(state, col, hash, &kp);
 	memset(&ps, 0, sizeof(ps));
-
-	for (segno = 0; segno < nsegs; segno++)
-	{
-		ScbfSegEntry seg;
-		int			r = SCBF_PROBE_WHOLE;
-		int			attempt;
-		BlockNumber failblk = InvalidBlockNumber;
-		BlockNumber lastfail = InvalidBlockNumber;
-
-		CHECK_FOR_INTERRUPTS();
-		ps.segno = segno;
-		ps.nrows = 0;
-		ps.whole = NULL;
-		ps.whole_position = 0;
-
-		(void) ScbfGetSegEntry(index, state, segno, &seg);
-		if (seg.flags & SCBF_SEG_EMPTY)
-			continue;			/* no tuple here at build, none inserted */
-		if (ScbfSegEntryIsEmpty(&seg))
-			ps.whole = "whole segment: no directory entry";
-
-		for (attempt = 0; !ScbfSegEntryIsEmpty(&seg); attempt++)
-		{
-			ScbfSegEntry fresh;
-
-			r = ScbfProbeSegmentOnce(index, state, &ps, &seg, col, hash, &kp,
-									 nheapblocks, &failblk);
-			if (r != SCBF_PROBE_RETRY)
-				break;
-
-			/* as the scan: re-read the directory and try again */
-			(void) ScbfGetSegEntry(index, state, segno, &fresh);
-			if (attempt + 1 >= SCBF_PROBE_RETRIES)
-			{
-				if (memcmp(&fresh, &seg, sizeof(ScbfSegEntry)) == 0 &&
-					failblk == lastfail)
-					ScbfReportCorrupt(index, failblk,
-									  psprintf("Page is not the filter page that segment %u's chain leads to.",
-											   segno));
-				ps.whole = "whole segment: its chain kept changing";
-				ps.whole_position = 0;
-				break;
-			}
-			lastfail = failblk;
-			seg = fresh;
-		}
-		ScbfProbeEmit(rsinfo, state, &ps, nheapblocks);
-	}
+	ps.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ps.pages_per_segment = ScbfGetState(index)->pages_per_segment;
+	ScbfTraceScan(index, key, 1, ScbfProbeTrace, &ps);
 }
 
 /*
@@ -1574,12 +1330,12 @@ ScbfProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
 /*
  * scbf_probe(index regclass, value anyelement, col int DEFAULT 1): which
  * segments and filters may hold the value, and how many ledger entries
- * match it.  The value is hashed as a scan hashes a key of its type: with
- * the opclass's own hash function if its type is the opclass's input type
- * (or binary-coercible to it, or a domain over it), else with the
- * opfamily's hash function for its type, if there is one and the column's
- * collation is deterministic (see ScbfKeyToCond in scbfscan.c).  NULL
- * probes IS NULL.
+ * match it.  The value is a key of its own type, as in a query: the scan
+ * hashes it with the opclass's own hash function if its type is the
+ * opclass's input type (or binary-coercible to it, or a domain over it),
+ * else with the opfamily's hash function for its type, which must exist,
+ * and the column's collation must be deterministic (see ScbfKeyToCond in
+ * scbfscan.c).  NULL probes IS NULL.
  */
 Datum
 scbf_probe(PG_FUNCTION_ARGS)
@@ -1587,14 +1343,14 @@ scbf_probe(PG_FUNCTION_ARGS)
 	Relation	heap;
 	Relation	index;
 	int			col;
-	uint32		hash;
+	ScanKeyData key;
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
 	col = ScbfProbeColumn(fcinfo, index, 2);
 
 	if (PG_ARGISNULL(1))
-		hash = SCBF_NULL_HASH;
+		ScbfProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
 	else
 	{
 		Oid			valtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
@@ -1602,18 +1358,25 @@ scbf_probe(PG_FUNCTION_ARGS)
 		Oid			opcintype = index->rd_opcintype[col];
 		Oid			collation = index->rd_indcollation[col];
 		Oid			procid = InvalidOid;
-		FmgrInfo	proc;
+		Oid			subtype = InvalidOid;
 
 		if (!OidIsValid(valtype))
 			elog(ERROR, "could not determine the type of the value to probe");
 		basetype = getBaseType(valtype);
 
+		/* the hash function the scan will use, as ScbfScanHashProc finds it */
 		if (basetype == opcintype || IsBinaryCoercible(basetype, opcintype))
+		{
 			procid = index_getprocid(index, col + 1, SCBF_HASH_PROC);
+			subtype = opcintype;
+		}
 		else if (!OidIsValid(collation) ||
 				 get_collation_isdeterministic(collation))
+		{
 			procid = get_opfamily_proc(index->rd_opfamily[col], basetype,
 									   basetype, SCBF_HASH_PROC);
+			subtype = basetype;
+		}
 		if (!OidIsValid(procid))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -1622,13 +1385,10 @@ scbf_probe(PG_FUNCTION_ARGS)
 							format_type_be(opcintype),
 							format_type_be(valtype)),
 					 errhint("Pass the value as text to have it converted to the column's type.")));
-		fmgr_info(procid, &proc);
-		hash = ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(&proc,
-																  collation,
-																  PG_GETARG_DATUM(1))));
+		ScbfProbeKey(index, col, subtype, PG_GETARG_DATUM(1), false, &key);
 	}
 
-	ScbfProbe(fcinfo, heap, index, col, hash);
+	ScbfProbe(fcinfo, index, &key);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -1636,7 +1396,8 @@ scbf_probe(PG_FUNCTION_ARGS)
 /*
  * scbf_probe(index regclass, value text, col int DEFAULT 1): as above, the
  * text being converted to the column's type with that type's input
- * function, then hashed as an insert hashes it.
+ * function, then probed as a key of the opclass's input type, which the
+ * scan hashes as an insert hashes it.
  */
 Datum
 scbf_probe_text(PG_FUNCTION_ARGS)
@@ -1644,14 +1405,14 @@ scbf_probe_text(PG_FUNCTION_ARGS)
 	Relation	heap;
 	Relation	index;
 	int			col;
-	uint32		hash;
+	ScanKeyData key;
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
 	col = ScbfProbeColumn(fcinfo, index, 2);
 
 	if (PG_ARGISNULL(1))
-		hash = SCBF_NULL_HASH;
+		ScbfProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
 	else
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), col);
@@ -1663,10 +1424,11 @@ scbf_probe_text(PG_FUNCTION_ARGS)
 		value = OidInputFunctionCall(typinput,
 									 text_to_cstring(PG_GETARG_TEXT_PP(1)),
 									 typioparam, att->atttypmod);
-		hash = ScbfHashDatum(index, col, value);
+		ScbfProbeKey(index, col, index->rd_opcintype[col], value, false,
+					 &key);
 	}
 
-	ScbfProbe(fcinfo, heap, index, col, hash);
+	ScbfProbe(fcinfo, index, &key);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
