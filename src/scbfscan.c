@@ -101,18 +101,12 @@ typedef struct ScbfScanOpaqueData
 	void	   *trace_arg;
 
 	/*
-	 * Check chain, block and ledger links against loops and the end of the
-	 * index before following them (ScbfIndexBlocks).  Only traced scans do,
-	 * as scbf_probe always has.
-	 *
-	 * XXX A query's scan does not: on a chain or ledger that loops (only
-	 * corruption can make one) it never ends, and cannot be cancelled along
-	 * a ledger, where a buffer lock is always held; a link past the end
-	 * fails in the storage manager.  The checks cost a system call per scan
-	 * and a compare per page; they are left off so that queries behave
-	 * exactly as before scbf_probe shared this code.
+	 * Chain, block and ledger links are checked against loops and the end
+	 * of the index before they are followed (ScbfIndexBlocks): only
+	 * corruption makes a list loop, and a scan on one would never end (nor
+	 * could it be cancelled along a ledger, where a buffer lock is always
+	 * held).  The checks cost a system call per scan and a compare per page.
 	 */
-	bool		checklinks;
 	BlockNumber nindex;			/* index blocks, as last measured */
 } ScbfScanOpaqueData;
 
@@ -475,8 +469,7 @@ ScbfCollectTid(ScbfScanOpaque so, BlockNumber blkno, OffsetNumber off)
 /*
  * The number of blocks of the index, measured again if "beyond" is not
  * below the last measure (the index may have grown since): no link can lead
- * to a block at or past the result, and no list can be longer.  Only scans
- * with checklinks call it, since measuring is a system call.
+ * to a block at or past the result, and no list can be longer.
  */
 static BlockNumber
 ScbfIndexBlocks(IndexScanDesc scan, BlockNumber beyond)
@@ -524,8 +517,8 @@ ScbfTraceSegment(ScbfScanOpaque so, ScbfTraceEvent event, uint32 segno,
  * next one is (see scbf.h).  Returns SCBF_SEG_RETRY if the head is no
  * longer this filter's; *dropping is set if the filter is being dropped
  * (nothing is read: its entries are elsewhere).  A ledger page that is not
- * this filter's raises ERRCODE_INDEX_CORRUPTED; with checklinks, so does a
- * link past the end of the index or a list that loops.
+ * this filter's raises ERRCODE_INDEX_CORRUPTED; so does a link past the end
+ * of the index or a list that loops.
  */
 static int
 ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
@@ -559,8 +552,7 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		return SCBF_SEG_DONE;
 	}
 	next = ScbfPageGetFilter(page)->ledger_head;
-	if (so->checklinks &&
-		(next == SCBF_METAPAGE_BLKNO || next >= ScbfIndexBlocks(scan, next)))
+	if (next == SCBF_METAPAGE_BLKNO || next >= ScbfIndexBlocks(scan, next))
 		ScbfReportCorrupt(index, headblk,
 						  psprintf("Filter %u of segment %u says its ledger starts at block %u.",
 								   serial, segno, next));
@@ -576,7 +568,7 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 
 		page = BufferGetPage(lbuf);
 		/* more pages than the index has: the list loops */
-		if (so->checklinks && npages > ScbfIndexBlocks(scan, npages))
+		if (npages > ScbfIndexBlocks(scan, npages))
 			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
 							  psprintf("The ledger of filter %u of segment %u loops.",
 									   serial, segno));
@@ -606,7 +598,7 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		next = ledger->next;
 		if (next == 0)
 			break;
-		if (so->checklinks && next >= ScbfIndexBlocks(scan, next))
+		if (next >= ScbfIndexBlocks(scan, next))
 			ScbfReportCorrupt(index, BufferGetBlockNumber(lbuf),
 							  psprintf("Ledger page of filter %u of segment %u links to block %u, past the end of the index.",
 									   serial, segno, next));
@@ -690,7 +682,7 @@ ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		b = ScbfProbeNextBlock(so, b);
 		if (b < 0)
 			elog(ERROR, "scbf probe left a condition undecided");
-		if (so->checklinks && blocks[b] >= ScbfIndexBlocks(scan, blocks[b]))
+		if (blocks[b] >= ScbfIndexBlocks(scan, blocks[b]))
 		{
 			*failblk = blocks[b];
 			return SCBF_SEG_RETRY;
@@ -746,8 +738,8 @@ ScbfReadChainLink(IndexScanDesc scan, uint32 segno, uint32 serial,
  * place in the chain and serial left in so->whole_*); or SCBF_SEG_RETRY if
  * the chain changed under us (*failblk: the page that was not what the
  * chain said).  A traced scan hears of each filter whose ledger was read.
- * With checklinks, a chain that loops raises ERRCODE_INDEX_CORRUPTED and a
- * link past the end of the index is a retry.
+ * A chain that loops raises ERRCODE_INDEX_CORRUPTED; a link past the end of
+ * the index is a retry.
  */
 static int
 ScbfScanSegment(IndexScanDesc scan, ScbfState *state, uint32 segno,
@@ -769,19 +761,16 @@ ScbfScanSegment(IndexScanDesc scan, ScbfState *state, uint32 segno,
 		uint32		next_serial;
 
 		position++;
-		if (so->checklinks)
+		/* serials increase along a chain: anything else is a loop */
+		if (position > 1 && serial <= last_serial)
+			ScbfReportCorrupt(scan->indexRelation, blk,
+							  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+									   segno, last_serial, serial));
+		last_serial = serial;
+		if (blk >= ScbfIndexBlocks(scan, blk))
 		{
-			/* serials increase along a chain: anything else is a loop */
-			if (position > 1 && serial <= last_serial)
-				ScbfReportCorrupt(scan->indexRelation, blk,
-								  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
-										   segno, last_serial, serial));
-			last_serial = serial;
-			if (blk >= ScbfIndexBlocks(scan, blk))
-			{
-				*failblk = blk;
-				return SCBF_SEG_RETRY;
-			}
+			*failblk = blk;
+			return SCBF_SEG_RETRY;
 		}
 
 		r = ScbfProbeFilter(scan, state, segno, serial, blk, &maybe, &block,
@@ -984,8 +973,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 /*
  * Run scbfgetbitmap over index for the nkeys keys, as a query's bitmap
  * index scan does, and tell fn (with arg) what the scan does with each
- * segment (see ScbfTraceData).  Unlike a query's scan it checks the links
- * it follows (checklinks); it takes no snapshot (a scan uses one only for
+ * segment (see ScbfTraceData).  It takes no snapshot (a scan uses one only for
  * old_snapshot_threshold, which scbf_probe never applied) and no predicate
  * lock, is not counted in the index's statistics, and throws its bitmap (at
  * most work_mem) away.  The caller holds at least AccessShareLock on the
@@ -1001,7 +989,6 @@ ScbfTraceScan(Relation index, ScanKey keys, int nkeys, ScbfTraceFn fn,
 
 	so->trace = fn;
 	so->trace_arg = arg;
-	so->checklinks = true;
 	scbfrescan(scan, keys, nkeys, NULL, 0);
 
 	tbm = tbm_create(work_mem * 1024L, NULL);

@@ -118,6 +118,20 @@ ScbfCheckAddPage(ScbfFilterCheck *fc, BlockNumber blkno)
 }
 
 /*
+ * Does block blkno exist in the index?  *nindex is the number of blocks as
+ * last measured; it is measured again before saying no, since concurrent
+ * inserts extend the index while the verifier runs, and a link is written
+ * only after the page it leads to exists.
+ */
+static bool
+ScbfBlockExists(Relation index, BlockNumber blkno, BlockNumber *nindex)
+{
+	if (blkno >= *nindex)
+		*nindex = RelationGetNumberOfBlocks(index);
+	return blkno < *nindex;
+}
+
+/*
  * The pages of a DROPPING filter (head share-locked by the caller): the
  * blocks that are still its own (ScbfDropHeadFilter frees them first,
  * without touching the head's list) and the ledger pages still linked
@@ -127,7 +141,7 @@ ScbfCheckAddPage(ScbfFilterCheck *fc, BlockNumber blkno)
 static void
 ScbfCheckDropping(Relation index, ScbfState *state, uint32 segno,
 				  uint32 serial, BlockNumber headblk,
-				  ScbfFilterPageData *head, BlockNumber nindex,
+				  ScbfFilterPageData *head, BlockNumber *nindex,
 				  ScbfFilterCheck *fc)
 {
 	Bitmapset  *visited = NULL;
@@ -141,7 +155,8 @@ ScbfCheckDropping(Relation index, ScbfState *state, uint32 segno,
 		BlockNumber blkno = head->blocks[b];
 		Buffer		buf;
 
-		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+		if (blkno == SCBF_METAPAGE_BLKNO ||
+			!ScbfBlockExists(index, blkno, nindex))
 			continue;
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -155,7 +170,8 @@ ScbfCheckDropping(Relation index, ScbfState *state, uint32 segno,
 		Buffer		buf;
 
 		CHECK_FOR_INTERRUPTS();
-		if (lblk >= nindex || bms_is_member(lblk, visited))
+		if (!ScbfBlockExists(index, lblk, nindex) ||
+			bms_is_member(lblk, visited))
 		{
 			ScbfCheckProblem(fc, lblk,
 							 "The ledger of dropping filter %u of segment %u leads to block %u, past the end of the index or a second time.",
@@ -222,7 +238,8 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 	memset(fc, 0, sizeof(ScbfFilterCheck));
 	fc->problem_blk = InvalidBlockNumber;
 
-	if (headblk == SCBF_METAPAGE_BLKNO || headblk >= nindex)
+	if (headblk == SCBF_METAPAGE_BLKNO ||
+		!ScbfBlockExists(index, headblk, &nindex))
 	{
 		ScbfCheckProblem(fc, headblk,
 						 "Filter %u of segment %u is said to start at block %u, which the index does not have.",
@@ -252,7 +269,7 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 
 	if (head->state == SCBF_FILTER_DROPPING)
 	{
-		ScbfCheckDropping(index, state, segno, serial, headblk, head, nindex,
+		ScbfCheckDropping(index, state, segno, serial, headblk, head, &nindex,
 						  fc);
 		UnlockReleaseBuffer(headbuf);
 		if (collect)
@@ -300,7 +317,8 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 
 		if (b != 0)
 		{
-			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nindex)
+			if (blkno == SCBF_METAPAGE_BLKNO ||
+				!ScbfBlockExists(index, blkno, &nindex))
 			{
 				ScbfCheckProblem(fc, headblk,
 								 "Filter %u of segment %u says its block %d is block %u, which the index does not have.",
@@ -360,7 +378,7 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 		uint32		tombstones = 0;
 
 		CHECK_FOR_INTERRUPTS();
-		if (lblk >= nindex)
+		if (!ScbfBlockExists(index, lblk, &nindex))
 		{
 			ScbfCheckProblem(fc, last,
 							 "The ledger of filter %u of segment %u leads to block %u, which the index does not have.",
@@ -733,7 +751,8 @@ ScbfVerifyMeta(ScbfVerifyState *vs)
 		uint32		slot;
 
 		CHECK_FOR_INTERRUPTS();
-		if (dirpages[d] == SCBF_METAPAGE_BLKNO || dirpages[d] >= nindex)
+		if (dirpages[d] == SCBF_METAPAGE_BLKNO ||
+			!ScbfBlockExists(index, dirpages[d], &nindex))
 			ScbfVerifyCorrupt(vs, SCBF_METAPAGE_BLKNO,
 							  "The metapage maps directory page %u to block %u, which the index does not have.",
 							  d, dirpages[d]);
@@ -776,7 +795,8 @@ ScbfVerifyMeta(ScbfVerifyState *vs)
 			}
 			else if (e->flags != 0)
 				bad = "it has a chain, yet it has flags";
-			else if (e->head >= nindex || e->tail == 0 || e->tail >= nindex)
+			else if (!ScbfBlockExists(index, e->head, &nindex) ||
+					 e->tail == 0 || !ScbfBlockExists(index, e->tail, &nindex))
 				bad = "its first or last filter is a block the index does not have";
 			else if (e->nfilters < 1 || e->head_serial < 1 ||
 					 e->head_serial > e->tail_serial ||

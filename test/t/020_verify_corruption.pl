@@ -560,7 +560,12 @@ cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
 }
 
 # ---- a hot standby: the verifier and the diagnostics read, scbf_rebuild
-# refuses
+# refuses.  The standby compares entries with rows, so first a VACUUM that
+# removes every dead entry: a plain VACUUM may bypass index vacuuming when
+# few pages have dead items (PostgreSQL 14 and later), leaving them.
+$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) w');
+is(q1("SELECT (SELECT entries_live FROM scbf_index_info('w_k')) = (SELECT count(*) FROM w)"),
+	't', 'VACUUM (INDEX_CLEANUP ON) leaves no dead entry');
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->backup('bk');
 my $standby = PostgreSQL::Test::Cluster->new('verify_standby');
