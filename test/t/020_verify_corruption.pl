@@ -399,6 +399,10 @@ fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"\\set VERBOSITY verbose\nSET statement_timeout = '20s';\nSELECT count(*) FROM scbf_probe('v_a', 77)");
 	like($err, qr/XX002.*\n.*The ledger of filter 1 of segment 0 loops/, 'ledger loop: scbf_probe reports it');
+	# a query's scan too (it used to loop forever, deaf to cancels)
+	($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET statement_timeout = '20s';\nSET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 77");
+	like($err, qr/XX002.*\n.*The ledger of filter 1 of segment 0 loops/, 'ledger loop: a query reports it');
 
 	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
 	$lblk = page_of('v_a', 'ledger', 0);
