@@ -549,3 +549,27 @@ scbf_filter_fill(const uint16_t *nonzero, const scbf_filter_geometry *geom)
 		sum += nonzero[i];
 	return sum / ((double) geom->k * (double) geom->m);
 }
+
+/*
+ * scbf_filter_estimate_keys
+ *		Distinct keys in a block, from its fill: linear counting per slice,
+ *		n = -m ln(1 - nonzero[i] / m), averaged over the k slices.  A full
+ *		slice counts as m - 1/2 non-zero counters, so the estimate stays
+ *		finite.
+ */
+double
+scbf_filter_estimate_keys(const uint16_t *nonzero,
+						  const scbf_filter_geometry *geom)
+{
+	double		m = geom->m;
+	double		keys = 0.0;
+	uint32_t	i;
+
+	for (i = 0; i < geom->k; i++)
+	{
+		double		nz = nonzero[i] < m ? nonzero[i] : m - 0.5;
+
+		keys += -m * log(1.0 - nz / m);
+	}
+	return keys / geom->k;
+}

@@ -168,4 +168,11 @@ extern double scbf_filter_state_fpr(const uint16_t *nonzero,
 extern double scbf_filter_fill(const uint16_t *nonzero,
 							   const scbf_filter_geometry *geom);
 
+/*
+ * Distinct keys in a block, estimated from its fill by linear counting per
+ * slice, n = -m ln(1 - nonzero[i] / m), averaged over the slices.
+ */
+extern double scbf_filter_estimate_keys(const uint16_t *nonzero,
+										const scbf_filter_geometry *geom);
+
 #endif							/* SCBFFILTER_H */

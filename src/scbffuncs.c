@@ -308,7 +308,6 @@ ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
 				   BlockNumber *failblk)
 {
 	BlockNumber nindex = RelationGetNumberOfBlocks(index);
-	double		m = state->geom.m;
 	Buffer		headbuf;
 	Page		headpage;
 	ScbfFilterPageData *head;
@@ -343,8 +342,6 @@ ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
 		Buffer		buf = headbuf;
 		ScbfFilterPageData *filter;
 		double		bfpr;
-		double		keys = 0;
-		uint32		i;
 
 		if (b != 0)
 		{
@@ -371,13 +368,7 @@ ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
 		bfpr = scbf_filter_state_fpr(filter->nonzero, &state->geom);
 		fi->fpr += bfpr / nblocks;
 		fi->worst_fpr = Max(fi->worst_fpr, bfpr);
-		for (i = 0; i < state->geom.k; i++)
-		{
-			double		nz = Min(filter->nonzero[i], m - 0.5);
-
-			keys += -m * log(1.0 - nz / m);
-		}
-		fi->keys += keys / state->geom.k;
+		fi->keys += scbf_filter_estimate_keys(filter->nonzero, &state->geom);
 		if (b != 0)
 			UnlockReleaseBuffer(buf);
 	}

@@ -993,7 +993,6 @@ ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
 	Buffer		headbuf;
 	Page		headpage;
 	ScbfFilterPageData *head;
-	double		m = state->geom.m;
 	int			b;
 
 	memset(fs, 0, sizeof(ScbfFilterSummaryData));
@@ -1036,21 +1035,13 @@ ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
 		Buffer		buf = (b == 0) ? headbuf :
 			ScbfLockFilterBlock(index, headpage, b, BUFFER_LOCK_SHARE);
 		ScbfFilterPageData *filter = ScbfPageGetFilter(BufferGetPage(buf));
-		double		keys = 0;
-		uint32		i;
 
 		fs->fpr += scbf_filter_state_fpr(filter->nonzero, &state->geom) /
 			head->nlinked;
 		fs->fill += scbf_filter_fill(filter->nonzero, &state->geom) /
 			head->nlinked;
 		fs->nsaturated += filter->nsaturated;
-		for (i = 0; i < state->geom.k; i++)
-		{
-			double		nz = Min(filter->nonzero[i], m - 0.5);
-
-			keys += -m * log(1.0 - nz / m);
-		}
-		fs->keys += keys / state->geom.k;
+		fs->keys += scbf_filter_estimate_keys(filter->nonzero, &state->geom);
 		if (b != 0)
 			UnlockReleaseBuffer(buf);
 	}

@@ -1342,6 +1342,7 @@ TestFpr(double target, int probes)
 	double		sigma;
 	double		fill;
 	double		expected_fill;
+	double		est;
 
 	BlockInitFpr(&b, target);
 	cap = scbf_filter_block_capacity(&b.geom, target);
@@ -1364,6 +1365,10 @@ TestFpr(double target, int probes)
 	CHECK(state > 0.8 * target && state < 1.2 * target,
 		  "target %g: state FPR %.6f at capacity %u, expected within 20%%",
 		  target, state, cap);
+	est = scbf_filter_estimate_keys(b.nonzero, &b.geom);
+	CHECK(fabs(est - cap) < 0.05 * cap,
+		  "target %g: %u keys estimated as %.1f from the fill, expected "
+		  "within 5%%", target, cap, est);
 	fill = scbf_filter_fill(b.nonzero, &b.geom);
 	expected_fill = 1.0 - pow(1.0 - 1.0 / b.geom.m, cap);
 	CHECK(fabs(fill - expected_fill) < 0.02 * expected_fill,
@@ -1465,7 +1470,14 @@ TestStateFormulas(void)
 		  scbf_filter_state_fpr(full, &g), scbf_filter_fill(full, &g));
 	CHECK(scbf_filter_state_fpr(empty, &g) == 0.0,
 		  "one empty slice: state %g", scbf_filter_state_fpr(empty, &g));
-	GroupDone("fpr: state_fpr = prod nonzero/m, fill = sum nonzero / (k m)");
+	/* -10 ln(1/2) for 5 of 10, -10 ln(1/20) for a full slice, 0 for none */
+	fill = scbf_filter_estimate_keys(nz, &g);
+	CHECK(fabs(fill - (-10.0 * (log(0.5) + log(0.05) + log(0.8))) / 3.0) < 1e-12,
+		  "estimate_keys(5,10,2 of 10): got %.17g", fill);
+	CHECK(isfinite(scbf_filter_estimate_keys(full, &g)),
+		  "estimate_keys of a full block must be finite");
+	GroupDone("fpr: state_fpr = prod nonzero/m, fill = sum nonzero / (k m), "
+			  "estimate_keys = mean of -m ln(1 - nonzero/m)");
 }
 
 int
