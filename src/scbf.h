@@ -266,7 +266,9 @@ typedef struct ScbfFilterPageData
 	uint32		nsealed;		/* live entries on the "sealed" ledger pages:
 								 * neither the tail nor on the room list
 								 * (those count their own entries, so that
-								 * an insert need not touch the head) */
+								 * an insert need not touch the head); a
+								 * statistic, which a consolidation leaves
+								 * too high in the filters it empties */
 	BlockNumber blocks[SCBF_MAX_BLOCKS];	/* blocks[0] is the head itself */
 } ScbfFilterPageData;
 

@@ -431,6 +431,14 @@ fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
 	patch('v_a', [ $head, 88, pack('V', 3) ]);
 	verify_fails('v_a', 'false', qr/says its ledger has 3 pages, it has 1/, 'ledger page count');
 
+	# the head's count of entries on sealed pages (a statistic, but one that
+	# no change leaves wrong in a filter that takes inserts)
+	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
+	$head = page_of('v_a', 'filter', 1);
+	patch('v_a', [ $head, 92, pack('V', 5) ]);
+	verify_fails('v_a', 'false', qr/Filter 1 of segment 1 counts 5 live entries on its sealed ledger pages, there are 0/,
+		'sealed entry count');
+
 	fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
 	$head = page_of('v_a', 'filter', 1);
 	patch('v_a', [ $head, 66, pack('v', 0x40) ]);
