@@ -547,6 +547,10 @@ extern void ScbfComputeKey(ScbfState *state, int col, uint32 hash,
 extern int	ScbfFilterBlocksFor(ScbfState *state, uint64 nkeys);
 extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
 							  const char *what) pg_attribute_noreturn();
+extern Buffer ScbfTryLockHead(Relation index, BlockNumber blkno,
+							  uint32 segno, uint32 serial, int mode);
+extern Buffer ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno,
+						   uint32 serial, int mode);
 
 /* scbfbuild.c */
 extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
@@ -599,8 +603,6 @@ extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
 											 void *callback_state);
 extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
 												IndexBulkDeleteResult *stats);
-extern Buffer ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno,
-						   uint32 serial, int mode);
 extern void ScbfForEachSegment(Relation index, ScbfState *state,
 							   ScbfSegmentFn fn, void *arg);
 extern void ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,

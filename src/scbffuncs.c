@@ -319,15 +319,14 @@ ScbfReadFilterHead(Relation index, ScbfState *state, uint32 segno,
 		*failblk = headblk;
 		return false;
 	}
-	headbuf = ReadBuffer(index, headblk);
-	LockBuffer(headbuf, BUFFER_LOCK_SHARE);
-	headpage = BufferGetPage(headbuf);
-	if (!ScbfPageIsFilter(headpage, segno, serial, 0))
+	headbuf = ScbfTryLockHead(index, headblk, segno, serial,
+							  BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(headbuf))
 	{
-		UnlockReleaseBuffer(headbuf);
 		*failblk = headblk;
 		return false;
 	}
+	headpage = BufferGetPage(headbuf);
 	head = ScbfPageGetFilter(headpage);
 	fi->head = headblk;
 	fi->serial = serial;

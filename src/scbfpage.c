@@ -568,3 +568,42 @@ ScbfFilterBlocksFor(ScbfState *state, uint64 nkeys)
 	return (int) scbf_filter_blocks_for(want, state->block_capacity,
 										SCBF_MAX_BLOCKS);
 }
+
+/*
+ * Read block blkno and lock it in the given mode if it is still the head of
+ * filter (segno, serial); else release it and return InvalidBuffer.  For
+ * readers that followed a pointer without a lock on its source: the chain
+ * may have changed under them, and they retry.
+ */
+Buffer
+ScbfTryLockHead(Relation index, BlockNumber blkno, uint32 segno,
+				uint32 serial, int mode)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+
+	LockBuffer(buf, mode);
+	if (!ScbfPageIsFilter(BufferGetPage(buf), segno, serial, 0))
+	{
+		UnlockReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	return buf;
+}
+
+/*
+ * Read and lock filter (segno, serial)'s head in the given mode.  The
+ * callers reached it through a pointer that only they could have changed,
+ * so a mismatch is corruption.
+ */
+Buffer
+ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno, uint32 serial,
+			 int mode)
+{
+	Buffer		buf = ScbfTryLockHead(index, blkno, segno, serial, mode);
+
+	if (!BufferIsValid(buf))
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("Expected the head of filter %u of segment %u.",
+								   serial, segno));
+	return buf;
+}

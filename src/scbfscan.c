@@ -535,15 +535,13 @@ ScbfReadLedger(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	BlockNumber npages;
 
 	*dropping = false;
-	buf = ReadBuffer(index, headblk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	buf = ScbfTryLockHead(index, headblk, segno, serial, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(buf))
 	{
-		UnlockReleaseBuffer(buf);
 		*failblk = headblk;
 		return SCBF_SEG_RETRY;
 	}
+	page = BufferGetPage(buf);
 	if (ScbfPageGetFilter(page)->state == SCBF_FILTER_DROPPING)
 	{
 		/* being dropped since we probed it: its entries are elsewhere */
@@ -634,15 +632,13 @@ ScbfProbeFilter(IndexScanDesc scan, ScbfState *state, uint32 segno,
 	int			verdict;
 	int			b;
 
-	buf = ReadBuffer(index, headblk);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	buf = ScbfTryLockHead(index, headblk, segno, serial, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(buf))
 	{
-		UnlockReleaseBuffer(buf);
 		*failblk = headblk;
 		return SCBF_SEG_RETRY;
 	}
+	page = BufferGetPage(buf);
 	TestForOldSnapshot(scan->xs_snapshot, index, page);
 	filter = ScbfPageGetFilter(page);
 	*next = filter->next;
@@ -715,17 +711,16 @@ ScbfReadChainLink(IndexScanDesc scan, uint32 segno, uint32 serial,
 				  BlockNumber headblk, BlockNumber *next,
 				  uint32 *next_serial, BlockNumber *failblk)
 {
-	Buffer		buf = ReadBuffer(scan->indexRelation, headblk);
+	Buffer		buf = ScbfTryLockHead(scan->indexRelation, headblk, segno,
+										  serial, BUFFER_LOCK_SHARE);
 	Page		page;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!ScbfPageIsFilter(page, segno, serial, 0))
+	if (!BufferIsValid(buf))
 	{
-		UnlockReleaseBuffer(buf);
 		*failblk = headblk;
 		return SCBF_SEG_RETRY;
 	}
+	page = BufferGetPage(buf);
 	*next = ScbfPageGetFilter(page)->next;
 	*next_serial = ScbfPageGetFilter(page)->next_serial;
 	UnlockReleaseBuffer(buf);

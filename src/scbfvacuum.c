@@ -54,25 +54,6 @@
 #include "scbf.h"
 
 /*
- * Read and check filter (segno, serial)'s head in the given mode.  The
- * callers reached it through a pointer that only they could have changed,
- * so a mismatch is corruption.
- */
-Buffer
-ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno, uint32 serial,
-			 int mode)
-{
-	Buffer		buf = ReadBuffer(index, blkno);
-
-	LockBuffer(buf, mode);
-	if (!ScbfPageIsFilter(BufferGetPage(buf), segno, serial, 0))
-		ScbfReportCorrupt(index, blkno,
-						  psprintf("Expected the head of filter %u of segment %u.",
-								   serial, segno));
-	return buf;
-}
-
-/*
  * Read a ledger page of filter (segno, serial) in the given mode, checked.
  */
 static Buffer

@@ -247,18 +247,17 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 		fc->changed = true;
 		return;
 	}
-	headbuf = ReadBuffer(index, headblk);
-	LockBuffer(headbuf, BUFFER_LOCK_SHARE);
-	headpage = BufferGetPage(headbuf);
-	if (!ScbfPageIsFilter(headpage, segno, serial, 0))
+	headbuf = ScbfTryLockHead(index, headblk, segno, serial,
+							  BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(headbuf))
 	{
-		UnlockReleaseBuffer(headbuf);
 		ScbfCheckProblem(fc, headblk,
 						 "Block %u is not the head of filter %u of segment %u.",
 						 headblk, serial, segno);
 		fc->changed = true;
 		return;
 	}
+	headpage = BufferGetPage(headbuf);
 	head = ScbfPageGetFilter(headpage);
 	fc->state = head->state;
 	fc->next = head->next;
