@@ -103,32 +103,20 @@ SELECT 4, format('- Never-present ids stay within 1.5× of their cost on the fre
 FROM c n JOIN c n0 ON n0.method = n.method AND n0.kind = n.kind AND n0.cycle = 0
 WHERE n.method = 'scbf' AND n.kind = 'never' AND n.cycle > 0
 UNION ALL
-SELECT 5, format('- BRIN bloom tuned, same run: a deleted id reads %s–%s of the heap per probe (issue: 4–13%%); never-present ids %s at cycle 0 growing to %s (issue: 0.4%% to 8.5%%), probes touching the heap %s to %s (issue: 9%% to 89%%).',
+-- the same figures for each BRIN bloom variant, each with its own wording
+SELECT v.o, format(v.fmt,
 	pg_temp.pct(min(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
 	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
 	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
 	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))),
 	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
 	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))))
-FROM c WHERE method = 'brin_bloom_tuned'
-UNION ALL
-SELECT 6, format('- BRIN bloom default, same run: deleted ids %s–%s of the heap; never-present %s to %s, touching %s to %s.',
-	pg_temp.pct(min(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))),
-	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
-	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))))
-FROM c WHERE method = 'brin_bloom'
-UNION ALL
-SELECT 7, format('- BRIN bloom with only n_distinct_per_range tuned (128 pages per range, 1%% FPR), same run: deleted ids %s–%s of the heap; never-present %s to %s, touching %s to %s.',
-	pg_temp.pct(min(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'deleted' AND cycle > 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
-	pg_temp.pct(max(heap_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))),
-	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = 0)),
-	pg_temp.pct(max(touch_share) FILTER (WHERE kind = 'never' AND cycle = (SELECT max(cycle) FROM c))))
-FROM c WHERE method = 'brin_bloom_nd'
+FROM c JOIN (VALUES
+	(5, 'brin_bloom_tuned', '- BRIN bloom tuned, same run: a deleted id reads %s–%s of the heap per probe (issue: 4–13%%); never-present ids %s at cycle 0 growing to %s (issue: 0.4%% to 8.5%%), probes touching the heap %s to %s (issue: 9%% to 89%%).'),
+	(6, 'brin_bloom', '- BRIN bloom default, same run: deleted ids %s–%s of the heap; never-present %s to %s, touching %s to %s.'),
+	(7, 'brin_bloom_nd', '- BRIN bloom with only n_distinct_per_range tuned (128 pages per range, 1%% FPR), same run: deleted ids %s–%s of the heap; never-present %s to %s, touching %s to %s.')
+) v(o, method, fmt) USING (method)
+GROUP BY v.o, v.fmt
 ) x
 WHERE line IS NOT NULL AND line NOT LIKE '%–––%';
 SELECT '';
