@@ -40,9 +40,11 @@ BEGIN
 	check_name := 'no removed entries left';
 	ok := info.entries_pending = 0; RETURN NEXT;
 	check_name := 'entries and NULLs per segment = rows and NULLs there';
-	EXECUTE format('SELECT coalesce(bool_and(s.entries = coalesce(t.n, 0)
+	-- (a segment missing on either side makes the comparison NULL, which
+	-- bool_and would skip: coalesce(..., false) counts it as a mismatch)
+	EXECUTE format('SELECT coalesce(bool_and(coalesce(s.entries = coalesce(t.n, 0)
 			AND (t.nulls IS NULL AND s.nulls = array_fill(0::bigint, ARRAY[%s]) OR s.nulls = t.nulls)
-			AND (t.n IS NULL OR s.chain_length > 0)), true)
+			AND (t.n IS NULL OR s.chain_length > 0), false)), true)
 		FROM scbf_segments(%s) s FULL JOIN (%s) t USING (segno)', info.columns, idx::oid, segq)
 	INTO ok;
 	RETURN NEXT;
@@ -75,8 +77,8 @@ BEGIN
 				AND info.pages_free = count(*) FILTER (WHERE kind IN ('free', 'new'))
 		   FROM scbf_pages(idx)); RETURN NEXT;
 	check_name := 'filters: blocks, ledger pages, entries = scbf_pages';
-	ok := (SELECT coalesce(bool_and(f.blocks = p.fblocks AND f.ledger_pages = p.lpages
-				AND f.entries = p.entries AND f.head_block = p.head), true)
+	ok := (SELECT coalesce(bool_and(coalesce(f.blocks = p.fblocks AND f.ledger_pages = p.lpages
+				AND f.entries = p.entries AND f.head_block = p.head, false)), true)
 		   FROM scbf_filters(idx) f
 		   LEFT JOIN (SELECT segno, serial,
 						 count(*) FILTER (WHERE kind = 'filter') AS fblocks,
@@ -160,7 +162,9 @@ DECLARE
 BEGIN
 	rows := (SELECT count(*) FROM d WHERE d.a = v);
 	matches := (SELECT coalesce(sum(ledger_matches), 0) FROM scbf_probe(idx, v));
-	exact := (SELECT coalesce(bool_and(p.m = t.n AND p.pages = t.pages AND p.verdicts = '{maybe}'), false)
+	-- (a segment on one side only, a miss or an extra, compares as NULL:
+	-- coalesce(..., false) makes it count against)
+	exact := (SELECT coalesce(bool_and(coalesce(p.m = t.n AND p.pages = t.pages AND p.verdicts = '{maybe}', false)), false)
 			  FROM (SELECT segno, sum(ledger_matches) AS m, sum(heap_pages) AS pages,
 						   array_agg(DISTINCT verdict) AS verdicts
 					FROM scbf_probe(idx, v) WHERE ledger_matches > 0 GROUP BY 1) p

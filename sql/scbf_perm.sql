@@ -20,7 +20,7 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::re
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
 					'scbf_probe', 'scbf_verify', 'scbf_rebuild')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 -- but the mathematics, yes
 SELECT count(*) AS math_functions,
 	bool_and(has_function_privilege('regress_scbf_reader', p.oid, 'EXECUTE')) AS reader_may
