@@ -33,7 +33,9 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
 	scbf_rescan
-REGRESS_OPTS = --inputdir=. --outputdir=.
+# The tests need UTF8 (ICU nondeterministic collations) and C-locale output
+# whatever the caller's locale: pg_regress creates its database so.
+REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale
 
 # TAP tests run separately (make prove_installcheck): they start their own
 # clusters and initdb refuses to run as root.

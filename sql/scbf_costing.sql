@@ -9,11 +9,15 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
 
--- scbf_same(query [, parameter types, parameter values]): the index's
--- answer must equal a sequential scan's (sql/include/scbf_same.sql)
+-- scbf_same(query [, parameter types, parameter values]): the index is
+-- scanned and returns the sequential scan's rows, at least one;
+-- scbf_empty(...): the same, no row; scbf_noindex(...): the planner cannot
+-- use scbf here.  Each raises an error otherwise (sql/include/scbf_same.sql).
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
 \i :scbf_same_sql
+\set ECHO all
 
 CREATE TABLE cp (id int, customer int, status text, code text, tenant int);
 INSERT INTO cp SELECT g, g / 20, (ARRAY['new', 'paid', 'shipped', 'done'])[1 + g % 4],
@@ -73,4 +77,4 @@ SELECT pg_stat_force_next_flush();
 SELECT idx_scan > 0 AS scanned FROM pg_stat_user_indexes WHERE indexrelname = 'cp_customer';
 
 DROP TABLE cp;
-DROP FUNCTION scbf_same(text, text, text);
+DROP FUNCTION scbf_same, scbf_empty, scbf_noindex, scbf_compare;

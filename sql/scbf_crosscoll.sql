@@ -13,11 +13,22 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
 
--- scbf_same(query [, parameter types, parameter values]): the index's
--- answer must equal a sequential scan's (sql/include/scbf_same.sql)
+-- scbf_same(query [, parameter types, parameter values]): the index is
+-- scanned and returns the sequential scan's rows, at least one;
+-- scbf_empty(...): the same, no row; scbf_noindex(...): the planner cannot
+-- use scbf here.  Each raises an error otherwise (sql/include/scbf_same.sql).
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
 \i :scbf_same_sql
+\set ECHO all
+
+-- ICU nondeterministic collations need a server built with ICU and a UTF8
+-- database: the Makefile's REGRESS_OPTS (--encoding=UTF8 --no-locale) make
+-- pg_regress create it so, whatever the caller's locale.  If either is
+-- missing, this says so first:
+SELECT getdatabaseencoding() AS encoding,
+	EXISTS (SELECT FROM pg_collation WHERE collprovider = 'i') AS icu_available;
 
 CREATE COLLATION xc_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 CREATE TABLE xc_coll (id int, t text COLLATE xc_ci, n name COLLATE xc_ci);
@@ -36,4 +47,4 @@ SELECT scbf_same('SELECT * FROM xc_coll WHERE n = ''ABC''::name COLLATE xc_ci');
 
 DROP TABLE xc_coll;
 DROP COLLATION xc_ci;
-DROP FUNCTION scbf_same(text, text, text);
+DROP FUNCTION scbf_same, scbf_empty, scbf_noindex, scbf_compare;

@@ -10,11 +10,15 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
 
--- scbf_same(query [, parameter types, parameter values]): the index's
--- answer must equal a sequential scan's (sql/include/scbf_same.sql)
+-- scbf_same(query [, parameter types, parameter values]): the index is
+-- scanned and returns the sequential scan's rows, at least one;
+-- scbf_empty(...): the same, no row; scbf_noindex(...): the planner cannot
+-- use scbf here.  Each raises an error otherwise (sql/include/scbf_same.sql).
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
 \i :scbf_same_sql
+\set ECHO all
 
 CREATE TABLE rescan_t (a int);
 INSERT INTO rescan_t SELECT 0 FROM generate_series(1, 1100);
@@ -36,4 +40,4 @@ RESET enable_mergejoin;
 RESET enable_material;
 
 DROP TABLE rescan_t;
-DROP FUNCTION scbf_same(text, text, text);
+DROP FUNCTION scbf_same, scbf_empty, scbf_noindex, scbf_compare;

@@ -1,31 +1,53 @@
 --
--- scbf_same: the comparison every regression test of query results uses,
--- included (\i) by those tests.  Not a test of its own.
+-- scbf_same.sql: the one comparison every regression test of query results
+-- uses, included (\i) by those tests.  Not a test of its own.
 --
--- scbf_same(query [, parameter types, parameter values]): run the query with
--- the index forced (bitmap scans only) and with a sequential scan, raise an
--- error if the rows differ, and return how it ran and how many rows it found:
--- 'index N' when every Bitmap Index Scan of the plan is on an scbf index,
--- 'seqscan N' when the planner could not use the index at all.  With
--- parameter types the query is PREPAREd and EXECUTEd with a generic plan
--- ('index generic N' when the plan really has parameters).
-CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
-RETURNS text LANGUAGE plpgsql AS $$
+-- Each function runs the query twice, with the index forced (bitmap scans
+-- only, enable_seqscan off) and with a sequential scan, and raises an error
+-- naming the query unless all of its assertions hold:
+--
+--   scbf_same(query [, parameter types, parameter values])
+--       the plan scans an scbf index (every Bitmap Index Scan in it is on
+--       one), both runs return the same rows, and there is at least one:
+--       an empty answer cannot be wrong, since the scan rechecks each row.
+--       Returns 'index N' (N rows), 'index generic N' for a generic plan
+--       that really has parameters.
+--   scbf_empty(query [, ...])
+--       the same, but the answer must be empty: for the few checks where
+--       emptiness is the point (an absent key, an empty table).
+--       Returns 'index 0' / 'index generic 0'.
+--   scbf_noindex(query [, ...])
+--       a deliberate case the planner cannot give to scbf (say why at the
+--       call): the plan must NOT scan an scbf index; the rows are still
+--       compared.  Returns 'no index N'.
+--
+-- With parameter types the query is PREPAREd and EXECUTEd with a generic
+-- plan; the values are SQL expressions, e.g. '7, ''b7'''.
+-- sql/count-comparisons.sh counts these results in expected/*.out.
+--
+CREATE OR REPLACE FUNCTION scbf_compare(q text, expect text, ptypes text, pargs text)
+RETURNS text LANGUAGE plpgsql
+-- the settings come back when the function returns, even inside a transaction
+SET plan_cache_mode = force_generic_plan SET enable_indexscan = off
+SET enable_seqscan = on SET enable_bitmapscan = on AS $$
 DECLARE
-	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0) FROM ('
-		|| q || ') sub';
+	wrapped text := 'SELECT count(*) || '':'' || coalesce(sum(hashtext(sub::text)::int8), 0)'
+		|| ' || '':'' || coalesce(sum(hashtext(md5(sub::text))::int8), 0) FROM (' || q || ') sub';
 	plan text := '';
 	res text[] := '{}';
-	how text;
+	got text;
 	r record;
 	pass int;
+	scanned bool;
+	rows bigint;
 BEGIN
+	IF expect NOT IN ('rows', 'empty', 'no index') THEN
+		RAISE EXCEPTION 'scbf_compare: unknown expectation %', expect;
+	END IF;
 	IF EXISTS (SELECT 1 FROM pg_prepared_statements WHERE name IN ('scbf_same_p', 'scbf_same_w')) THEN
 		DEALLOCATE scbf_same_p;
 		DEALLOCATE scbf_same_w;
 	END IF;
-	SET LOCAL plan_cache_mode = force_generic_plan;
-	SET LOCAL enable_indexscan = off;
 	FOR pass IN 1..2 LOOP
 		IF pass = 1 THEN
 			SET LOCAL enable_seqscan = off;
@@ -40,7 +62,7 @@ BEGIN
 					plan := plan || r."QUERY PLAN" || E'\n';
 				END LOOP;
 			END IF;
-			EXECUTE wrapped INTO how;
+			EXECUTE wrapped INTO got;
 		ELSE
 			EXECUTE format('PREPARE scbf_same_p(%s) AS %s', ptypes, q);
 			EXECUTE format('PREPARE scbf_same_w(%s) AS %s', ptypes, wrapped);
@@ -49,27 +71,46 @@ BEGIN
 					plan := plan || r."QUERY PLAN" || E'\n';
 				END LOOP;
 			END IF;
-			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO how;
+			EXECUTE format('EXECUTE scbf_same_w(%s)', pargs) INTO got;
 			DEALLOCATE scbf_same_p;
 			DEALLOCATE scbf_same_w;
 		END IF;
-		res := res || how;
+		res := res || got;
 	END LOOP;
+	rows := split_part(res[2], ':', 1)::bigint;
+	-- (2) the index's rows are the sequential scan's
 	IF res[1] IS DISTINCT FROM res[2] THEN
-		RAISE EXCEPTION 'index and seqscan disagree for %: % vs %', q, res[1], res[2];
+		RAISE EXCEPTION 'index and seqscan disagree for %: % vs % (rows:hash:hash)', q, res[1], res[2];
 	END IF;
-	IF plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
+	-- (1) the plan scans scbf, and nothing but scbf
+	scanned := plan ~ 'Bitmap Index Scan on' AND NOT EXISTS (
 		SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
 		WHERE NOT EXISTS (SELECT 1 FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-						  WHERE c.relname = m[1] AND a.amname = 'scbf')) THEN
-		how := 'index';
-		IF ptypes IS NOT NULL AND plan ~ '\$1' THEN
-			how := how || ' generic';
+						  WHERE c.relname = m[1] AND a.amname = 'scbf'));
+	IF expect = 'no index' THEN
+		IF plan ~ 'Bitmap Index Scan on' AND EXISTS (
+			SELECT 1 FROM regexp_matches(plan, 'Bitmap Index Scan on (\S+)', 'g') m
+			JOIN pg_class c ON c.relname = m[1] JOIN pg_am a ON a.oid = c.relam
+			WHERE a.amname = 'scbf') THEN
+			RAISE EXCEPTION 'scbf_noindex: the plan scans an scbf index for %: %', q, plan;
 		END IF;
-	ELSIF plan ~ 'Seq Scan' THEN
-		how := 'seqscan';
-	ELSE
-		how := 'plan: ' || split_part(plan, E'\n', 1);
+		RETURN 'no index ' || rows;
 	END IF;
-	RETURN how || ' ' || split_part(res[2], ':', 1);
+	IF NOT scanned THEN
+		RAISE EXCEPTION 'the plan does not scan an scbf index for %: %', q, plan;
+	END IF;
+	-- (3) as many rows as the test expects
+	IF expect = 'rows' AND rows = 0 THEN
+		RAISE EXCEPTION 'scbf_same: no rows for % (a check that can only come out empty cannot fail; use scbf_empty if emptiness is the point)', q;
+	ELSIF expect = 'empty' AND rows <> 0 THEN
+		RAISE EXCEPTION 'scbf_empty: % rows for %', rows, q;
+	END IF;
+	RETURN 'index ' || CASE WHEN ptypes IS NOT NULL AND plan ~ '\$1' THEN 'generic ' ELSE '' END || rows;
 END $$;
+
+CREATE OR REPLACE FUNCTION scbf_same(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$ SELECT scbf_compare(q, 'rows', ptypes, pargs) $$;
+CREATE OR REPLACE FUNCTION scbf_empty(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$ SELECT scbf_compare(q, 'empty', ptypes, pargs) $$;
+CREATE OR REPLACE FUNCTION scbf_noindex(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
+RETURNS text LANGUAGE sql AS $$ SELECT scbf_compare(q, 'no index', ptypes, pargs) $$;
