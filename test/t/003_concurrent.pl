@@ -3,9 +3,23 @@
 # runs again and again (removals, recounts, chain consolidation) and while
 # other clients probe rows that exist all along (a probe that misses one
 # fails its transaction: division by zero).  Then many probes are compared
-# with a sequential scan.  Last, CREATE INDEX CONCURRENTLY while clients
-# insert: every inserted value must be found (no false negatives), which
-# relies on the bulk-delete callback being called once per ledger entry.
+# with a sequential scan.
+#
+# Last, CREATE INDEX CONCURRENTLY, exactly one at a time, in a background
+# session, with inserts in each of its phases that decide how a row gets
+# into the new index.  Sessions the test controls hold the CIC at three
+# phases (each is a wait for another transaction, so it lasts until the
+# test lets it go), the test asserts from pg_stat_progress_create_index
+# that the CIC waits there, for that session, and inserts meanwhile:
+#   - waiting for writers before build: committed rows, found by the build
+#     scan; and a transaction left open, whose rows the build's snapshot
+#     cannot see, so that validate_index must add them (using the TIDs the
+#     bulk-delete callback collected: once per ledger entry);
+#   - waiting for writers before validation: the index is ready, not valid:
+#     rows go through aminsert, and validate_index must not add them again;
+#   - waiting for old snapshots (after validation): aminsert again.
+# Every row of every phase must then be found through the new index, with
+# the exact count per client.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -30,29 +44,13 @@ $node->safe_psql('postgres', q{
 	-- free space in every segment: the inserts below land there
 	DELETE FROM t WHERE a >= 0 AND id % 3 = 0;
 	VACUUM t;
-	-- index vs seqscan for a = lo, lo + step, ... hi; returns the mismatches
-	CREATE FUNCTION mismatches(lo int, hi int, step int) RETURNS int LANGUAGE plpgsql AS $$
-	DECLARE bad int := 0; v int; x text; y text;
-	BEGIN
-		FOR v IN SELECT generate_series(lo, hi, step) LOOP
-			SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = on;
-			SELECT count(*) || ':' || coalesce(sum(hashtext(t::text)::int8), 0) INTO x FROM t WHERE a = v;
-			SET LOCAL enable_seqscan = on; SET LOCAL enable_bitmapscan = off;
-			SELECT count(*) || ':' || coalesce(sum(hashtext(t::text)::int8), 0) INTO y FROM t WHERE a = v;
-			IF x <> y THEN
-				bad := bad + 1;
-				RAISE WARNING 'a = %: index %, seqscan %', v, x, y;
-			END IF;
-		END LOOP;
-		RETURN bad;
-	END $$;
 });
 
 $node->pgbench(
-	'--no-vacuum --client=6 --jobs=2 --transactions=300',
+	'--no-vacuum --client=6 --jobs=2 --transactions=300 --random-seed=3003',
 	0,
 	[qr{processed: 1800/1800}],
-	[qr{^$}],
+	[qr{^pgbench: setting random seed to 3003\n$}],
 	'inserts, deletes, probes and VACUUM together',
 	{
 		'001_insert@8' => q{
@@ -75,57 +73,122 @@ $node->pgbench(
 		}
 	});
 
-is($node->safe_psql('postgres', 'SELECT mismatches(-500, 5000, 7)'), '0',
-	'index equals seqscan for every probed value after the run');
+# index vs seqscan for a = -500, -493, ... 4997: the anchors (one row each,
+# never deleted) and values that the run inserted and deleted at random
+# (most of them are present: at least half must be)
+sub probe_all
+{
+	my ($what) = @_;
+	my @anchors = map { [ "SELECT * FROM t WHERE a = $_", 1 ] } grep { $_ < 0 } map { -500 + 7 * $_ } 0 .. 785;
+	my @others = map { [ "SELECT * FROM t WHERE a = $_", 'any' ] } grep { $_ >= 0 } map { -500 + 7 * $_ } 0 .. 785;
+	scbf_same($node, 'postgres', [ @anchors, @others ], nonempty => int(@others / 2),
+		name => "$what: a = -500, -493, ... 4997");
+}
+probe_all('after the run');
 $node->safe_psql('postgres', 'VACUUM t');
-is($node->safe_psql('postgres', 'SELECT mismatches(-500, 5000, 7)'), '0',
-	'index equals seqscan after a final VACUUM');
-check_query($node, 'postgres', 'SELECT * FROM t WHERE a = 42 AND c = 42');
-check_query($node, 'postgres', "SELECT * FROM t WHERE b = md5('4242')");
+probe_all('after a final VACUUM');
+scbf_same($node, 'postgres', 'SELECT * FROM t WHERE a = -42 AND c = 42', rows => 1);
+scbf_same($node, 'postgres', "SELECT * FROM t WHERE a = -77 AND b = 'anchor77' AND c = 77", rows => 1);
 foreach my $idx ('t_a', 't_abc')
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
-	is($ret, 0, "scbf_verify($idx) after the run");
-	diag($err) if $ret;
+	is($ret, 0, "scbf_verify($idx) after the run") or diag($err);
 }
 
-# CREATE INDEX CONCURRENTLY while clients insert: each client inserts rows
-# with its own marker; afterwards every row must be found through the new
-# index (validate_index inserts the rows the build's snapshot missed, using
-# the TIDs that the bulk-delete callback collected)
-$node->safe_psql('postgres', 'DROP INDEX t_a; DROP INDEX t_abc; CREATE TABLE cic_done (ok bool)');
-$node->pgbench(
-	'--no-vacuum --client=5 --jobs=2 --transactions=2000',
-	0,
-	[qr{processed: 10000/10000}],
-	[qr{^$}],
-	'inserts during CREATE INDEX CONCURRENTLY',
-	{
-		'101_insert@20' => q{
-			INSERT INTO t (a, b, c) VALUES (100000 + :client_id * 100000 + (random() * 99999)::int,
-				'cic', :client_id);
-		},
-		'102_cic@1' => q{
-			\set go random(1, 30)
-			\if :go = 1
-			SELECT count(*) = 0 AS first FROM cic_done \gset
-			\if :first
-			INSERT INTO cic_done VALUES (true);
-			CREATE INDEX CONCURRENTLY t_cic_a ON t USING scbf (a) WITH (pages_per_segment = 8);
-			CREATE INDEX CONCURRENTLY t_cic_bc ON t USING scbf (b, c);
-			\endif
-			\endif
-		}
-	});
-$node->safe_psql('postgres', q{
-	CREATE INDEX CONCURRENTLY IF NOT EXISTS t_cic_a ON t USING scbf (a) WITH (pages_per_segment = 8);
-	CREATE INDEX CONCURRENTLY IF NOT EXISTS t_cic_bc ON t USING scbf (b, c);
-});
-is($node->safe_psql('postgres',
-	"SELECT bool_and(indisvalid) FROM pg_index WHERE indexrelid IN ('t_cic_a'::regclass, 't_cic_bc'::regclass)"),
-	't', 'the concurrently built indexes are valid');
+# ---- CREATE INDEX CONCURRENTLY with inserts in its phases
+$node->safe_psql('postgres', 'DROP INDEX t_a; DROP INDEX t_abc;');
 
-# every inserted row, probed one by one through each new index
+my $clients = 4;
+my $per_client = 50;
+my %expected;    # c marker => rows inserted with it
+
+# $per_client single-row inserts by each of $clients pgbench clients, all
+# marked b = 'cic', c = 10 * stage + client, a = stage * 10^6 + client *
+# 10^5 + random
+sub insert_burst
+{
+	my ($stage, $what) = @_;
+	$node->pgbench(
+		"--no-vacuum --client=$clients --jobs=2 --transactions=$per_client --random-seed=$stage --define=stage=$stage",
+		0,
+		[qr{processed: @{[$clients * $per_client]}/@{[$clients * $per_client]}}],
+		[qr{^pgbench: setting random seed to $stage\n$}],
+		"stage $stage: inserts $what",
+		{
+			"cic_insert_$stage" => q{
+				\set v random(0, 99999)
+				INSERT INTO t (a, b, c) VALUES (:stage * 1000000 + :client_id * 100000 + :v, 'cic', 10 * :stage + :client_id);
+			}
+		});
+	$expected{ 10 * $stage + $_ } = $per_client for 0 .. $clients - 1;
+}
+
+# rows of a session that holds the CIC: c = 10 * stage + 9
+sub session_insert
+{
+	my ($s, $stage, $n) = @_;
+	$s->query_safe("INSERT INTO t (a, b, c) SELECT $stage * 1000000 + 900000 + g, 'cic', 10 * $stage + 9 FROM generate_series(1, $n) g");
+	$expected{ 10 * $stage + 9 } += $n;
+}
+
+# wait until the one CIC on t is in $phase, waiting for session $s
+sub cic_waits
+{
+	my ($cicpid, $phase, $s, $name) = @_;
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = 1 AND bool_and(pid = $cicpid AND phase = '$phase' AND current_locker_pid = $pid)
+		FROM pg_stat_progress_create_index WHERE relid = 't'::regclass}),
+		"$name: the CIC waits in '$phase' for the session holding it")
+	  or diag($node->safe_psql('postgres', 'SELECT * FROM pg_stat_progress_create_index'));
+}
+
+# One CREATE INDEX CONCURRENTLY, held at three phases, stages $s0 .. $s0 + 3
+sub cic_with_inserts
+{
+	my ($name, $def, $s0) = @_;
+	my ($h1, $h2, $h3, $cic) = map { $node->background_psql('postgres') } 1 .. 4;
+	my $cicpid = $cic->query_safe('SELECT pg_backend_pid()');
+
+	# h1 holds a lock on t that the first wait of the CIC waits for
+	$h1->query_safe('BEGIN');
+	session_insert($h1, $s0, 10);
+	$cic->query_until(qr/cic-started/,
+		"\\echo cic-started\nCREATE INDEX CONCURRENTLY $name ON t USING scbf $def;\n");
+	cic_waits($cicpid, 'waiting for writers before build', $h1, $name);
+	insert_burst($s0, "while $name waits for writers before build (rows for the build scan)");
+	# h2 starts while the index is not ready; its rows commit after the
+	# build's snapshot: validate_index must add them
+	$h2->query_safe('BEGIN');
+	session_insert($h2, $s0 + 1, 10);
+	$h1->query_safe('COMMIT');
+
+	cic_waits($cicpid, 'waiting for writers before validation', $h2, $name);
+	is($node->safe_psql('postgres', "SELECT indisready AND NOT indisvalid FROM pg_index WHERE indexrelid = '$name'::regclass"),
+		't', "$name: ready, not yet valid");
+	insert_burst($s0 + 2, "while $name waits for writers before validation (aminsert, index ready)");
+	# h3's snapshot is older than the validation's: the CIC waits for it
+	$h3->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$h3->query_safe('SELECT 1');
+	$h2->query_safe('COMMIT');
+
+	cic_waits($cicpid, 'waiting for old snapshots', $h3, $name);
+	insert_burst($s0 + 3, "while $name waits for old snapshots (aminsert, validated)");
+	$h3->query_safe('COMMIT');
+
+	# the CIC's own errors, if any, fail here
+	$cic->query_safe('SELECT 1');
+	is($node->safe_psql('postgres', "SELECT indisvalid FROM pg_index WHERE indexrelid = '$name'::regclass"),
+		't', "$name: valid");
+	$_->quit for ($h1, $h2, $h3, $cic);
+}
+
+cic_with_inserts('t_cic_a', '(a) WITH (pages_per_segment = 8)', 1);
+cic_with_inserts('t_cic_bc', '(b, c)', 5);
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_index WHERE indrelid = 't'::regclass"),
+	'2', 'exactly the two concurrently built indexes exist');
+
+# every inserted row, probed one by one through the index on a
 my $missing = $node->safe_psql('postgres', q{
 	SET enable_seqscan = off;
 	SELECT count(*) FROM t o WHERE o.b = 'cic'
@@ -137,19 +200,24 @@ my $plan = $node->safe_psql('postgres', q{
 	EXPLAIN (COSTS OFF) SELECT count(*) FROM t o WHERE o.b = 'cic'
 	  AND NOT EXISTS (SELECT 1 FROM t i WHERE i.a = o.a AND i.id = o.id)
 });
-like($plan, qr/t_cic_a/, 'the probe used the new index');
-for my $client (0 .. 4)
-{
-	check_query($node, 'postgres', "SELECT * FROM t WHERE b = 'cic' AND c = $client",
-		"CIC: rows of client $client through the index on (b, c)");
-}
-is($node->safe_psql('postgres', 'SELECT mismatches(100000, 600000, 997)'), '0',
-	'CIC: index equals seqscan over the inserted range');
+like($plan, qr/Bitmap Index Scan on t_cic_a/, 'the probe used the new index');
+
+# index equals seqscan for every inserted value of a, and every (b, c)
+# marker returns exactly the rows inserted with it
+my @values = split /\n/, $node->safe_psql('postgres', "SELECT DISTINCT a FROM t WHERE b = 'cic' ORDER BY a");
+scbf_same($node, 'postgres', [ map { "SELECT * FROM t WHERE a = $_" } @values ],
+	name => 'CIC: every inserted value of a through t_cic_a');
+my $total = 0;
+$total += $_ for values %expected;
+is($node->safe_psql('postgres', "SELECT count(*) FROM t WHERE b = 'cic'"), $total,
+	"CIC: $total rows inserted during the two builds");
+scbf_same($node, 'postgres',
+	[ map { [ "SELECT * FROM t WHERE b = 'cic' AND c = $_", $expected{$_} ] } sort { $a <=> $b } keys %expected ],
+	name => 'CIC: the rows of every stage and client through t_cic_bc');
 foreach my $idx ('t_cic_a', 't_cic_bc')
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
-	is($ret, 0, "scbf_verify($idx) after CIC");
-	diag($err) if $ret;
+	is($ret, 0, "scbf_verify($idx) after CIC") or diag($err);
 }
 
 $node->stop;
