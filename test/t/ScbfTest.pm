@@ -17,7 +17,7 @@ use PostgreSQL::Test::Cluster;
 use Test::More;
 use Exporter 'import';
 
-our @EXPORT = qw(new_node scbf_same check_query);
+our @EXPORT = qw(new_node scbf_same);
 
 # Create and initialize a node; extra arguments go to init().  initdb gets a
 # fixed encoding and locale; an "extra" argument of the caller comes after
@@ -148,20 +148,6 @@ sub scbf_same
 	ok(!@badrows, "$name: index equals seqscan") or diag(join("\n", $more->(@badrows)));
 	ok(!@badcount, "$name: row counts as expected") or diag(join("\n", $more->(@badcount)));
 	return wantarray ? @counts : $counts[0];
-}
-
-# The former comparison, until every test uses scbf_same()
-sub check_query
-{
-	my ($node, $dbname, $query, $name) = @_;
-	my $wrap = "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)), 0) FROM ($query) s";
-	my $idx = $node->safe_psql($dbname,
-		"SET enable_seqscan = off; SET enable_indexscan = off; SET enable_bitmapscan = on; $wrap");
-	my $seq = $node->safe_psql($dbname,
-		"SET enable_seqscan = on; SET enable_indexscan = off; SET enable_bitmapscan = off; $wrap");
-	is($idx, $seq, $name // "index equals seqscan: $query");
-	my ($n) = split /:/, $seq;
-	return $n;
 }
 
 1;
