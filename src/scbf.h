@@ -559,12 +559,25 @@ extern void scbfbuildempty(Relation index);
 extern uint64 ScbfCountDistinctKeys(ScbfState *state, const char *entries,
 									int n);
 
+/* scbfbatch.c */
+/*
+ * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], the
+ * TIDs in ascending order.
+ */
+typedef void (*ScbfBatchApplyFn) (Relation index, ItemPointer tids,
+								  const uint32 *hashes, int n);
+extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
+						 int ncols, ScbfBatchApplyFn apply);
+extern void ScbfBatchFlush(Relation index);
+
 /* scbfinsert.c */
 extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
 					   ItemPointer ht_ctid, Relation heapRel,
 					   IndexUniqueCheck checkUnique,
 					   bool indexUnchanged,
 					   struct IndexInfo *indexInfo);
+extern void ScbfInsertEntries(Relation index, ScbfState *state, uint32 segno,
+							  const char *entries, int n);
 extern void ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 							const char *entry);
 extern void ScbfGrowFilter(Relation index, ScbfState *state, Buffer headbuf);

@@ -28,4 +28,17 @@
 #error "scbf has not been ported to PostgreSQL 16 or later yet (see README, Upgrading)"
 #endif
 
+/*
+ * A relation's storage: RelFileNode until 15, RelFileLocator from 16.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ScbfRelFileLocator				RelFileLocator
+#define ScbfRelationLocator(rel)		((rel)->rd_locator)
+#define ScbfLocatorEquals(a, b)			RelFileLocatorEquals(a, b)
+#else
+#define ScbfRelFileLocator				RelFileNode
+#define ScbfRelationLocator(rel)		((rel)->rd_node)
+#define ScbfLocatorEquals(a, b)			RelFileNodeEquals(a, b)
+#endif
+
 #endif							/* SCBFCOMPAT_H */

@@ -114,7 +114,8 @@ typedef void (*ScbfSegInfoFn) (Relation index, ScbfState *state,
  * and its table: the table first, then the index, both with lockmode (a
  * reader's order, as amcheck and brin_summarize_range do, so no deadlock
  * with DDL), then check that the index still belongs to that table (its
- * OID may have been reused meanwhile).  Raises a clear error for NULL, a
+ * OID may have been reused meanwhile), and write this backend's batch of
+ * the index (scbfbatch.c), so the caller sees its own inserts.  Raises a clear error for NULL, a
  * dropped OID, or something that is not an scbf index; with needselect,
  * also unless the caller may SELECT from the table.  Returns the index;
  * *heap gets the table.  ScbfCloseIndex releases both.
@@ -195,6 +196,9 @@ ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
 			aclcheck_error(aclresult, OBJECT_TABLE,
 						   RelationGetRelationName(*heap));
 	}
+
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
 	return index;
 }
 

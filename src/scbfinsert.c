@@ -5,6 +5,10 @@
  *	  routine that adds ledger entries to a filter.
  *
  * NOTES
+ *	  aminsert only hashes the row and appends its entry to the backend's
+ *	  batch (scbfbatch.c); the batch comes back here, sorted by heap TID, to
+ *	  be written segment by segment, many entries per WAL record.
+ *
  *	  An entry goes to the newest ("tail") filter of its segment.  Its k
  *	  counter increments per column and its ledger append are made in ONE
  *	  generic WAL record (invariant I2 of src/README), with the filter head
@@ -688,19 +692,23 @@ ScbfChainBudget(ScbfState *state, int nfilters)
 }
 
 /*
- * Add one entry to segment segno: to the tail filter of its chain, creating
- * the segment first if needed, and chaining a new filter afterwards if the
- * tail reached its false-positive budget.
+ * Add n entries (packed, state->entry_size bytes each) to segment segno: to
+ * the tail filter of its chain, creating the segment first if needed, many
+ * entries per WAL record (ScbfAddEntries), and chaining a new filter when
+ * the tail reaches its false-positive budget.  Entries go in chunks of at
+ * most half the distinct keys the tail still has room for, so a large batch
+ * closes a filter about where one entry at a time would.
  */
 void
-ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
-				const char *entry)
+ScbfInsertEntries(Relation index, ScbfState *state, uint32 segno,
+				  const char *entries, int n)
 {
 	ScbfSegEntry seg;
 	ScbfSegEntry last;
 	bool		retried = false;
+	int			done = 0;
 
-	for (;;)
+	while (done < n)
 	{
 		Buffer		headbuf;
 		Page		page;
@@ -726,13 +734,28 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 			if (filter->state == SCBF_FILTER_ACTIVE)
 			{
 				bool		full;
-				int			nblocks;
+				int			nblocks = filter->nblocks;
+				double		budget = ScbfChainBudget(state, seg.nfilters);
+				double		room;
+				int			chunk;
 
-				full = ScbfAddEntries(index, state, headbuf, entry, 1,
-									  InvalidBlockNumber, 0, 0, NULL,
-									  ScbfChainBudget(state, seg.nfilters));
-				nblocks = filter->nblocks;
+				/*
+				 * Distinct keys the filter still takes before its budget, as
+				 * the head block shows it: add half of them at most, so the
+				 * chunks shrink as the filter fills and it closes close to
+				 * its budget, as one entry at a time would.
+				 */
+				room = (scbf_filter_block_capacity(&state->geom, budget) -
+						scbf_filter_estimate_keys(filter->nonzero,
+												  &state->geom)) * nblocks;
+				chunk = Min(n - done, Max(4 * nblocks, (int) (room / 2)));
+				full = ScbfAddEntries(index, state, headbuf,
+									  entries + state->entry_size * done,
+									  chunk, InvalidBlockNumber, 0, 0, NULL,
+									  budget);
 				UnlockReleaseBuffer(headbuf);
+				done += chunk;
+				retried = false;
 
 				if (full)
 				{
@@ -743,7 +766,7 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 					(void) ScbfAppendFilter(index, state, segno, next,
 											seg.tail_serial, NULL, NULL);
 				}
-				return;
+				continue;
 			}
 		}
 		UnlockReleaseBuffer(headbuf);
@@ -764,9 +787,62 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
 }
 
 /*
- * aminsert: add one heap tuple's entry.  Always inserts, whatever the
- * indexUnchanged hint says: a non-HOT update puts the new version at a new
- * TID, possibly in another segment, and the old entry goes away at VACUUM.
+ * Add one entry to segment segno (see ScbfInsertEntries).
+ */
+void
+ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
+				const char *entry)
+{
+	ScbfInsertEntries(index, state, segno, entry, 1);
+}
+
+/*
+ * Write a batch of entries (ScbfBatchApplyFn; the TIDs ascend) to the
+ * index: the entries of each segment together, through ScbfInsertEntries.
+ */
+static void
+ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+{
+	ScbfState  *state = ScbfGetState(index);
+	Size		esz = state->entry_size;
+	char	   *entries = palloc(esz * n);
+	int			start = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		char	   *e = entries + esz * i;
+		BlockNumber blkno = ItemPointerGetBlockNumber(&tids[i]);
+		int			col;
+
+		ScbfEntrySetTid(e, ScbfTidMake(blkno % state->pages_per_segment,
+									   ItemPointerGetOffsetNumber(&tids[i])));
+		for (col = 0; col < state->ncols; col++)
+			ScbfEntrySetHash(e, col, hashes[(Size) i * state->ncols + col]);
+	}
+
+	for (i = 1; i <= n; i++)
+	{
+		uint32		segno = ItemPointerGetBlockNumber(&tids[start]) /
+			state->pages_per_segment;
+
+		if (i < n && ItemPointerGetBlockNumber(&tids[i]) /
+			state->pages_per_segment == segno)
+			continue;
+		ScbfInsertEntries(index, state, segno, entries + esz * start,
+						  i - start);
+		start = i;
+	}
+	pfree(entries);
+}
+
+/*
+ * aminsert: hash the heap tuple's values and append its entry to this
+ * backend's batch of the index (scbfbatch.c), which writes it, with the
+ * other entries of the transaction, before the transaction commits or this
+ * backend reads the index.  Always inserts, whatever the indexUnchanged hint
+ * says: a non-HOT update puts the new version at a new TID, possibly in
+ * another segment, and the old entry goes away at VACUUM.
  */
 bool
 scbfinsert(Relation index, Datum *values, bool *isnull,
@@ -778,8 +854,7 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	ScbfState  *state = ScbfGetState(index);
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
-	BlockNumber blkno = ItemPointerGetBlockNumber(ht_ctid);
-	char		entry[ScbfEntrySize(INDEX_MAX_KEYS)];
+	uint32		hashes[INDEX_MAX_KEYS];
 	int			col;
 
 	/* one temporary context per statement, reset after each tuple */
@@ -791,18 +866,13 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	tmpcxt = (MemoryContext) indexInfo->ii_AmCache;
 	oldcxt = MemoryContextSwitchTo(tmpcxt);
 
-	ScbfEntrySetTid(entry,
-					ScbfTidMake(blkno % state->pages_per_segment,
-								ItemPointerGetOffsetNumber(ht_ctid)));
 	for (col = 0; col < state->ncols; col++)
-		ScbfEntrySetHash(entry, col,
-						 isnull[col] ? SCBF_NULL_HASH :
-						 ScbfHashDatum(index, col, values[col]));
-
-	ScbfInsertEntry(index, state, blkno / state->pages_per_segment, entry);
+		hashes[col] = isnull[col] ? SCBF_NULL_HASH :
+			ScbfHashDatum(index, col, values[col]);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(tmpcxt);
 
+	ScbfBatchAdd(index, ht_ctid, hashes, state->ncols, ScbfApplyBatch);
 	return false;
 }

@@ -876,6 +876,9 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	if (so->unsatisfiable)
 		return 0;
 
+	/* this backend's own unwritten entries first (scbfbatch.c) */
+	ScbfBatchFlush(index);
+
 	/* bitmap scans get no heap relation: look it up, as BRIN does */
 	heap = table_open(IndexGetRelation(RelationGetRelid(index), false),
 					  AccessShareLock);

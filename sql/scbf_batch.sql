@@ -1,0 +1,135 @@
+--
+-- scbf_batch: inserts are kept in the backend's batch and written before
+-- the transaction commits or the backend reads the index.  A transaction
+-- sees its own inserts through the index; a rolled-back subtransaction's
+-- entries are never written; TRUNCATE, REINDEX and DROP INDEX after inserts
+-- in the same transaction leave no stray entries; a batch larger than its
+-- bound is written in the middle of a statement.  "entries = rows" compares
+-- the index's ledger entries with the table's rows (no dead tuples here, so
+-- they must be equal), and the verifier checks every entry against the heap.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
+\i :scbf_same_sql
+\set ECHO all
+
+CREATE TABLE bt (id int, a int, t text);
+INSERT INTO bt SELECT g, g % 100, 'x' || g FROM generate_series(1, 2000) g;
+CREATE INDEX bt_a ON bt USING scbf (a);
+CREATE INDEX bt_at ON bt USING scbf (a, t);
+CREATE FUNCTION entries_equal_rows(idx regclass) RETURNS boolean
+LANGUAGE sql AS $$
+	SELECT entries_live = (SELECT count(*) FROM bt) FROM scbf_index_info(idx)
+$$;
+
+-- a transaction finds its own inserts, before it commits
+BEGIN;
+INSERT INTO bt SELECT g, 500 + g % 10, 'y' || g FROM generate_series(1, 300) g;
+SELECT scbf_same('SELECT * FROM bt WHERE a = 503');
+SELECT scbf_same('SELECT * FROM bt WHERE a = 504 AND t = ''y14''');
+INSERT INTO bt VALUES (9001, 600, 'z');
+SELECT scbf_same('SELECT * FROM bt WHERE a = 600');
+COMMIT;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (503, 600)');
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+
+-- rolled-back subtransactions: their entries are never written
+BEGIN;
+INSERT INTO bt VALUES (9002, 700, 'kept1');
+SAVEPOINT s1;
+INSERT INTO bt SELECT g, 701, 'gone' FROM generate_series(1, 50) g;
+SAVEPOINT s2;
+INSERT INTO bt VALUES (9003, 702, 'gone too');
+RELEASE SAVEPOINT s2;
+ROLLBACK TO SAVEPOINT s1;
+INSERT INTO bt VALUES (9004, 703, 'kept2');
+SAVEPOINT s3;
+INSERT INTO bt VALUES (9005, 704, 'kept3');
+RELEASE SAVEPOINT s3;
+COMMIT;
+SELECT scbf_empty('SELECT * FROM bt WHERE a = 701') AS rolled_back;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (700, 703, 704)');
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+
+-- the same through PL/pgSQL exception blocks, one subtransaction per row
+DO $$
+BEGIN
+	FOR i IN 1..40 LOOP
+		BEGIN
+			INSERT INTO bt VALUES (10000 + i, 800 + i % 4, 'loop');
+			IF i % 2 = 0 THEN
+				RAISE EXCEPTION 'undo row %', i;
+			END IF;
+		EXCEPTION WHEN raise_exception THEN
+			NULL;
+		END;
+	END LOOP;
+END $$;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (801, 803)');
+SELECT scbf_empty('SELECT * FROM bt WHERE a IN (800, 802)') AS rolled_back;
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+
+-- a rolled-back transaction leaves nothing behind
+BEGIN;
+INSERT INTO bt SELECT g, 900, 'aborted' FROM generate_series(1, 100) g;
+ROLLBACK;
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+
+-- TRUNCATE, REINDEX and DROP INDEX after inserts in the same transaction
+CREATE TABLE bt2 (a int);
+CREATE INDEX bt2_a ON bt2 USING scbf (a);
+INSERT INTO bt2 SELECT g % 10 FROM generate_series(1, 100) g;
+BEGIN;
+INSERT INTO bt2 SELECT g % 10 FROM generate_series(1, 100) g;
+TRUNCATE bt2;
+INSERT INTO bt2 SELECT 20 + g % 5 FROM generate_series(1, 30) g;
+COMMIT;
+SELECT entries_live = 30 AS truncated FROM scbf_index_info('bt2_a');
+SELECT scbf_same('SELECT * FROM bt2 WHERE a = 21');
+SELECT scbf_empty('SELECT * FROM bt2 WHERE a = 1') AS truncated;
+BEGIN;
+INSERT INTO bt2 SELECT 30 FROM generate_series(1, 25) g;
+REINDEX INDEX bt2_a;
+INSERT INTO bt2 VALUES (31);
+COMMIT;
+SELECT entries_live = 56 AS reindexed FROM scbf_index_info('bt2_a');
+SELECT scbf_same('SELECT * FROM bt2 WHERE a IN (30, 31)');
+BEGIN;
+INSERT INTO bt2 SELECT 40 FROM generate_series(1, 5) g;
+DROP INDEX bt2_a;
+COMMIT;
+SELECT count(*) FROM bt2;
+
+-- a batch past its bound (1 MB) is written in the middle of the statement,
+-- then rolled back: the entries of the aborted rows wait for VACUUM
+BEGIN;
+INSERT INTO bt SELECT g, 1000 + g % 7, 'big' FROM generate_series(1, 150000) g;
+SELECT scbf_same('SELECT * FROM bt WHERE a = 1003');
+ROLLBACK;
+SELECT entries_live > (SELECT count(*) FROM bt) AS aborted_entries_wait
+	FROM scbf_index_info('bt_a');
+VACUUM bt;
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+SELECT scbf_empty('SELECT * FROM bt WHERE a = 1003') AS rolled_back;
+
+-- ON COMMIT DELETE ROWS: the batch is written, then the rows go
+CREATE TEMP TABLE tmp_b (a int) ON COMMIT DELETE ROWS;
+CREATE INDEX tmp_b_a ON tmp_b USING scbf (a);
+BEGIN;
+INSERT INTO tmp_b SELECT g % 3 FROM generate_series(1, 30) g;
+SELECT scbf_same('SELECT * FROM tmp_b WHERE a = 2');
+COMMIT;
+SELECT entries_live FROM scbf_index_info('tmp_b_a');
+INSERT INTO tmp_b VALUES (5);
+SELECT count(*) FROM tmp_b;
+
+SELECT scbf_verify('bt_a', heapallindexed => true);
+SELECT scbf_verify('bt_at', heapallindexed => true);
+
+DROP TABLE bt, bt2, tmp_b;
+DROP FUNCTION entries_equal_rows(regclass);
+DROP FUNCTION scbf_same, scbf_empty, scbf_noindex, scbf_compare;

@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfbatch.c
+ *	  The backend-local insert batch: aminsert keeps its entries here, and
+ *	  they are written to the index many at a time.
+ *
+ * NOTES
+ *	  An insert hashes its row and appends (TID, hashes) to the batch of its
+ *	  index, in TopTransactionContext; it touches no page.  The batch is
+ *	  written out ("flushed") by the index's apply function:
+ *
+ *		- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
+ *		  XACT_EVENT_PRE_PREPARE), so every entry is on disk, WAL-logged,
+ *		  before its transaction's commit record (invariant I3);
+ *		- before this backend reads the index: a scan, a diagnostic
+ *		  function, the verifier (ScbfBatchFlush);
+ *		- when it holds SCBF_BATCH_MAX_BYTES.
+ *
+ *	  Other backends cannot see an uncommitted tuple through any snapshot
+ *	  a bitmap scan uses (scbf has no amgettuple: no unique, exclusion or
+ *	  dirty-snapshot scan reaches it), so what they miss is invisible to
+ *	  them anyway.  CREATE INDEX CONCURRENTLY's validation takes its
+ *	  snapshot before it collects the index's TIDs, and a transaction that
+ *	  committed before that snapshot flushed before its commit.
+ *
+ *	  The batch is dropped at abort with its memory context.  At the abort
+ *	  of a subtransaction, the entries appended since it began are cut off:
+ *	  they are the batch's suffix whose subtransaction id is at least the
+ *	  aborted one's (ids grow, and every subtransaction begun inside it is
+ *	  its child), so no entry of an aborted tuple is written after VACUUM
+ *	  could have freed its line pointer for another tuple.  (Entries
+ *	  flushed before the abort are like any index entry of an aborted
+ *	  tuple: VACUUM removes them.)
+ *
+ *	  A flush reopens the index and compares its relfilenumber with the
+ *	  batch's: a DROP INDEX, REINDEX, TRUNCATE, CLUSTER or rewriting ALTER
+ *	  TABLE in this transaction made the entries moot (the new storage was
+ *	  built from the heap), and they are dropped.  An error during a flush
+ *	  aborts the transaction, as a deferred constraint does.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfbatch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf.h"
+
+/*
+ * A batch holds at most this many bytes of entries before it is flushed;
+ * it starts with room for SCBF_BATCH_FIRST entries and doubles, so a
+ * one-row transaction does not pay for a megabyte.
+ */
+#define SCBF_BATCH_MAX_BYTES		(1024 * 1024)
+#define SCBF_BATCH_FIRST			16
+
+/*
+ * One entry: the subtransaction that appended it, the heap TID and one
+ * 32-bit hash per column (ncols of them, so entries are entry_size bytes).
+ */
+typedef struct ScbfBatchEntry
+{
+	SubTransactionId subid;
+	ItemPointerData tid;
+	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
+} ScbfBatchEntry;
+
+/* The batch of one index */
+typedef struct ScbfBatch
+{
+	Oid			indexoid;
+	ScbfRelFileLocator rlocator;	/* the storage the entries are for */
+	int			ncols;
+	Size		entry_size;
+	ScbfBatchApplyFn apply;		/* writes entries to the index */
+	char	   *entries;
+	int			nentries;
+	int			allocated;		/* entries the buffer has room for */
+	int			maxentries;		/* entries at which it is flushed */
+	struct ScbfBatch *next;
+} ScbfBatch;
+
+/* The batches of this transaction, in TopTransactionContext; NULL if none */
+static ScbfBatch *batches = NULL;
+
+static bool callbacks_registered = false;
+
+#define BatchEntry(b, i) \
+	((ScbfBatchEntry *) ((b)->entries + (Size) (i) * (b)->entry_size))
+
+/*
+ * qsort comparator of batch entries: by heap TID.
+ */
+static int
+BatchCmpTid(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) &((const ScbfBatchEntry *) a)->tid,
+							  (ItemPointer) &((const ScbfBatchEntry *) b)->tid);
+}
+
+/*
+ * Write batch b's entries to index (whose storage is b's) and empty it.
+ * The entries go to the apply function sorted by heap TID, so the entries
+ * of one segment arrive together and in block order.
+ */
+static void
+BatchWrite(Relation index, ScbfBatch *b)
+{
+	int			n = b->nentries;
+	ItemPointerData *tids;
+	uint32	   *hashes;
+	int			i;
+
+	if (n == 0)
+		return;
+	/* empty first: an error below must not leave entries to write twice */
+	b->nentries = 0;
+
+	qsort(b->entries, n, b->entry_size, BatchCmpTid);
+	tids = palloc(sizeof(ItemPointerData) * n);
+	hashes = palloc(sizeof(uint32) * b->ncols * n);
+	for (i = 0; i < n; i++)
+	{
+		ScbfBatchEntry *e = BatchEntry(b, i);
+
+		tids[i] = e->tid;
+		memcpy(hashes + (Size) i * b->ncols, e->hashes,
+			   sizeof(uint32) * b->ncols);
+	}
+	b->apply(index, tids, hashes, n);
+	pfree(tids);
+	pfree(hashes);
+}
+
+/*
+ * Flush batch b, opening its index by OID; the entries are dropped if the
+ * index is gone or has new storage (see the file header).
+ */
+static void
+BatchFlushByOid(ScbfBatch *b)
+{
+	Relation	index;
+
+	if (b->nentries == 0)
+		return;
+	/* this transaction already holds RowExclusiveLock on it, if it exists */
+	index = try_relation_open(b->indexoid, RowExclusiveLock);
+	if (index == NULL)
+	{
+		b->nentries = 0;
+		return;
+	}
+	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
+		b->nentries = 0;
+	else
+		BatchWrite(index, b);
+	relation_close(index, RowExclusiveLock);
+}
+
+/*
+ * Transaction callback: flush every batch before commit or prepare; forget
+ * them when the transaction ends (their memory goes with it).
+ */
+static void
+BatchXactCallback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			for (ScbfBatch *b = batches; b != NULL; b = b->next)
+				BatchFlushByOid(b);
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			batches = NULL;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Subtransaction callback: at the abort of subtransaction mySubid, cut off
+ * the entries appended since it began (the suffix of each batch whose
+ * subtransaction id is mySubid or later; see the file header).
+ */
+static void
+BatchSubXactCallback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	if (event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+		while (b->nentries > 0 &&
+			   BatchEntry(b, b->nentries - 1)->subid >= mySubid)
+			b->nentries--;
+}
+
+/*
+ * The batch of index in this transaction, made if it has none yet.
+ */
+static ScbfBatch *
+BatchFor(Relation index, int ncols, ScbfBatchApplyFn apply)
+{
+	Oid			indexoid = RelationGetRelid(index);
+	ScbfBatch  *b;
+
+	for (b = batches; b != NULL; b = b->next)
+		if (b->indexoid == indexoid &&
+			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
+			return b;
+
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(BatchXactCallback, NULL);
+		RegisterSubXactCallback(BatchSubXactCallback, NULL);
+		callbacks_registered = true;
+	}
+
+	b = MemoryContextAllocZero(TopTransactionContext, sizeof(ScbfBatch));
+	b->indexoid = indexoid;
+	b->rlocator = ScbfRelationLocator(index);
+	b->ncols = ncols;
+	b->entry_size = MAXALIGN(offsetof(ScbfBatchEntry, hashes) +
+							 sizeof(uint32) * ncols);
+	b->apply = apply;
+	b->maxentries = SCBF_BATCH_MAX_BYTES / b->entry_size;
+	b->allocated = SCBF_BATCH_FIRST;
+	b->entries = MemoryContextAlloc(TopTransactionContext,
+									(Size) b->allocated * b->entry_size);
+	b->next = batches;
+	batches = b;
+	return b;
+}
+
+/*
+ * Append one entry (heap TID tid, hashes[0 .. ncols)) to index's batch;
+ * apply is the function that writes a batch to this index.  Flushes the
+ * batch first when it is full.  The caller holds RowExclusiveLock on the
+ * index, as aminsert's caller does.
+ */
+void
+ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
+			 ScbfBatchApplyFn apply)
+{
+	ScbfBatch  *b = BatchFor(index, ncols, apply);
+	ScbfBatchEntry *e;
+
+	if (b->nentries >= b->maxentries)
+		BatchWrite(index, b);
+	else if (b->nentries >= b->allocated)
+	{
+		b->allocated = Min(b->allocated * 2, b->maxentries);
+		b->entries = repalloc(b->entries, (Size) b->allocated * b->entry_size);
+	}
+	e = BatchEntry(b, b->nentries);
+	e->subid = GetCurrentSubTransactionId();
+	e->tid = *tid;
+	memcpy(e->hashes, hashes, sizeof(uint32) * ncols);
+	b->nentries++;
+}
+
+/*
+ * Write this backend's batch of index, if it has one, before the backend
+ * reads the index.  The caller has the index open and locked.
+ */
+void
+ScbfBatchFlush(Relation index)
+{
+	Oid			indexoid = RelationGetRelid(index);
+
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+		if (b->indexoid == indexoid && b->nentries > 0 &&
+			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
+			BatchWrite(index, b);
+}
