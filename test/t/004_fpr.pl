@@ -76,9 +76,8 @@ for my $target ('0.01', '0.001')
 		"CREATE INDEX ints_built ON ints USING scbf (k) WITH (false_positive_rate = $target)");
 	measure('ints_built', $target, "ints, built, P=$target", 0, 1);
 	scbf_same($node, 'postgres',
-		'SELECT * FROM ints WHERE k = ANY(ARRAY(SELECT -g FROM generate_series(1, 500) g))',
-		rows => 'empty', name => "ints, built, P=$target: 500 absent values return nothing");
-	scbf_same($node, 'postgres', 'SELECT * FROM ints WHERE k IN (1, 4000, 299999, -3)', rows => 3);
+		'SELECT * FROM ints WHERE k = ANY(ARRAY(SELECT -g FROM generate_series(1, 500) g) || ARRAY[1, 4000, 299999])',
+		rows => 3, name => "ints, built, P=$target: 3 present values among 500 absent ones");
 	$node->safe_psql('postgres', 'DROP INDEX ints_built');
 
 	# text keys
