@@ -573,3 +573,178 @@ scbf_filter_estimate_keys(const uint16_t *nonzero,
 	}
 	return keys / geom->k;
 }
+
+/* ---- storage v2: bit-sliced rows (see scbffilter.h) ---- */
+
+/*
+ * scbf_rows_k
+ *		Slices of the storage v2 filters for a target rate fpr.
+ *
+ * Fewer than the optimal log2(1/fpr): a probe reads one row page per slice,
+ * so the rate comes from a lower fill instead (src/README, D6); at 1e-4
+ * this gives 5 slices and 29 bits per key, against 14 slices and 19 bits.
+ */
+int
+scbf_rows_k(double fpr)
+{
+	double		k;
+
+	if (!(fpr > 0.0 && fpr < 1.0))
+		return SCBF_FILTER_EINVAL;
+	k = ceil(log2(1.0 / fpr) / SCBF_ROWS_K_DIVISOR - 1e-12);
+	if (k < 1.0)
+		return 1;
+	if (k > SCBF_ROWS_MAX_K)
+		return SCBF_ROWS_MAX_K;
+	return (int) k;
+}
+
+/*
+ * scbf_rows_fill
+ *		The fill each slice may reach for fpr at k slices: fpr^(1/k).
+ */
+double
+scbf_rows_fill(double fpr, uint32_t k)
+{
+	return pow(fpr, 1.0 / (double) (k ? k : 1));
+}
+
+/*
+ * scbf_rows_m
+ *		Positions per slice for nkeys distinct keys at the given fill:
+ *		ceil(nkeys / -ln(1 - fill)), clamped to [1, UINT32_MAX].
+ *
+ * From fill = 1 - e^(-n/m), the expected fill of a slice of m positions
+ * after n distinct keys (math.md section 1).
+ */
+uint32_t
+scbf_rows_m(double nkeys, double fill)
+{
+	double		m;
+
+	if (!(fill > 0.0 && fill < 1.0) || !(nkeys > 0.0))
+		return 1;
+	m = ceil(nkeys / -log1p(-fill));
+	if (m >= (double) UINT32_MAX)
+		return UINT32_MAX;
+	return m < 1.0 ? 1 : (uint32_t) m;
+}
+
+/*
+ * scbf_rows_capacity
+ *		Distinct keys a filter of m positions per slice takes before its
+ *		slices reach the fill: floor(-m ln(1 - fill)), at least 1.
+ */
+uint32_t
+scbf_rows_capacity(uint32_t m, double fill)
+{
+	double		n;
+
+	if (!(fill > 0.0 && fill < 1.0))
+		return 1;
+	n = floor(-(double) m * log1p(-fill));
+	if (n >= (double) UINT32_MAX)
+		return UINT32_MAX;
+	return n < 1.0 ? 1 : (uint32_t) n;
+}
+
+/*
+ * scbf_rows_per_page
+ *		Rows of width bits that fit in nbytes of row space.
+ */
+uint32_t
+scbf_rows_per_page(size_t nbytes, uint32_t width)
+{
+	if (width == 0)
+		return 0;
+	return (uint32_t) (nbytes * 8 / width);
+}
+
+/*
+ * scbf_rows_set
+ *		Set bit col of row row_in_page; true if it was clear.
+ */
+bool
+scbf_rows_set(uint8_t *space, uint32_t row_in_page, uint32_t width,
+			  uint32_t col)
+{
+	uint8_t    *byte = space + ((size_t) row_in_page * width + col) / 8;
+	uint8_t		bit = (uint8_t) (1u << (col % 8));
+	bool		was_clear = (*byte & bit) == 0;
+
+	*byte |= bit;
+	return was_clear;
+}
+
+/*
+ * scbf_rows_clear
+ *		Clear bit col of row row_in_page.
+ */
+void
+scbf_rows_clear(uint8_t *space, uint32_t row_in_page, uint32_t width,
+				uint32_t col)
+{
+	space[((size_t) row_in_page * width + col) / 8] &=
+		(uint8_t) ~(1u << (col % 8));
+}
+
+/*
+ * scbf_rows_test
+ *		True if bit col of row row_in_page is set.
+ */
+bool
+scbf_rows_test(const uint8_t *space, uint32_t row_in_page, uint32_t width,
+			   uint32_t col)
+{
+	return (space[((size_t) row_in_page * width + col) / 8] &
+			(1u << (col % 8))) != 0;
+}
+
+/*
+ * scbf_rows_and
+ *		acc &= row row_in_page, eight bytes at a time (width is a multiple
+ *		of 64, and memcpy keeps the loads alignment- and host-neutral).
+ */
+void
+scbf_rows_and(uint8_t *acc, const uint8_t *space, uint32_t row_in_page,
+			  uint32_t width)
+{
+	const uint8_t *row = space + (size_t) row_in_page * width / 8;
+
+	for (uint32_t off = 0; off < width / 8; off += 8)
+	{
+		uint64_t	a;
+		uint64_t	r;
+
+		memcpy(&a, acc + off, sizeof(a));
+		memcpy(&r, row + off, sizeof(r));
+		a &= r;
+		memcpy(acc + off, &a, sizeof(a));
+	}
+}
+
+/*
+ * scbf_rows_next
+ *		The first set bit of acc (width bits) at or after from, or width.
+ */
+uint32_t
+scbf_rows_next(const uint8_t *acc, uint32_t width, uint32_t from)
+{
+	for (uint32_t c = from; c < width;)
+	{
+		uint8_t		byte = (uint8_t) (acc[c / 8] >> (c % 8));
+
+		if (byte == 0)
+		{
+			c = (c / 8 + 1) * 8;
+			continue;
+		}
+		while ((byte & 1) == 0)
+		{
+			byte >>= 1;
+			c++;
+		}
+		return c;
+	}
+	return width;
+}

@@ -175,4 +175,58 @@ extern double scbf_filter_fill(const uint16_t *nonzero,
 extern double scbf_filter_estimate_keys(const uint16_t *nonzero,
 										const scbf_filter_geometry *geom);
 
+/* ---- storage v2: the filters of an index as bit-sliced rows ----
+ *
+ * In storage v2 (src/README, D3, D4, D6) every filter of an index has one
+ * geometry, k slices of m positions, and keeps one bit per position; the
+ * bits of all filters are stored transposed, as rows: row r = i * m + p
+ * (slice i, position p) holds bit c for filter c.  A probe ANDs the k rows
+ * of its key and learns at once which filters may hold it.  k is kept small
+ * (a probe reads k rows) and the fill low, so that the false-positive rate
+ * P = fill^k is reached with few slices.  Bit c of a row is bit c % 8 of
+ * its byte c / 8, so rows mean the same on every host.
+ */
+#define SCBF_ROWS_MAX_K				8
+#define SCBF_ROWS_K_DIVISOR			2.7	/* k = ceil(log2(1/P) / this) */
+#define SCBF_ROWS_WIDTH_ALIGN		64	/* row widths are multiples of this */
+
+/* k for a target rate: ceil(log2(1/fpr) / SCBF_ROWS_K_DIVISOR), clamped to
+ * [1, SCBF_ROWS_MAX_K]; SCBF_FILTER_EINVAL if fpr is not in (0, 1). */
+extern int	scbf_rows_k(double fpr);
+
+/* The fill each slice may reach, fpr^(1/k). */
+extern double scbf_rows_fill(double fpr, uint32_t k);
+
+/* Positions per slice for nkeys distinct keys at that fill:
+ * ceil(nkeys / -ln(1 - fill)), at least 1, at most UINT32_MAX. */
+extern uint32_t scbf_rows_m(double nkeys, double fill);
+
+/* Distinct keys a filter of m positions per slice takes at that fill:
+ * floor(-m ln(1 - fill)), at least 1. */
+extern uint32_t scbf_rows_capacity(uint32_t m, double fill);
+
+/* Rows of width bits (a multiple of SCBF_ROWS_WIDTH_ALIGN) in nbytes. */
+extern uint32_t scbf_rows_per_page(size_t nbytes, uint32_t width);
+
+/* Set bit col of row number row_in_page of a page's row space; returns
+ * true if it was clear. */
+extern bool scbf_rows_set(uint8_t *space, uint32_t row_in_page,
+						  uint32_t width, uint32_t col);
+
+/* Clear bit col of that row. */
+extern void scbf_rows_clear(uint8_t *space, uint32_t row_in_page,
+							uint32_t width, uint32_t col);
+
+/* True if bit col of that row is set. */
+extern bool scbf_rows_test(const uint8_t *space, uint32_t row_in_page,
+						   uint32_t width, uint32_t col);
+
+/* acc[0 .. width/8) &= that row. */
+extern void scbf_rows_and(uint8_t *acc, const uint8_t *space,
+						  uint32_t row_in_page, uint32_t width);
+
+/* The first set bit of acc at or after from, or width if none. */
+extern uint32_t scbf_rows_next(const uint8_t *acc, uint32_t width,
+							   uint32_t from);
+
 #endif							/* SCBFFILTER_H */

@@ -1480,6 +1480,189 @@ TestStateFormulas(void)
 			  "estimate_keys = mean of -m ln(1 - nonzero/m)");
 }
 
+
+/* ------------------------------------------------- storage v2: bit rows */
+
+/*
+ * Sizing of the v2 filters: k, fill and m against their definitions.
+ */
+static void
+TestRowsSizing(void)
+{
+	static const struct
+	{
+		double		fpr;
+		int			k;
+	}			cases[] = {{0.25, 1}, {0.01, 3}, {0.001, 4}, {1e-4, 5},
+	{1e-6, 8}, {1e-9, 8}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		int			k = scbf_rows_k(cases[i].fpr);
+		double		fill = scbf_rows_fill(cases[i].fpr, (uint32_t) k);
+		uint32_t	m = scbf_rows_m(10000, fill);
+		uint32_t	cap = scbf_rows_capacity(m, fill);
+
+		CHECK(k == cases[i].k, "rows_k(%g) = %d, expected %d", cases[i].fpr,
+			  k, cases[i].k);
+		CHECK(fabs(pow(fill, k) - cases[i].fpr) < 1e-9 * cases[i].fpr + 1e-15,
+			  "fill^k = %g for %g", pow(fill, k), cases[i].fpr);
+		CHECK(cap >= 10000 && cap < 10000 + 2,
+			  "capacity of m for 10000 keys at %g: %u", cases[i].fpr, cap);
+	}
+	CHECK(scbf_rows_k(0.0) == SCBF_FILTER_EINVAL &&
+		  scbf_rows_k(1.0) == SCBF_FILTER_EINVAL, "rows_k rejects 0 and 1");
+	CHECK(scbf_rows_m(0, 0.2) == 1 && scbf_rows_capacity(1, 0.0) == 1,
+		  "degenerate sizes are 1");
+	CHECK(scbf_rows_per_page(8000, 64) == 1000 &&
+		  scbf_rows_per_page(8000, 4096) == 15, "rows per page");
+	GroupDone("rows: k, fill, m and capacity of the storage v2 filters");
+}
+
+/*
+ * Bit operations on a row space: set/test/clear, AND and the scan of set
+ * bits agree with a plain model.
+ */
+static void
+TestRowsBits(void)
+{
+	enum
+	{
+		WIDTH = 192, ROWS = 40
+	};
+	uint8_t		space[WIDTH * ROWS / 8];
+	bool		model[ROWS][WIDTH];
+	uint8_t		acc[WIDTH / 8];
+
+	memset(space, 0, sizeof(space));
+	memset(model, 0, sizeof(model));
+	rng_state = UINT64_C(0x853c49e6748fea9b);
+	for (int i = 0; i < 5000; i++)
+	{
+		uint32_t	r = (uint32_t) (Rand64() % ROWS);
+		uint32_t	c = (uint32_t) (Rand64() % WIDTH);
+
+		if (Rand64() % 4 == 0)
+		{
+			scbf_rows_clear(space, r, WIDTH, c);
+			model[r][c] = false;
+		}
+		else
+		{
+			bool		was = scbf_rows_set(space, r, WIDTH, c);
+
+			CHECK(was == !model[r][c], "set(%u, %u) said %d", r, c, was);
+			model[r][c] = true;
+		}
+	}
+	for (uint32_t r = 0; r < ROWS; r++)
+		for (uint32_t c = 0; c < WIDTH; c++)
+			CHECK(scbf_rows_test(space, r, WIDTH, c) == model[r][c],
+				  "test(%u, %u)", r, c);
+
+	for (int t = 0; t < 200; t++)
+	{
+		uint32_t	rows[3];
+		uint32_t	c;
+		uint32_t	expect = 0;
+		uint32_t	got = 0;
+
+		memset(acc, 0xFF, sizeof(acc));
+		for (int j = 0; j < 3; j++)
+		{
+			rows[j] = (uint32_t) (Rand64() % ROWS);
+			scbf_rows_and(acc, space, rows[j], WIDTH);
+		}
+		for (c = 0; c < WIDTH; c++)
+			expect += model[rows[0]][c] && model[rows[1]][c] && model[rows[2]][c];
+		for (c = scbf_rows_next(acc, WIDTH, 0); c < WIDTH;
+			 c = scbf_rows_next(acc, WIDTH, c + 1))
+		{
+			CHECK(model[rows[0]][c] && model[rows[1]][c] && model[rows[2]][c],
+				  "next found column %u not in all three rows", c);
+			got++;
+		}
+		CHECK(got == expect, "AND of three rows: %u columns, expected %u",
+			  got, expect);
+	}
+	GroupDone("rows: set, clear, test, AND and next agree with a model");
+}
+
+/*
+ * A band of F filters at the storage v2 default (P = 1e-4, k = 5): each
+ * filter takes its capacity of distinct keys, absent keys are probed the
+ * way a scan does (AND of k rows), and the share of filters that say
+ * "maybe" must be P; every filter must say "maybe" for its own keys.
+ */
+static void
+TestRowsBand(void)
+{
+	enum
+	{
+		F = 64, PROBES = 40000
+	};
+	double		fpr = 1e-4;
+	scbf_filter_geometry geom;
+	double		fill;
+	uint32_t	cap;
+	uint8_t    *band;
+	uint8_t		acc[F / 8];
+	uint32_t	pos[SCBF_ROWS_MAX_K];
+	uint64_t	maybe = 0;
+	int			misses = 0;
+	double		measured;
+	double		sigma;
+
+	geom.k = (uint32_t) scbf_rows_k(fpr);
+	fill = scbf_rows_fill(fpr, geom.k);
+	geom.m = scbf_rows_m(2000, fill);
+	cap = scbf_rows_capacity(geom.m, fill);
+	band = calloc((size_t) geom.k * geom.m, F / 8);
+
+	/* filter c holds the value hashes c * 1e6 + 0 .. cap - 1 */
+	for (uint32_t c = 0; c < F; c++)
+		for (uint32_t i = 0; i < cap; i++)
+		{
+			scbf_filter_positions(scbf_filter_key(c * 1000000u + i, 7),
+								  &geom, pos);
+			for (uint32_t s = 0; s < geom.k; s++)
+				(void) scbf_rows_set(band, s * geom.m + pos[s], F, c);
+		}
+
+	/* present keys: their filter is always a candidate */
+	for (uint32_t c = 0; c < F; c++)
+		for (uint32_t i = 0; i < cap; i += 97)
+		{
+			memset(acc, 0xFF, sizeof(acc));
+			scbf_filter_positions(scbf_filter_key(c * 1000000u + i, 7),
+								  &geom, pos);
+			for (uint32_t s = 0; s < geom.k; s++)
+				scbf_rows_and(acc, band, s * geom.m + pos[s], F);
+			misses += !scbf_rows_test(acc, 0, F, c);
+		}
+	CHECK(misses == 0, "%d present keys not found in their filter", misses);
+
+	/* absent keys: hashes no filter holds */
+	for (uint32_t t = 0; t < PROBES; t++)
+	{
+		memset(acc, 0xFF, sizeof(acc));
+		scbf_filter_positions(scbf_filter_key(900000000u + t, 7), &geom, pos);
+		for (uint32_t s = 0; s < geom.k; s++)
+			scbf_rows_and(acc, band, s * geom.m + pos[s], F);
+		for (uint32_t c = scbf_rows_next(acc, F, 0); c < F;
+			 c = scbf_rows_next(acc, F, c + 1))
+			maybe++;
+	}
+	measured = (double) maybe / ((double) PROBES * F);
+	sigma = sqrt(fpr / ((double) PROBES * F));
+	CHECK(fabs(measured - fpr) < 4 * sigma + 0.1 * fpr,
+		  "measured per-filter rate %.6f, target %g", measured, fpr);
+	free(band);
+	GroupDone("rows: a band of %d filters, k=%u m=%u, %u keys each: "
+			  "per-filter rate %.2e for target %g, no present key missed",
+			  F, geom.k, geom.m, cap, measured, fpr);
+}
+
 int
 main(void)
 {
@@ -1503,6 +1686,9 @@ main(void)
 	TestFpr(0.01, 200000);
 	TestFpr(0.001, 2000000);
 	TestFprBlocks();
+	TestRowsSizing();
+	TestRowsBits();
+	TestRowsBand();
 
 	if (nfail_total)
 	{
