@@ -26,6 +26,8 @@ OBJS = \
 	src/scbfvalidate.o \
 	src/scbfverify.o
 
+# as default_version in scbf.control, debian/changelog and META.json
+EXTVERSION = 1.0
 DATA = scbf--1.0.sql
 PGFILEDESC = "scbf - split counting Bloom filter index access method"
 
@@ -44,6 +46,8 @@ PROVE_TESTS = test/t/*.pl
 PROVE_FLAGS += -I test/t
 
 SHLIB_LINK += -lm
+# the version PG_MODULE_MAGIC_EXT reports (18+)
+PG_CPPFLAGS += -DSCBF_VERSION=\"$(EXTVERSION)\"
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

@@ -20,7 +20,11 @@
 
 #include "scbf.h"
 
+#ifdef PG_MODULE_MAGIC_EXT
+PG_MODULE_MAGIC_EXT(.name = "scbf", .version = SCBF_VERSION);
+#else
 PG_MODULE_MAGIC;
+#endif
 
 /* Kind of relation options for scbf indexes */
 static relopt_kind scbf_relopt_kind;
@@ -76,6 +80,24 @@ scbfhandler(PG_FUNCTION_ARGS)
 	amroutine->amcanparallel = false;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = false;
+#if PG_VERSION_NUM >= 160000
+	/* every indexed column change needs a new index entry */
+	amroutine->amsummarizing = false;
+#endif
+#if PG_VERSION_NUM >= 170000
+	/* ambuild is serial */
+	amroutine->amcanbuildparallel = false;
+#endif
+#if PG_VERSION_NUM >= 180000
+	/*
+	 * No hash support function of the hash AM's kind; no claim that the
+	 * equality (or ordering) of the operators in an scbf operator family is
+	 * consistent across its types, as GIN, GiST and BRIN make none.
+	 */
+	amroutine->amcanhash = false;
+	amroutine->amconsistentequality = false;
+	amroutine->amconsistentordering = false;
+#endif
 	amroutine->amparallelvacuumoptions =
 		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_CLEANUP;
 	amroutine->amkeytype = InvalidOid;
@@ -83,10 +105,25 @@ scbfhandler(PG_FUNCTION_ARGS)
 	amroutine->ambuild = scbfbuild;
 	amroutine->ambuildempty = scbfbuildempty;
 	amroutine->aminsert = scbfinsert;
+#if PG_VERSION_NUM >= 170000
+	/*
+	 * Nothing to do at the end of an INSERT, COPY or UPDATE: aminsert keeps
+	 * its entries in a backend-local batch that deliberately spans the
+	 * statements of a transaction and is written before commit or prepare,
+	 * and before any scan of the index (scbfbatch.c).  Flushing it at each
+	 * statement's end would give up the many entries per WAL record that a
+	 * transaction of small INSERTs gets.
+	 */
+	amroutine->aminsertcleanup = NULL;
+#endif
 	amroutine->ambulkdelete = scbfbulkdelete;
 	amroutine->amvacuumcleanup = scbfvacuumcleanup;
 	amroutine->amcanreturn = NULL;
 	amroutine->amcostestimate = scbfcostestimate;
+#if PG_VERSION_NUM >= 180000
+	/* not a tree */
+	amroutine->amgettreeheight = NULL;
+#endif
 	amroutine->amoptions = scbfoptions;
 	amroutine->amproperty = NULL;
 	amroutine->ambuildphasename = scbfbuildphasename;
@@ -102,6 +139,11 @@ scbfhandler(PG_FUNCTION_ARGS)
 	amroutine->amestimateparallelscan = NULL;
 	amroutine->aminitparallelscan = NULL;
 	amroutine->amparallelrescan = NULL;
+#if PG_VERSION_NUM >= 180000
+	/* strategies are scbf's own, with no CompareType mapping */
+	amroutine->amtranslatestrategy = NULL;
+	amroutine->amtranslatecmptype = NULL;
+#endif
 
 	PG_RETURN_POINTER(amroutine);
 }

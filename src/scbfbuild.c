@@ -502,7 +502,7 @@ scbfbuildempty(Relation index)
 	PageSetChecksumInplace(metapage, SCBF_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, SCBF_METAPAGE_BLKNO,
 			  (char *) metapage, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(ScbfSmgrLocator(RelationGetSmgr(index)), INIT_FORKNUM,
 				SCBF_METAPAGE_BLKNO, metapage, true);
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
 	pfree(metapage);

@@ -3,10 +3,12 @@
  * scbfcompat.h
  *	  PostgreSQL version shims for scbf.
  *
- * All PG_VERSION_NUM tests live here or next to the one callback whose
- * signature differs.  scbf is written for and tested on PostgreSQL 15, the
- * major Debian 12 ships; the on-disk format does not depend on the server
- * version.
+ * All PG_VERSION_NUM tests live here, in the AM handler (fields that later
+ * majors added to IndexAmRoutine, PG_MODULE_MAGIC_EXT) or next to the one
+ * callback whose signature differs.  scbf is tested on PostgreSQL 15 (Debian
+ * 12), 17 (Debian 13) and 18 (sid); 16 is expected to build (its changes are
+ * shimmed here) but is not tested.  The on-disk format does not depend on
+ * the server version.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -24,8 +26,8 @@
 #error "scbf requires PostgreSQL 15 or later"
 #endif
 
-#if PG_VERSION_NUM >= 160000
-#error "scbf has not been ported to PostgreSQL 16 or later yet (see README, Upgrading)"
+#if PG_VERSION_NUM >= 190000
+#error "scbf has not been ported to PostgreSQL 19 or later yet (see README, Upgrading)"
 #endif
 
 /*
@@ -39,6 +41,67 @@
 #define ScbfRelFileLocator				RelFileNode
 #define ScbfRelationLocator(rel)		((rel)->rd_node)
 #define ScbfLocatorEquals(a, b)			RelFileNodeEquals(a, b)
+#endif
+
+/*
+ * The storage of an SMgrRelation, for log_newpage(): smgr_rnode.node until
+ * 15, smgr_rlocator.locator from 16.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ScbfSmgrLocator(smgr)			(&(smgr)->smgr_rlocator.locator)
+#else
+#define ScbfSmgrLocator(smgr)			(&(smgr)->smgr_rnode.node)
+#endif
+
+/*
+ * Ownership checks: pg_class_ownercheck() until 15, the generic
+ * object_ownercheck() from 16 (utils/acl.h, RelationRelationId from
+ * catalog/pg_class.h, which utils/rel.h includes).
+ */
+#if PG_VERSION_NUM >= 160000
+#define pg_class_ownercheck(relid, roleid) \
+	object_ownercheck(RelationRelationId, (relid), (roleid))
+#endif
+
+/*
+ * Cost-based vacuum delay: vacuum_delay_point() gained an is_analyze
+ * argument in 18; scbf calls it only from VACUUM.
+ */
+#if PG_VERSION_NUM >= 180000
+#define ScbfVacuumDelayPoint()			vacuum_delay_point(false)
+#else
+#define ScbfVacuumDelayPoint()			vacuum_delay_point()
+#endif
+
+/*
+ * Elements of an "= ANY" array: estimate_array_length() gained a root
+ * argument in 17, for statistics of non-constant arrays.  NULL (allowed)
+ * keeps 15's estimate: the length of a constant array, else 10.
+ */
+#if PG_VERSION_NUM >= 170000
+#define ScbfEstimateArrayLength(arrayexpr)	estimate_array_length(NULL, (arrayexpr))
+#else
+#define ScbfEstimateArrayLength(arrayexpr)	estimate_array_length(arrayexpr)
+#endif
+
+/*
+ * "Snapshot too old": old_snapshot_threshold and TestForOldSnapshot() were
+ * removed in 17, so a scan has nothing to check there.
+ */
+#if PG_VERSION_NUM >= 170000
+#define TestForOldSnapshot(snapshot, relation, page)	((void) 0)
+#endif
+
+/*
+ * 18 replaced the trailing pg_attribute_noreturn() by a leading
+ * pg_noreturn; scbf.h keeps the trailing form, which GCC and Clang accept.
+ */
+#ifndef pg_attribute_noreturn
+#if defined(__GNUC__) || defined(__clang__)
+#define pg_attribute_noreturn()		__attribute__((noreturn))
+#else
+#define pg_attribute_noreturn()
+#endif
 #endif
 
 #endif							/* SCBFCOMPAT_H */

@@ -147,7 +147,7 @@ ScbfClauseHashes(RestrictInfo *rinfo)
 	Node	   *clause = (Node *) rinfo->clause;
 
 	if (IsA(clause, ScalarArrayOpExpr))
-		return Max(1, estimate_array_length(lsecond(((ScalarArrayOpExpr *) clause)->args)));
+		return Max(1, ScbfEstimateArrayLength(lsecond(((ScalarArrayOpExpr *) clause)->args)));
 	return 1;
 }
 

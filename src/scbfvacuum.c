@@ -348,7 +348,7 @@ ScbfBulkDeleteFilter(IndexVacuumInfo *info, ScbfState *state, uint32 segno,
 		int			ndead = 0;
 		int			i;
 
-		vacuum_delay_point();
+		ScbfVacuumDelayPoint();
 
 		buf = ScbfLockLedger(index, state, lblk, segno, serial,
 							 BUFFER_LOCK_SHARE, info->strategy);
@@ -1068,7 +1068,7 @@ ScbfCleanupSegment(Relation index, ScbfState *state, uint32 segno,
 	{
 		ScbfFilterSummaryData fs;
 
-		vacuum_delay_point();
+		ScbfVacuumDelayPoint();
 		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
 		if (fs.state == SCBF_FILTER_GROWING)
 		{
@@ -1196,7 +1196,7 @@ ScbfSweepFreePages(Relation index, BufferAccessStrategy strategy)
 	{
 		Buffer		buf;
 
-		vacuum_delay_point();
+		ScbfVacuumDelayPoint();
 		buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
