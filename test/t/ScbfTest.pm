@@ -30,9 +30,11 @@ sub new_node
 	$node->init(%params);
 	if (my $d = $ENV{SCBF_EXTENSION_DESTDIR})
 	{
+		# the server's library directory (/usr/lib/postgresql/N/lib) under $d
+		my $pkglibdir = $node->config_data('--pkglibdir');
 		$node->append_conf('postgresql.conf',
 			"extension_destdir = '$d'\n"
-			  . "dynamic_library_path = '$d/usr/lib/postgresql/15/lib:\$libdir'\n");
+			  . "dynamic_library_path = '$d$pkglibdir:\$libdir'\n");
 	}
 	return $node;
 }
