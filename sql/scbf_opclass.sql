@@ -88,9 +88,9 @@ LANGUAGE plpgsql AS $$
 BEGIN
 	col := c;
 	-- (c_bool = true is planned as the boolean column itself, which
-	-- PostgreSQL matches to btree and hash boolean indexes only; IN and
-	-- = ANY use the index)
-	IF c = 'c_bool' THEN
+	-- PostgreSQL 15 matches to btree and hash boolean indexes only, 17 and
+	-- later to scbf's too; IN and = ANY use the index)
+	IF c = 'c_bool' AND current_setting('server_version_num')::int < 170000 THEN
 		eq := scbf_noindex(format('SELECT * FROM types WHERE %I = %s', c, present));
 	ELSE
 		eq := scbf_same(format('SELECT * FROM types WHERE %I = %s', c, present));

@@ -88,7 +88,7 @@ END $$;
 
 -- every query form for one type: =, IN with an absent value, = ANY with a
 -- NULL element, IS NULL, IS NOT NULL, and = $1 and = ANY($1) with generic
--- plans.  (bool = true is planned as the bare column, which core matches
+-- plans.  (bool = true is planned as the bare column, which core 15 matches
 -- to btree and hash indexes only: recorded as such; the other forms use
 -- scbf.)
 CREATE FUNCTION ty_check(s ty_spec) RETURNS text LANGUAGE plpgsql AS $$
@@ -98,7 +98,7 @@ DECLARE
 	eq text := format('SELECT * FROM %s WHERE c = %s', t, s.present);
 BEGIN
 	RETURN concat_ws(' | ',
-		CASE WHEN s.typ = 'bool' THEN scbf_noindex(eq) ELSE scbf_same(eq) END,
+		CASE WHEN s.typ = 'bool' AND current_setting('server_version_num')::int < 170000 THEN scbf_noindex(eq) ELSE scbf_same(eq) END,
 		scbf_same(format('SELECT * FROM %s WHERE c IN (%s, %s)', t, s.present, s.absent)),
 		scbf_same(format('SELECT * FROM %s WHERE c = ANY(ARRAY[%s, NULL]::%s[])', t, s.present, ptyp)),
 		scbf_same(format('SELECT * FROM %s WHERE c IS NULL', t)),
