@@ -137,7 +137,7 @@ sub kill_backend
 	kill('KILL', $pid) or die "SIGKILL $pid: $!";
 	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
 	like(slurp_file($node->logfile, $offset),
-		qr/server process \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
+		qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
 		"$what: the backend's death crashed the server, which replayed WAL");
 }
 
