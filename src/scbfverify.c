@@ -25,7 +25,9 @@
  *		A counter below that could hide a row: a potential false negative,
  *		corruption.  A counter above it (saturated counters left by deletes,
  *		or the leftovers of a crash between the records of a multi-column
- *		insert) only costs false positives and is reported as a NOTICE.  A
+ *		insert) only costs false positives and is reported as a NOTICE,
+ *		except in a closed filter, whose counters a consolidation leaves
+ *		as they are while it moves the entries out (no NOTICE there).  A
  *		filter flagged RECOUNT is not trusted by scans (they read its
  *		segment whole), so its low counters are a NOTICE too;
  *	  - no page is reachable twice; pages reachable from nowhere that are
@@ -563,7 +565,14 @@ ScbfCheckFilter(Relation index, ScbfState *state, uint32 segno,
 										 idx / state->geom.m, b, serial,
 										 segno, a, x);
 				}
-				else if (a > x)
+				/*
+				 * Counters above the ledger: saturated counters left by
+				 * deletes.  Not counted in a CLOSED filter: a consolidation
+				 * empties it page by page and leaves its counters alone
+				 * until it drops the filter, so there they are only the
+				 * trace of a move under way (or cut short by a crash).
+				 */
+				else if (a > x && head->state != SCBF_FILTER_CLOSED)
 					fc->stale++;
 			}
 		pfree(kp);
