@@ -14,15 +14,24 @@ OBJS = \
 	src/scbf.o \
 	src/scbfbatch.o \
 	src/scbfbuild.o \
+	src/scbfbuild2.o \
 	src/scbfcost.o \
+	src/scbfdir.o \
 	src/scbffilter.o \
 	src/scbffuncs.o \
 	src/scbfinsert.o \
+	src/scbfledger.o \
 	src/scbfmath.o \
 	src/scbfmathfuncs.o \
 	src/scbfpage.o \
+	src/scbfpending.o \
+	src/scbfpostinglist.o \
+	src/scbfrows.o \
 	src/scbfscan.o \
+	src/scbfscan2.o \
+	src/scbfutils.o \
 	src/scbfvacuum.o \
+	src/scbfvacuum2.o \
 	src/scbfvalidate.o \
 	src/scbfverify.o
 
@@ -35,7 +44,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
-	scbf_rescan scbf_batch
+	scbf_rescan scbf_batch scbf_format2
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.
 REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale

@@ -29,6 +29,9 @@ PG_MODULE_MAGIC;
 /* Kind of relation options for scbf indexes */
 static relopt_kind scbf_relopt_kind;
 
+/* scbf.build_format: the storage format CREATE INDEX writes */
+int			scbf_build_format = SCBF_FORMAT_VERSION;
+
 /*
  * Module load callback: register the index options with their defaults and
  * bounds.  Changing an option of an existing index (ALTER INDEX ... SET)
@@ -50,6 +53,16 @@ _PG_init(void)
 					   "Target false-positive rate of each segment filter",
 					   SCBF_DEFAULT_FPR, SCBF_MIN_FPR, SCBF_MAX_FPR,
 					   AccessExclusiveLock);
+
+	DefineCustomIntVariable("scbf.build_format",
+							"Storage format that CREATE INDEX and REINDEX write.",
+							"A developer setting while format 2 is being built: "
+							"format 2 indexes do not take inserts yet.",
+							&scbf_build_format,
+							SCBF_FORMAT_VERSION, 1, 2,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("scbf");
 }

@@ -133,6 +133,7 @@ typedef ScbfPageOpaqueData *ScbfPageOpaque;
  */
 #define SCBF_MAGIC_NUMBER			0x5CBF1DE5
 #define SCBF_FORMAT_VERSION			1
+#define SCBF2_FORMAT_VERSION		2	/* storage v2, being built (src/README) */
 #define SCBF_METAPAGE_BLKNO			0
 
 /* metapage flags */
@@ -377,6 +378,8 @@ typedef struct ScbfOptions
  */
 typedef struct ScbfState
 {
+	uint32		format;			/* always 1; first, as in every format's
+								 * state (ScbfIndexFormat) */
 	uint32		pages_per_segment;
 	int			ncols;
 	scbf_filter_geometry geom;
@@ -401,6 +404,23 @@ typedef struct ScbfKeyPos
 	uint64		key;
 	uint32		pos[SCBF_FILTER_MAX_K];
 } ScbfKeyPos;
+
+/* Kinds of scan conditions */
+#define SCBF_COND_EQ		1	/* column hash in a set: =, = ANY, IS NULL */
+#define SCBF_COND_NOTNULL	2	/* IS NOT NULL: checked in the ledger */
+#define SCBF_COND_ANY		3	/* cannot be evaluated here: matches all */
+
+typedef struct ScbfCond
+{
+	int			col;
+	int			kind;
+	int			nhashes;
+	uint32	   *hashes;			/* sorted, distinct */
+	ScbfKeyPos *kpos;			/* per hash */
+	uint16	   *hblk;			/* per hash: block in the filter at hand */
+	bool		positive;		/* probe: some hash tested positive */
+	int			left;			/* probe: hashes not yet tested */
+} ScbfCond;
 
 /* ScbfApplyExtraKeys result bit: a touched block reached the FPR budget */
 #define SCBF_FULL_SEEN				0x100
@@ -513,6 +533,12 @@ extern Datum scbfhandler(PG_FUNCTION_ARGS);
 extern bytea *scbfoptions(Datum reloptions, bool validate);
 extern char *scbfbuildphasename(int64 phasenum);
 
+/* scbf.c */
+extern int	scbf_build_format;
+
+/* scbfutils.c (format 2; the rest is in scbf2.h) */
+extern int	ScbfIndexFormat(Relation index);
+
 /* scbfpage.c */
 extern ScbfState *ScbfAllocState(MemoryContext cxt);
 extern void ScbfStateFromMeta(ScbfState *state, ScbfMetaPageData *meta);
@@ -608,6 +634,8 @@ extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
 extern void ScbfTraceScan(Relation index, ScanKey keys, int nkeys,
 						  ScbfTraceFn fn, void *arg);
+extern bool ScbfKeyToCond(Relation index, ScbfState *state, ScanKey sk,
+						  ScbfCond *cond, MemoryContext cxt);
 
 /* scbfvacuum.c */
 extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,

@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf.h"
+#include "scbf2.h"
 
 /* An entry that could not be written in segment order */
 typedef struct ScbfLateEntry
@@ -378,6 +378,9 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	uint32		d;
 	ListCell   *lc;
 
+	if (scbf_build_format == SCBF2_FORMAT_VERSION)
+		return scbf2build(heap, index, indexInfo);
+
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
@@ -494,6 +497,12 @@ scbfbuildempty(Relation index)
 	Page		metapage;
 	int			pages_per_segment;
 	double		fpr;
+
+	if (scbf_build_format == SCBF2_FORMAT_VERSION)
+	{
+		scbf2buildempty(index);
+		return;
+	}
 
 	ScbfGetOptions(index, &pages_per_segment, &fpr);
 	metapage = (Page) palloc0(BLCKSZ);

@@ -40,11 +40,12 @@
 #include "utils/spccache.h"
 #include "utils/syscache.h"
 
-#include "scbf.h"
+#include "scbf2.h"
 
 /* What the cost model needs from the metapage */
 typedef struct ScbfCostStats
 {
+	int			format;			/* storage format */
 	uint32		pages_per_segment;
 	int			k;
 	double		nsegments;
@@ -72,6 +73,27 @@ ScbfGetCostStats(IndexOptInfo *index, ScbfCostStats *cs)
 		return false;
 
 	indexRel = index_open(index->indexoid, NoLock);
+	if (ScbfIndexFormat(indexRel) != SCBF_FORMAT_VERSION)
+	{
+		Scbf2Meta  *meta2 = Scbf2ReadMeta(indexRel);
+		Scbf2Stats	st;
+
+		Scbf2MetaStats(meta2, &st);
+		cs->format = 2;
+		cs->pages_per_segment = st.pages_per_segment;
+		cs->k = st.k;
+		cs->nsegments = st.nsegments;
+		cs->nfilters = st.nfilters;
+		cs->nfilter_pages = st.nfilters;
+		cs->nledger_pages = st.nledger_pages;
+		cs->nentries = (double) st.nentries;
+		cs->mean_fpr = st.mean_fpr;
+		cs->target_fpr = st.target_fpr;
+		pfree(meta2);
+		index_close(indexRel, NoLock);
+		return st.nfilters > 0;
+	}
+	cs->format = 1;
 	buf = ReadBuffer(indexRel, SCBF_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	ScbfCheckMetaPage(indexRel, BufferGetPage(buf));
@@ -194,7 +216,8 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	get_tablespace_page_costs(index->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
 
-	if (!ScbfGetCostStats(index, &cs))
+	cs.format = 1;
+	if (!ScbfGetCostStats(index, &cs) && cs.format == 1)
 	{
 		/* a fresh or hypothetical index: assume the defaults' geometry */
 		cs.pages_per_segment = SCBF_DEFAULT_PAGES_PER_SEGMENT;
@@ -232,6 +255,34 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	p_clust = Min(1.0, (s * tuples / Max(tuples_per_seg, 1) + hashes) / nseg);
 	p_true = p_rand + corr * corr * (p_clust - p_rand);
 	p_true = Max(0.0, Min(1.0, p_true));
+
+	if (cs.format == 2)
+	{
+		/*
+		 * Format 2: the metapage, k row pages per hash, and per candidate
+		 * filter (one per segment with a match, plus the false positives
+		 * of all filters) its table page, its ledger root and a leaf or
+		 * two per hash; about a leaf's entries decoded per leaf read.
+		 */
+		double		candidates = p_true * nseg +
+			cs.nfilters * Min(cs.mean_fpr * hashes, 1.0);
+		double		leaf_entries = cs.nentries / Max(cs.nledger_pages, 1);
+		double		pages;
+
+		candidates = Min(candidates, Max(cs.nfilters, 1));
+		pages = 1 + hashes * cs.k + candidates * (2 + 1.2 * hashes);
+		*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
+		*indexTotalCost = *indexStartupCost +
+			loop_count * (pages * spc_random_page_cost +
+						  cpu_operator_cost * hashes * cs.k +
+						  cpu_operator_cost * candidates * 1.2 * hashes *
+						  leaf_entries +
+						  cpu_index_tuple_cost * s * tuples);
+		*indexSelectivity = s;
+		*indexCorrelation = corr;
+		*indexPages = pages;
+		return;
+	}
 
 	/* plus the others that pass by a filter false positive */
 	p_seg = p_true + (1.0 - p_true) *

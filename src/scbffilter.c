@@ -702,16 +702,19 @@ scbf_rows_test(const uint8_t *space, uint32_t row_in_page, uint32_t width,
 
 /*
  * scbf_rows_and
- *		acc &= row row_in_page, eight bytes at a time (width is a multiple
- *		of 64, and memcpy keeps the loads alignment- and host-neutral).
+ *		acc &= row row_in_page (width is a multiple of 8): eight bytes at a
+ *		time, memcpy keeping the loads alignment- and host-neutral, then the
+ *		bytes left over.
  */
 void
 scbf_rows_and(uint8_t *acc, const uint8_t *space, uint32_t row_in_page,
 			  uint32_t width)
 {
 	const uint8_t *row = space + (size_t) row_in_page * width / 8;
+	uint32_t	nbytes = width / 8;
+	uint32_t	off = 0;
 
-	for (uint32_t off = 0; off < width / 8; off += 8)
+	for (; off + 8 <= nbytes; off += 8)
 	{
 		uint64_t	a;
 		uint64_t	r;
@@ -721,6 +724,8 @@ scbf_rows_and(uint8_t *acc, const uint8_t *space, uint32_t row_in_page,
 		a &= r;
 		memcpy(acc + off, &a, sizeof(a));
 	}
+	for (; off < nbytes; off++)
+		acc[off] &= row[off];
 }
 
 /*

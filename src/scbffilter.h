@@ -188,7 +188,7 @@ extern double scbf_filter_estimate_keys(const uint16_t *nonzero,
  */
 #define SCBF_ROWS_MAX_K				8
 #define SCBF_ROWS_K_DIVISOR			2.7	/* k = ceil(log2(1/P) / this) */
-#define SCBF_ROWS_WIDTH_ALIGN		64	/* row widths are multiples of this */
+#define SCBF_ROWS_WIDTH_ALIGN		8	/* row widths are multiples of this */
 
 /* k for a target rate: ceil(log2(1/fpr) / SCBF_ROWS_K_DIVISOR), clamped to
  * [1, SCBF_ROWS_MAX_K]; SCBF_FILTER_EINVAL if fpr is not in (0, 1). */

@@ -43,7 +43,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf.h"
+#include "scbf2.h"
 
 /*
  * Initialize the head page of a new filter that will have nblocks blocks
@@ -837,6 +837,15 @@ ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 }
 
 /*
+ * Write a batch of entries to a format-2 index: to its pending area.
+ */
+static void
+Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+{
+	Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n);
+}
+
+/*
  * aminsert: hash the heap tuple's values and append its entry to this
  * backend's batch of the index (scbfbatch.c), which writes it, with the
  * other entries of the transaction, before the transaction commits or this
@@ -851,11 +860,12 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 		   bool indexUnchanged,
 		   IndexInfo *indexInfo)
 {
-	ScbfState  *state = ScbfGetState(index);
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
 	uint32		hashes[INDEX_MAX_KEYS];
 	int			col;
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			format = ScbfIndexFormat(index);
 
 	/* one temporary context per statement, reset after each tuple */
 	if (indexInfo->ii_AmCache == NULL)
@@ -866,13 +876,15 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	tmpcxt = (MemoryContext) indexInfo->ii_AmCache;
 	oldcxt = MemoryContextSwitchTo(tmpcxt);
 
-	for (col = 0; col < state->ncols; col++)
+	for (col = 0; col < ncols; col++)
 		hashes[col] = isnull[col] ? SCBF_NULL_HASH :
 			ScbfHashDatum(index, col, values[col]);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(tmpcxt);
 
-	ScbfBatchAdd(index, ht_ctid, hashes, state->ncols, ScbfApplyBatch);
+	ScbfBatchAdd(index, ht_ctid, hashes, ncols,
+				 format == SCBF_FORMAT_VERSION ? ScbfApplyBatch :
+				 Scbf2ApplyBatch);
 	return false;
 }

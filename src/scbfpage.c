@@ -69,6 +69,20 @@ ScbfPageHasOpaque(Page page)
 }
 
 /*
+ * Report that an operation of format 1 met an index of format 2, which
+ * does not support it yet (src/README, "Storage v2", Steps).
+ */
+static void
+ScbfReportFormat2(Relation index)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("index \"%s\" has storage format 2, which this operation does not support yet",
+					RelationGetRelationName(index)),
+			 errhint("Build it in format 1 (scbf.build_format = 1).")));
+}
+
+/*
  * Check the metapage: magic, version, and sane layout parameters.  Raises
  * ERRCODE_INDEX_CORRUPTED on any mismatch.  Caller holds a lock on it.
  */
@@ -84,6 +98,8 @@ ScbfCheckMetaPage(Relation index, Page page)
 	if (meta->magic != SCBF_MAGIC_NUMBER)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has a wrong magic number.");
+	if (meta->version == SCBF2_FORMAT_VERSION)
+		ScbfReportFormat2(index);
 	if (meta->version != SCBF_FORMAT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -124,6 +140,7 @@ ScbfStateFromMeta(ScbfState *state, ScbfMetaPageData *meta)
 {
 	int			col;
 
+	state->format = SCBF_FORMAT_VERSION;
 	state->pages_per_segment = meta->pages_per_segment;
 	state->ncols = meta->ncols;
 	state->geom.k = meta->k;
@@ -158,6 +175,9 @@ ScbfAllocState(MemoryContext cxt)
 ScbfState *
 ScbfGetState(Relation index)
 {
+	if (index->rd_amcache != NULL &&
+		*(uint32 *) index->rd_amcache != SCBF_FORMAT_VERSION)
+		ScbfReportFormat2(index);
 	if (index->rd_amcache == NULL)
 	{
 		ScbfState  *state = ScbfAllocState(index->rd_indexcxt);

@@ -55,24 +55,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf.h"
-
-/* Kinds of scan conditions */
-#define SCBF_COND_EQ		1	/* column hash in a set: =, = ANY, IS NULL */
-#define SCBF_COND_NOTNULL	2	/* IS NOT NULL: checked in the ledger */
-#define SCBF_COND_ANY		3	/* cannot be evaluated here: matches all */
-
-typedef struct ScbfCond
-{
-	int			col;
-	int			kind;
-	int			nhashes;
-	uint32	   *hashes;			/* sorted, distinct */
-	ScbfKeyPos *kpos;			/* per hash */
-	uint16	   *hblk;			/* per hash: block in the filter at hand */
-	bool		positive;		/* probe: some hash tested positive */
-	int			left;			/* probe: hashes not yet tested */
-} ScbfCond;
+#include "scbf2.h"
 
 typedef struct ScbfScanOpaqueData
 {
@@ -178,9 +161,10 @@ ScbfCmpUint32(const void *a, const void *b)
 
 /*
  * Turn one scan key into a condition.  Returns false if the key can match
- * no row at all (col = NULL, or an array with only NULLs).
+ * no row at all (col = NULL, or an array with only NULLs).  With state
+ * NULL (a format-2 index) the filter positions of format 1 are left out.
  */
-static bool
+bool
 ScbfKeyToCond(Relation index, ScbfState *state, ScanKey sk, ScbfCond *cond,
 			  MemoryContext cxt)
 {
@@ -278,6 +262,8 @@ ScbfKeyToCond(Relation index, ScbfState *state, ScanKey sk, ScbfCond *cond,
 			cond->hashes[n++] = cond->hashes[i];
 	cond->nhashes = n;
 
+	if (state == NULL)
+		return true;
 	cond->kpos = palloc(sizeof(ScbfKeyPos) * n);
 	cond->hblk = palloc(sizeof(uint16) * n);
 	for (i = 0; i < n; i++)
@@ -293,13 +279,15 @@ scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		   ScanKey orderbys, int norderbys)
 {
 	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
-	ScbfState  *state = ScbfGetState(scan->indexRelation);
+	ScbfState  *state = NULL;
 	MemoryContext oldcxt;
 	int			i;
 
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey,
 				scan->numberOfKeys * sizeof(ScanKeyData));
+	if (ScbfIndexFormat(scan->indexRelation) == SCBF_FORMAT_VERSION)
+		state = ScbfGetState(scan->indexRelation);
 
 	MemoryContextReset(so->keycxt);
 	/* the TID buffer lived in the context just reset */
@@ -864,7 +852,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	Relation	index = scan->indexRelation;
 	ScbfScanOpaque so = (ScbfScanOpaque) scan->opaque;
-	ScbfState  *state = ScbfGetState(index);
+	ScbfState  *state;
 	Relation	heap;
 	BlockNumber nheapblocks;
 	uint32		nsegs;
@@ -878,6 +866,10 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	/* this backend's own unwritten entries first (scbfbatch.c) */
 	ScbfBatchFlush(index);
+
+	if (ScbfIndexFormat(index) != SCBF_FORMAT_VERSION)
+		return scbf2getbitmap(index, so->conds, so->nconds, tbm);
+	state = ScbfGetState(index);
 
 	/* bitmap scans get no heap relation: look it up, as BRIN does */
 	heap = table_open(IndexGetRelation(RelationGetRelid(index), false),

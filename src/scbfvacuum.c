@@ -51,7 +51,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf.h"
+#include "scbf2.h"
 
 /*
  * Read a ledger page of filter (segno, serial) in the given mode, checked.
@@ -488,9 +488,12 @@ scbfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			   IndexBulkDeleteCallback callback, void *callback_state)
 {
 	Relation	index = info->index;
-	ScbfState  *state = ScbfGetState(index);
+	ScbfState  *state;
 	ScbfBulkDeleteArgs args;
 
+	if (ScbfIndexFormat(index) != SCBF_FORMAT_VERSION)
+		return scbf2bulkdelete(info, stats, callback, callback_state);
+	state = ScbfGetState(index);
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 
@@ -1223,6 +1226,8 @@ scbfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	if (info->analyze_only)
 		return stats;
+	if (ScbfIndexFormat(index) != SCBF_FORMAT_VERSION)
+		return scbf2vacuumcleanup(info, stats);
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 

@@ -1520,19 +1520,19 @@ TestRowsSizing(void)
 }
 
 /*
- * Bit operations on a row space: set/test/clear, AND and the scan of set
- * bits agree with a plain model.
+ * Bit operations on a row space of rows `width` bits wide: set/test/clear,
+ * AND and the scan of set bits agree with a plain model.
  */
 static void
-TestRowsBits(void)
+TestRowsBitsOfWidth(uint32_t WIDTH)
 {
 	enum
 	{
-		WIDTH = 192, ROWS = 40
+		MAXWIDTH = 192, ROWS = 40
 	};
-	uint8_t		space[WIDTH * ROWS / 8];
-	bool		model[ROWS][WIDTH];
-	uint8_t		acc[WIDTH / 8];
+	uint8_t		space[MAXWIDTH * ROWS / 8];
+	bool		model[ROWS][MAXWIDTH];
+	uint8_t		acc[MAXWIDTH / 8];
 
 	memset(space, 0, sizeof(space));
 	memset(model, 0, sizeof(model));
@@ -1567,7 +1567,7 @@ TestRowsBits(void)
 		uint32_t	expect = 0;
 		uint32_t	got = 0;
 
-		memset(acc, 0xFF, sizeof(acc));
+		memset(acc, 0xFF, WIDTH / 8);
 		for (int j = 0; j < 3; j++)
 		{
 			rows[j] = (uint32_t) (Rand64() % ROWS);
@@ -1585,7 +1585,18 @@ TestRowsBits(void)
 		CHECK(got == expect, "AND of three rows: %u columns, expected %u",
 			  got, expect);
 	}
-	GroupDone("rows: set, clear, test, AND and next agree with a model");
+}
+
+/*
+ * The row operations at a width of whole 64-bit words and at one that
+ * ends in a partial word (row widths are multiples of 8).
+ */
+static void
+TestRowsBits(void)
+{
+	TestRowsBitsOfWidth(192);
+	TestRowsBitsOfWidth(72);
+	GroupDone("rows: set, clear, test, AND and next agree with a model (widths 192, 72)");
 }
 
 /*

@@ -1,0 +1,207 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbf2.h
+ *	  Storage format 2: the functions of its page-kind modules, which the
+ *	  AM callbacks call, and the in-memory state they share.
+ *
+ * NOTES
+ *	  Format 2 lands beside format 1 in steps (src/README, "Storage v2",
+ *	  "Steps"): the metapage's version picks the code path in each AM
+ *	  callback, and the developer setting scbf.build_format makes CREATE
+ *	  INDEX write format 2.  Page layouts are in scbf_page.h, which only the
+ *	  modules below include:
+ *
+ *		scbfutils.c		state, metapage, page init and checks
+ *		scbfdir.c		the filter table
+ *		scbfrows.c		the band of bit-sliced rows
+ *		scbfledger.c	runs of posting lists
+ *		scbfbuild2.c	ambuild for format 2
+ *		scbfscan2.c		bitmap scans of format 2
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbf2.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SCBF2_H
+#define SCBF2_H
+
+#include "scbf.h"
+
+/* Default target rate of format 2 (src/README, D6) */
+#define SCBF2_DEFAULT_FPR			0.0001
+
+/* Pending partitions (src/README, D2); scbf_page.h lays them out */
+#define SCBF2_NPENDING				16
+
+/*
+ * Per-relation state of a format-2 index, cached in rd_amcache: the layout
+ * frozen in the metapage.  "format" must stay the first field (see
+ * ScbfIndexFormat).
+ */
+typedef struct Scbf2State
+{
+	uint32		format;			/* always 2 */
+	int			ncols;
+	uint32		pages_per_segment;
+	scbf_filter_geometry geom;	/* k slices of m positions */
+	uint32		capacity;		/* distinct keys per filter */
+	double		target_fpr;
+	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
+} Scbf2State;
+
+/*
+ * A copy of the metapage's contents, taken under its share lock: what one
+ * scan or one build step works from.  Opaque outside scbfutils.c and the
+ * page-kind modules.
+ */
+typedef struct Scbf2MetaPageData Scbf2Meta;
+
+/*
+ * A filter table entry in memory: Scbf2EntrySize(ncols) bytes, the roots
+ * last.  Opaque outside the modules; read with the accessors below.
+ */
+typedef struct Scbf2FilterEntry Scbf2Filter;
+
+/* The band of row pages: where it is and its shape */
+typedef struct Scbf2Band
+{
+	BlockNumber start;
+	uint32		pages;
+	uint32		width;			/* filters per row, a multiple of 8 */
+	uint32		rows_per_page;
+	uint32		serial;
+} Scbf2Band;
+
+/*
+ * What a build writes into the metapage: the layout, the band, the filter
+ * table and the statistics.
+ */
+typedef struct Scbf2Layout
+{
+	int			pages_per_segment;
+	int			ncols;
+	uint32		k;
+	uint32		m;
+	uint32		capacity;
+	double		target_fpr;
+	Scbf2Band	band;
+	uint32		nfilters;
+	uint32		ntablepages;
+	BlockNumber *tablepages;
+	uint64		nentries;
+	uint32		nsegments;
+	uint32		nledger_pages;
+	double		mean_fpr;
+} Scbf2Layout;
+
+/* The statistics a metapage keeps, for the planner */
+typedef struct Scbf2Stats
+{
+	uint32		pages_per_segment;
+	uint32		k;
+	uint32		nfilters;
+	uint32		nsegments;
+	uint64		nentries;
+	uint32		nledger_pages;
+	double		mean_fpr;
+	double		target_fpr;
+} Scbf2Stats;
+
+/* A key of a filter, and the enumeration of a filter's keys (build) */
+typedef void (*Scbf2KeyFn) (int col, uint32 hash, void *arg);
+typedef void (*Scbf2KeysFn) (uint32 filterno, Scbf2KeyFn emit, void *emit_arg,
+							 void *arg);
+
+/* One pending entry, handed to Scbf2PendingScan's callback */
+typedef void (*Scbf2PendingFn) (ItemPointer tid, const uint32 *hashes,
+								void *arg);
+
+/* One decoded posting list, handed to Scbf2LedgerScan's callback */
+typedef void (*Scbf2PostingFn) (uint32 hash, const uint16 *items, int nitems,
+								void *arg);
+
+/* scbfutils.c */
+extern Scbf2State *Scbf2GetState(Relation index);
+extern Scbf2Meta *Scbf2ReadMeta(Relation index);
+extern void Scbf2KeyPositions(Scbf2State *state, int col, uint32 hash,
+							  uint32 *pos);
+extern Buffer Scbf2ReadPage(Relation index, BlockNumber blkno, int mode,
+							uint8 type, BlockNumber nblocks);
+extern uint32 Scbf2MetaFilters(const Scbf2Meta *meta);
+extern uint64 Scbf2MetaFoldSerial(const Scbf2Meta *meta);
+extern void Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats);
+extern void Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout);
+extern void Scbf2InitMetaPage(Page page, const Scbf2Layout *layout);
+
+/* scbfdir.c */
+extern Scbf2Filter *Scbf2ReadFilter(Relation index, Scbf2State *state,
+									const Scbf2Meta *meta, uint32 filterno,
+									BlockNumber nblocks);
+extern bool Scbf2FilterInUse(const Scbf2Filter *f);
+extern uint32 Scbf2FilterSegment(const Scbf2Filter *f);
+extern BlockNumber Scbf2FilterRoot(const Scbf2Filter *f, int col);
+extern uint16 Scbf2FilterPosition(const Scbf2Filter *f);
+extern void Scbf2FilterSetKeys(Scbf2Filter *f, uint32 nkeys);
+extern Scbf2Filter *Scbf2NewFilter(int ncols, uint32 segno, uint16 position,
+								   uint32 nentries, uint32 nkeys);
+extern void Scbf2FilterSetRoot(Scbf2Filter *f, int col, BlockNumber root);
+extern void Scbf2FilterSetBits(Scbf2Filter *f, uint32 k, const uint32 *nset);
+extern double Scbf2FilterFpr(const Scbf2Filter *f, uint32 k, uint32 m);
+extern void Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
+							uint32 nfilters, Scbf2Layout *layout);
+
+/* scbfrows.c */
+extern Size Scbf2RowsBytes(const Scbf2Meta *meta);
+extern void Scbf2RowsProbe(Relation index, Scbf2State *state,
+						   const Scbf2Meta *meta, int col,
+						   const uint32 *hashes, int nhashes, uint8 *acc,
+						   BlockNumber nblocks);
+extern uint32 Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc,
+							uint32 from);
+extern void Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,
+						  Scbf2Band *band);
+extern void Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
+						   uint32 nfilters, Scbf2KeysFn keys, void *arg,
+						   uint32 *nset);
+
+/* scbfledger.c */
+extern int	Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
+							  uint64 fold_serial, const uint32 *hashes,
+							  int nhashes, uint16 **items, BlockNumber nblocks);
+extern BlockNumber Scbf2LedgerWrite(Relation index, uint32 segno,
+									uint32 filterno, int col, uint64 serial,
+									const uint32 *hashes, const uint16 *items,
+									int n, uint32 *npages);
+extern void Scbf2LedgerScan(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, Scbf2PostingFn fn, void *arg,
+							BlockNumber nblocks);
+
+/* scbfpending.c */
+extern int	Scbf2PendingPartition(uint32 hash0);
+extern void Scbf2PendingAppend(Relation index, Scbf2State *state,
+							   ItemPointer tids, const uint32 *hashes, int n);
+extern bool Scbf2PendingScan(Relation index, Scbf2State *state,
+							 const Scbf2Meta *meta, int part,
+							 Scbf2PendingFn fn, void *arg);
+
+/* scbfbuild2.c */
+extern IndexBuildResult *scbf2build(Relation heap, Relation index,
+									IndexInfo *indexInfo);
+extern void scbf2buildempty(Relation index);
+
+/* scbfvacuum2.c */
+extern IndexBulkDeleteResult *scbf2bulkdelete(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats,
+											  IndexBulkDeleteCallback callback,
+											  void *callback_state);
+extern IndexBulkDeleteResult *scbf2vacuumcleanup(IndexVacuumInfo *info,
+												 IndexBulkDeleteResult *stats);
+
+/* scbfscan2.c */
+extern int64 scbf2getbitmap(Relation index, ScbfCond *conds, int nconds,
+							TIDBitmap *tbm);
+
+#endif							/* SCBF2_H */

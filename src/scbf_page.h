@@ -1,0 +1,244 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbf_page.h
+ *	  Page layouts of storage format 2: the metapage, the filter table, the
+ *	  row band, ledger roots and leaves, and pending pages.
+ *
+ * NOTES
+ *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
+ *	  scbfrows.c, scbfledger.c, scbfpending.c); everything else goes
+ *	  through their functions (scbf2.h).  src/README, "Storage v2", says
+ *	  why the pages look like this.
+ *
+ *	  Every page has a standard header and a 16-byte special space ending
+ *	  in the 2-byte SCBF_PAGE_ID, laid out so that its type byte sits where
+ *	  format 1's does: a free page and the metapage read the same in both
+ *	  formats, and the version in the metapage tells the rest.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbf_page.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SCBF_PAGE_H
+#define SCBF_PAGE_H
+
+#include "scbf2.h"
+
+/* Page types of format 2 (META and FREE are format 1's numbers) */
+#define SCBF_PAGE_TABLE				6
+#define SCBF_PAGE_ROWS				7
+#define SCBF_PAGE_ROOT				8
+#define SCBF_PAGE_LEAF				9
+#define SCBF_PAGE_PENDING			10
+
+typedef struct Scbf2PageOpaqueData
+{
+	uint32		owner;			/* rows: band serial; root: filter number;
+								 * leaf: segment; pending: partition */
+	uint32		index;			/* rows: page within the band; table: page
+								 * within the table; leaf: fold serial of its
+								 * run (low 32 bits) */
+	uint16		column;			/* root, leaf: index column */
+	uint8		type;			/* SCBF_PAGE_* */
+	uint8		unused1;
+	uint16		unused2;
+	uint16		page_id;		/* SCBF_PAGE_ID, always last */
+} Scbf2PageOpaqueData;
+
+typedef Scbf2PageOpaqueData *Scbf2PageOpaque;
+
+#define Scbf2PageGetOpaque(page) ((Scbf2PageOpaque) PageGetSpecialPointer(page))
+
+/* Bytes of a page between the header and the special space */
+#define SCBF2_PAGE_SPACE \
+	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
+	 - MAXALIGN(sizeof(Scbf2PageOpaqueData)))
+
+/* ----------------------------------------------------------------
+ *	Metapage (block 0)
+ *
+ * The layout (k, m, seed, target rate) is frozen at build.  The band of
+ * row pages is contiguous: row r = slice * m + position lives on page
+ * band_start + r / band_rows_per_page at bit (r % band_rows_per_page) *
+ * band_width, and bit c of a row is filter c.  The filter table's pages
+ * are listed at the end.  fold_serial is the serial of the last fold that
+ * committed: runs made by a later one are not visible yet (src/README, D5).
+ * ----------------------------------------------------------------
+ */
+typedef struct Scbf2PendingHead
+{
+	BlockNumber head;			/* first page; InvalidBlockNumber = none */
+	BlockNumber tail;			/* last page, which takes appends */
+	uint32		head_serial;	/* page serial of the head page */
+	uint16		cut;			/* entries of the head page already folded */
+	uint16		unused;
+} Scbf2PendingHead;
+
+typedef struct Scbf2MetaPageData
+{
+	uint32		magic;			/* SCBF_MAGIC_NUMBER */
+	uint32		version;		/* SCBF2_FORMAT_VERSION */
+
+	/* layout, frozen at build */
+	uint16		pages_per_segment;
+	uint16		ncols;
+	uint16		k;				/* slices */
+	uint16		flags;
+	uint32		m;				/* positions per slice */
+	uint32		capacity;		/* distinct keys per filter at target_fpr */
+	uint32		hash_seed;
+	uint32		unused;
+	float8		target_fpr;
+
+	/* the band of row pages */
+	BlockNumber band_start;
+	uint32		band_pages;
+	uint32		band_width;		/* filters (bits) per row, a multiple of 8 */
+	uint32		band_rows_per_page;
+	uint32		band_serial;
+
+	/* the filter table */
+	uint32		nfilters;		/* table entries in use (FREE included) */
+	uint32		table_generation;	/* bumped by every table change */
+	uint32		ntablepages;
+
+	/* folds and the pending area */
+	uint64		fold_serial;
+	Scbf2PendingHead pending[SCBF2_NPENDING];
+
+	/* statistics, refreshed by build and vacuum */
+	uint64		nentries;		/* ledger entries */
+	uint32		nsegments;		/* segments with a filter */
+	uint32		nledger_pages;
+	float8		mean_fpr;		/* mean over filters of the state rate */
+
+	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
+} Scbf2MetaPageData;
+
+#define Scbf2PageGetMeta(page)	((Scbf2MetaPageData *) PageGetContents(page))
+
+#define SCBF2_MAX_TABLE_PAGES \
+	((SCBF2_PAGE_SPACE - MAXALIGN(offsetof(Scbf2MetaPageData, tablepages))) \
+	 / sizeof(BlockNumber))
+
+/* ----------------------------------------------------------------
+ *	Filter table pages
+ *
+ * A dense array of entries of Scbf2EntrySize(ncols) bytes; entry c is
+ * filter c, column c of the rows, on table page c / entries-per-page.
+ * ----------------------------------------------------------------
+ */
+#define SCBF2_FILTER_FREE			0	/* unused column */
+#define SCBF2_FILTER_ACTIVE			1	/* its segment's newest: takes folds */
+#define SCBF2_FILTER_CLOSED			2	/* full; a newer one took over */
+
+typedef struct Scbf2FilterEntry
+{
+	uint32		segno;
+	uint16		state;			/* SCBF2_FILTER_* */
+	uint16		position;		/* in its segment's chain, from 0 */
+	uint32		nentries;		/* ledger entries (one per heap tuple) */
+	uint32		nkeys;			/* distinct keys, summed over columns */
+	uint32		nset[SCBF_ROWS_MAX_K];	/* its set bits per slice */
+	BlockNumber roots[FLEXIBLE_ARRAY_MEMBER];	/* ledger root per column */
+} Scbf2FilterEntry;
+
+#define Scbf2EntrySize(ncols) \
+	(offsetof(Scbf2FilterEntry, roots) + sizeof(BlockNumber) * (ncols))
+#define Scbf2EntriesPerPage(ncols)	(SCBF2_PAGE_SPACE / Scbf2EntrySize(ncols))
+
+/* ----------------------------------------------------------------
+ *	Row pages
+ *
+ * The whole page space is rows; pd_lower covers the rows in use, since
+ * generic WAL zeroes the hole between pd_lower and pd_upper.
+ * ----------------------------------------------------------------
+ */
+#define Scbf2PageGetRows(page)		((uint8 *) PageGetContents(page))
+
+/* ----------------------------------------------------------------
+ *	Ledger of one filter and column: a root page listing runs, each run a
+ *	sequence of leaf pages of posting lists in hash order
+ *	(scbfpostinglist.h).  The root holds each leaf's fence: the hash its
+ *	first posting list has, which is also the base its deltas start from.
+ *	A hash's posting list that does not fit a leaf goes on at the start of
+ *	the next leaf, whose fence is then that same hash.
+ * ----------------------------------------------------------------
+ */
+typedef struct Scbf2RootPageData
+{
+	uint16		nruns;
+	uint16		unused;
+	uint32		nbytes;			/* bytes of runs that follow */
+} Scbf2RootPageData;
+
+typedef struct Scbf2Fence
+{
+	uint32		hash;			/* first hash of the leaf */
+	BlockNumber blkno;
+} Scbf2Fence;
+
+/* A run as it sits in the root, fences following */
+typedef struct Scbf2RunData
+{
+	uint64		made;			/* fold serial that wrote it */
+	uint64		gone;			/* fold serial that superseded it;
+								 * PG_UINT64_MAX while current */
+	uint32		nentries;		/* items in all its posting lists */
+	uint16		nleaves;
+	uint16		unused;
+	Scbf2Fence	fences[FLEXIBLE_ARRAY_MEMBER];
+} Scbf2RunData;
+
+#define Scbf2RunSize(nleaves) \
+	(offsetof(Scbf2RunData, fences) + sizeof(Scbf2Fence) * (nleaves))
+#define Scbf2PageGetRoot(page)	((Scbf2RootPageData *) PageGetContents(page))
+#define Scbf2RootRuns(page) \
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2RootPageData)))
+#define SCBF2_ROOT_BYTES \
+	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2RootPageData)))
+
+typedef struct Scbf2LeafPageData
+{
+	uint32		fence;			/* hash of the first posting list */
+	uint16		nbytes;			/* bytes of posting lists that follow */
+	uint16		nlists;
+} Scbf2LeafPageData;
+
+#define Scbf2PageGetLeaf(page)	((Scbf2LeafPageData *) PageGetContents(page))
+#define Scbf2LeafBytes(page) \
+	((uint8 *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2LeafPageData)))
+#define SCBF2_LEAF_BYTES \
+	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2LeafPageData)))
+
+/* ----------------------------------------------------------------
+ *	Pending pages
+ *
+ * One partition's chain, from the metapage's head to its tail.  Entries
+ * (the heap TID, then a 4-byte hash per column, packed) are appended below
+ * pd_lower, so generic WAL logs only the new bytes.  Each page of a
+ * partition has a serial one above its predecessor's: a reader that meets
+ * another serial than the one it expects has followed a link to a page
+ * that was freed, and starts over (src/README, "Storage v2").
+ * ----------------------------------------------------------------
+ */
+typedef struct Scbf2PendingPageData
+{
+	BlockNumber next;			/* next page; InvalidBlockNumber at the tail */
+	uint16		nentries;
+	uint16		unused;
+} Scbf2PendingPageData;
+
+#define Scbf2PageGetPending(page) \
+	((Scbf2PendingPageData *) PageGetContents(page))
+#define Scbf2PendingEntries(page) \
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2PendingPageData)))
+#define Scbf2PendingEntrySize(ncols) \
+	(sizeof(ItemPointerData) + sizeof(uint32) * (ncols))
+#define SCBF2_PENDING_BYTES \
+	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2PendingPageData)))
+
+#endif							/* SCBF_PAGE_H */

@@ -1,0 +1,666 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfbuild2.c
+ *	  Build an scbf index of storage format 2: one pass over the heap in
+ *	  block order, then the row band from the ledger.
+ *
+ * NOTES
+ *	  The heap is scanned without syncscan, so tuples arrive one segment at
+ *	  a time.  The filters' one geometry (k slices of m positions) is
+ *	  chosen from the first segments' distinct keys (src/README, D6): the
+ *	  build holds up to SCBF2_SIZING_SEGMENTS segments, sizes the filters
+ *	  for the 90th percentile of their keys with headroom, and from then on
+ *	  writes each segment as it completes.  A segment with more distinct
+ *	  keys than a filter takes is split into several filters by ranges of
+ *	  its first column's hash, so a value of that column lives in one of
+ *	  them.  Each filter's ledger is one run per column.
+ *
+ *	  Tuples that arrive out of segment order become extra filters of
+ *	  their segment at the end.  Then the row band is computed from the
+ *	  ledger (scbfrows.c, in passes bounded by maintenance_work_mem), the
+ *	  filter table and the metapage are written, and the whole index is
+ *	  WAL-logged with log_newpage_range(), as GiST and SP-GiST builds do.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfbuild2.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/tableam.h"
+#include "access/xloginsert.h"
+#include "commands/progress.h"
+#include "miscadmin.h"
+#include "storage/smgr.h"
+#include "utils/backend_progress.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+
+/* Segments held to choose the filter geometry from */
+#define SCBF2_SIZING_SEGMENTS		16
+
+/* Distinct keys a filter is sized for when no segment gives a measure */
+#define SCBF2_KEYS_PER_PAGE_GUESS	64
+
+/*
+ * Bounds that keep a sample of unrepresentative segments from making
+ * filters too small: a filter is sized for at least this many keys, and a
+ * segment is split into at most this many filters (beyond, its filters
+ * hold more keys than sized for and answer "maybe" more often).
+ */
+#define SCBF2_MIN_FILTER_KEYS		64
+#define SCBF2_MAX_SPLIT				8
+
+/* A segment's entries, held until the geometry is chosen or late */
+typedef struct Scbf2HeldSegment
+{
+	uint32		segno;
+	int			n;
+	char	   *entries;
+} Scbf2HeldSegment;
+
+typedef struct Scbf2BuildState
+{
+	Relation	index;
+	int			ncols;
+	Size		esize;			/* bytes per entry: TID, hash per column */
+	int			pages_per_segment;
+	double		fpr;
+	uint32		k;
+	double		fill;
+	uint32		m;				/* 0 until chosen */
+	uint32		capacity;
+
+	/* the segment being collected */
+	bool		have_segment;
+	uint32		segno;
+	char	   *entries;
+	int			nentries;
+	int			maxentries;
+
+	/* segments held for sizing, then entries that came late */
+	List	   *held;
+	Size		held_bytes;
+	List	   *late;
+
+	/* the filters written */
+	Scbf2Filter **filters;
+	uint32		nfilters;
+	uint32		maxfilters;
+
+	/* statistics */
+	double		indtuples;
+	uint64		nentries_total;
+	uint32		nsegments;
+	uint32		nledger_pages;
+
+	MemoryContext buildcxt;		/* lives as long as the build */
+	MemoryContext segcxt;		/* reset after each segment written */
+	MemoryContext tuplecxt;		/* reset after each tuple */
+} Scbf2BuildState;
+
+/* A (hash, item) pair of one column, for sorting */
+typedef struct Scbf2Pair
+{
+	uint32		hash;
+	uint16		item;
+} Scbf2Pair;
+
+/*
+ * qsort comparator: by hash, then item.
+ */
+static int
+Scbf2CmpPair(const void *a, const void *b)
+{
+	const Scbf2Pair *x = a;
+	const Scbf2Pair *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (int) x->item - (int) y->item;
+}
+
+/*
+ * The pairs of column col of n entries, sorted; *distinct gets their
+ * number of distinct hashes.
+ */
+static Scbf2Pair *
+Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
+				uint32 *distinct)
+{
+	Scbf2Pair  *pairs = palloc(sizeof(Scbf2Pair) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		pairs[i].hash = ScbfEntryGetHash(entries + bs->esize * i, col);
+		pairs[i].item = ScbfEntryGetTid(entries + bs->esize * i);
+	}
+	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2CmpPair);
+	*distinct = 0;
+	for (i = 0; i < n; i++)
+		if (i == 0 || pairs[i].hash != pairs[i - 1].hash)
+			(*distinct)++;
+	return pairs;
+}
+
+/*
+ * Distinct keys of n entries, summed over the columns.
+ */
+static uint32
+Scbf2DistinctKeys(Scbf2BuildState *bs, const char *entries, int n)
+{
+	uint32		total = 0;
+	int			col;
+
+	for (col = 0; col < bs->ncols; col++)
+	{
+		uint32		d;
+
+		pfree(Scbf2SortColumn(bs, entries, n, col, &d));
+		total += d;
+	}
+	return total;
+}
+
+/*
+ * The next free chain position of a segment (filters of a segment are
+ * written together, except those of late entries).
+ */
+static uint16
+Scbf2NextPosition(Scbf2BuildState *bs, uint32 segno)
+{
+	int64		i;
+
+	for (i = (int64) bs->nfilters - 1; i >= 0; i--)
+		if (Scbf2FilterSegment(bs->filters[i]) == segno)
+			return (uint16) (Scbf2FilterPosition(bs->filters[i]) + 1);
+	return 0;
+}
+
+/*
+ * Write one filter of segment segno holding entries[0 .. n): a run per
+ * column, and its table entry in memory.
+ */
+static void
+Scbf2WriteFilter(Scbf2BuildState *bs, uint32 segno, const char *entries,
+				 int n)
+{
+	uint32		filterno = bs->nfilters;
+	MemoryContext oldcxt;
+	Scbf2Filter *f;
+	uint32		nkeys = 0;
+	uint32	   *hashes = palloc(sizeof(uint32) * n);
+	uint16	   *items = palloc(sizeof(uint16) * n);
+	int			col;
+	int			i;
+
+	if (bs->nfilters == bs->maxfilters)
+	{
+		bs->maxfilters *= 2;
+		bs->filters = repalloc_huge(bs->filters,
+									sizeof(Scbf2Filter *) * bs->maxfilters);
+	}
+	oldcxt = MemoryContextSwitchTo(bs->buildcxt);
+	f = Scbf2NewFilter(bs->ncols, segno, Scbf2NextPosition(bs, segno),
+					   (uint32) n, 0);
+	MemoryContextSwitchTo(oldcxt);
+	for (col = 0; col < bs->ncols; col++)
+	{
+		uint32		distinct;
+		uint32		npages;
+		Scbf2Pair  *pairs = Scbf2SortColumn(bs, entries, n, col, &distinct);
+
+		for (i = 0; i < n; i++)
+		{
+			hashes[i] = pairs[i].hash;
+			items[i] = pairs[i].item;
+		}
+		Scbf2FilterSetRoot(f, col,
+						   Scbf2LedgerWrite(bs->index, segno, filterno, col, 0,
+											hashes, items, n, &npages));
+		bs->nledger_pages += npages;
+		nkeys += distinct;
+		pfree(pairs);
+	}
+	Scbf2FilterSetKeys(f, nkeys);
+	bs->filters[bs->nfilters++] = f;
+	bs->nentries_total += n;
+	pfree(hashes);
+	pfree(items);
+}
+
+/*
+ * Write a segment's entries as one filter, or as several split by ranges
+ * of the first column's hash when it has more keys than a filter takes.
+ */
+static void
+Scbf2WriteSegment(Scbf2BuildState *bs, uint32 segno, char *entries, int n)
+{
+	uint32		keys = Scbf2DistinctKeys(bs, entries, n);
+	uint32		nsplit = Min(Max((keys + bs->capacity - 1) / bs->capacity, 1),
+							 SCBF2_MAX_SPLIT);
+	char	   *part;
+	uint32		s;
+	int			i;
+
+	if (Scbf2NextPosition(bs, segno) == 0)
+		bs->nsegments++;
+	if (nsplit == 1)
+	{
+		Scbf2WriteFilter(bs, segno, entries, n);
+		return;
+	}
+	part = palloc(bs->esize * n);
+	for (s = 0; s < nsplit; s++)
+	{
+		int			np = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			const char *e = entries + bs->esize * i;
+
+			if ((uint32) (((uint64) ScbfEntryGetHash(e, 0) * nsplit) >> 32) == s)
+				memcpy(part + bs->esize * np++, e, bs->esize);
+		}
+		if (np > 0)
+			Scbf2WriteFilter(bs, segno, part, np);
+	}
+	pfree(part);
+}
+
+/*
+ * qsort comparator for uint32.
+ */
+static int
+Scbf2CmpUint32(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Choose m and the capacity from the held segments' distinct keys (the
+ * 90th percentile, with headroom), then write the held segments.
+ */
+static void
+Scbf2ChooseGeometry(Scbf2BuildState *bs)
+{
+	int			nheld = list_length(bs->held);
+	uint32	   *keys = palloc(sizeof(uint32) * Max(nheld, 1));
+	double		target;
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, bs->held)
+	{
+		Scbf2HeldSegment *hs = lfirst(lc);
+
+		keys[i++] = Scbf2DistinctKeys(bs, hs->entries, hs->n);
+	}
+	if (nheld == 0)
+		target = (double) bs->pages_per_segment * SCBF2_KEYS_PER_PAGE_GUESS;
+	else
+	{
+		qsort(keys, nheld, sizeof(uint32), Scbf2CmpUint32);
+		target = keys[Min((int) ceil(0.9 * nheld), nheld) - 1];
+	}
+	target = Max(target * SCBF_SIZING_HEADROOM, SCBF2_MIN_FILTER_KEYS);
+	bs->m = scbf_rows_m(target, bs->fill);
+	bs->capacity = scbf_rows_capacity(bs->m, bs->fill);
+	pfree(keys);
+
+	foreach(lc, bs->held)
+	{
+		Scbf2HeldSegment *hs = lfirst(lc);
+
+		Scbf2WriteSegment(bs, hs->segno, hs->entries, hs->n);
+		pfree(hs->entries);
+	}
+	list_free_deep(bs->held);
+	bs->held = NIL;
+}
+
+/*
+ * The segment being collected is complete: hold it (until the geometry is
+ * chosen) or write it.
+ */
+static void
+Scbf2FinishSegment(Scbf2BuildState *bs)
+{
+	if (!bs->have_segment || bs->nentries == 0)
+		return;
+	if (bs->m == 0)
+	{
+		Scbf2HeldSegment *hs = palloc(sizeof(Scbf2HeldSegment));
+
+		hs->segno = bs->segno;
+		hs->n = bs->nentries;
+		hs->entries = palloc(bs->esize * bs->nentries);
+		memcpy(hs->entries, bs->entries, bs->esize * bs->nentries);
+		bs->held = lappend(bs->held, hs);
+		bs->held_bytes += bs->esize * bs->nentries;
+		if (list_length(bs->held) >= SCBF2_SIZING_SEGMENTS ||
+			bs->held_bytes > (Size) maintenance_work_mem * 1024 / 4)
+			Scbf2ChooseGeometry(bs);
+	}
+	else
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(bs->segcxt);
+
+		Scbf2WriteSegment(bs, bs->segno, bs->entries, bs->nentries);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(bs->segcxt);
+	}
+	bs->nentries = 0;
+}
+
+/*
+ * table_index_build_scan callback: one heap tuple.
+ */
+static void
+Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
+				   bool *isnull, bool tupleIsAlive, void *state)
+{
+	Scbf2BuildState *bs = (Scbf2BuildState *) state;
+	BlockNumber blk = ItemPointerGetBlockNumber(tid);
+	uint32		segno = blk / bs->pages_per_segment;
+	MemoryContext oldcxt = MemoryContextSwitchTo(bs->buildcxt);
+	char	   *e;
+	int			col;
+
+	if (bs->have_segment && segno < bs->segno)
+	{
+		/* out of order: written as an extra filter of its segment */
+		Scbf2HeldSegment *hs = palloc(sizeof(Scbf2HeldSegment));
+
+		hs->segno = segno;
+		hs->n = 1;
+		hs->entries = e = palloc(bs->esize);
+		bs->late = lappend(bs->late, hs);
+	}
+	else
+	{
+		if (!bs->have_segment || segno != bs->segno)
+		{
+			Scbf2FinishSegment(bs);
+			bs->have_segment = true;
+			bs->segno = segno;
+		}
+		if (bs->nentries == bs->maxentries)
+		{
+			bs->maxentries *= 2;
+			bs->entries = repalloc(bs->entries, bs->esize * bs->maxentries);
+		}
+		e = bs->entries + bs->esize * bs->nentries++;
+	}
+
+	/* hashing may detoast: in the per-tuple context */
+	MemoryContextSwitchTo(bs->tuplecxt);
+	ScbfEntrySetTid(e, ScbfTidMake(blk % bs->pages_per_segment,
+								   ItemPointerGetOffsetNumber(tid)));
+	for (col = 0; col < bs->ncols; col++)
+		ScbfEntrySetHash(e, col, isnull[col] ? SCBF_NULL_HASH :
+						 ScbfHashDatum(index, col, values[col]));
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(bs->tuplecxt);
+	bs->indtuples += 1;
+}
+
+/*
+ * qsort comparator of late entries by segment.
+ */
+static int
+Scbf2CmpLate(const ListCell *a, const ListCell *b)
+{
+	const Scbf2HeldSegment *x = lfirst(a);
+	const Scbf2HeldSegment *y = lfirst(b);
+
+	return (x->segno > y->segno) - (x->segno < y->segno);
+}
+
+/*
+ * Write the late entries, one extra filter per segment.
+ */
+static void
+Scbf2WriteLate(Scbf2BuildState *bs)
+{
+	char	   *entries;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (bs->late == NIL)
+		return;
+	list_sort(bs->late, Scbf2CmpLate);
+	entries = palloc(bs->esize * list_length(bs->late));
+	foreach(lc, bs->late)
+	{
+		Scbf2HeldSegment *hs = lfirst(lc);
+
+		memcpy(entries + bs->esize * n++, hs->entries, bs->esize);
+		if (lnext(bs->late, lc) == NULL ||
+			((Scbf2HeldSegment *) lfirst(lnext(bs->late, lc)))->segno != hs->segno)
+		{
+			Scbf2WriteSegment(bs, hs->segno, entries, n);
+			n = 0;
+		}
+	}
+	pfree(entries);
+}
+
+/* What the row pass needs to enumerate a filter's keys */
+typedef struct Scbf2KeysArg
+{
+	Scbf2BuildState *bs;
+	BlockNumber nblocks;
+	Scbf2KeyFn	emit;
+	void	   *emit_arg;
+	int			col;
+} Scbf2KeysArg;
+
+/*
+ * Scbf2LedgerScan callback: each hash of a posting list is a key.
+ */
+static void
+Scbf2EmitPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	Scbf2KeysArg *ka = (Scbf2KeysArg *) arg;
+
+	ka->emit(ka->col, hash, ka->emit_arg);
+}
+
+/*
+ * Scbf2KeysFn of the build: a filter's keys, from its ledger.
+ */
+static void
+Scbf2FilterKeys(uint32 filterno, Scbf2KeyFn emit, void *emit_arg, void *arg)
+{
+	Scbf2KeysArg *ka = (Scbf2KeysArg *) arg;
+	Scbf2Filter *f = ka->bs->filters[filterno];
+
+	ka->emit = emit;
+	ka->emit_arg = emit_arg;
+	for (ka->col = 0; ka->col < ka->bs->ncols; ka->col++)
+		Scbf2LedgerScan(ka->bs->index, Scbf2FilterRoot(f, ka->col), ka->col,
+						0, Scbf2EmitPosting, ka, ka->nblocks);
+}
+
+/*
+ * The options in force: reloptions, else the format-2 defaults.
+ */
+static void
+Scbf2GetOptions(Relation index, int *pages_per_segment, double *fpr)
+{
+	ScbfOptions *opts = (ScbfOptions *) index->rd_options;
+
+	*pages_per_segment = opts ? opts->pages_per_segment :
+		SCBF_DEFAULT_PAGES_PER_SEGMENT;
+	*fpr = opts ? opts->false_positive_rate : SCBF2_DEFAULT_FPR;
+}
+
+/*
+ * Fill in a layout's frozen part for an index with these options.
+ */
+static void
+Scbf2InitLayout(Relation index, Scbf2Layout *layout)
+{
+	memset(layout, 0, sizeof(Scbf2Layout));
+	Scbf2GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
+	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
+	layout->band.start = InvalidBlockNumber;
+}
+
+/*
+ * Write the band, the filter table and the metapage of a built index.
+ */
+static void
+Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
+{
+	Scbf2State	state;
+	uint32	   *nset;
+	Buffer		metabuf;
+	double		sum_fpr = 0;
+	uint32		f;
+
+	layout->m = bs->m;
+	layout->capacity = bs->capacity;
+	layout->nfilters = bs->nfilters;
+	layout->nentries = bs->nentries_total;
+	layout->nsegments = bs->nsegments;
+	layout->nledger_pages = bs->nledger_pages;
+
+	Scbf2InitState(&state, layout);
+	nset = palloc0(sizeof(uint32) * Max(bs->nfilters, 1) * layout->k);
+	if (bs->nfilters > 0)
+	{
+		Scbf2KeysArg ka;
+
+		Scbf2BandPlan(bs->index, bs->nfilters, layout->k, layout->m,
+					  &layout->band);
+		ka.bs = bs;
+		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
+		Scbf2BandBuild(bs->index, &state, &layout->band, bs->nfilters,
+					   Scbf2FilterKeys, &ka, nset);
+	}
+	for (f = 0; f < bs->nfilters; f++)
+	{
+		Scbf2FilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);
+		sum_fpr += Scbf2FilterFpr(bs->filters[f], layout->k, layout->m);
+	}
+	layout->mean_fpr = bs->nfilters ? sum_fpr / bs->nfilters : 0;
+	Scbf2WriteTable(bs->index, bs->ncols, bs->filters, bs->nfilters, layout);
+
+	metabuf = ReadBuffer(bs->index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	Scbf2InitMetaPage(BufferGetPage(metabuf), layout);
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * scbf2build
+ *		ambuild of a format-2 index.
+ */
+IndexBuildResult *
+scbf2build(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	IndexBuildResult *result;
+	Scbf2BuildState bs;
+	Scbf2Layout layout;
+	Buffer		metabuf;
+	double		reltuples;
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	/* block 0 is the metapage, written last */
+	metabuf = ScbfNewBuffer(index);
+	Assert(BufferGetBlockNumber(metabuf) == SCBF_METAPAGE_BLKNO);
+	UnlockReleaseBuffer(metabuf);
+
+	Scbf2InitLayout(index, &layout);
+	memset(&bs, 0, sizeof(bs));
+	bs.index = index;
+	bs.ncols = layout.ncols;
+	bs.esize = ScbfEntrySize(bs.ncols);
+	bs.pages_per_segment = layout.pages_per_segment;
+	bs.fpr = layout.target_fpr;
+	bs.k = layout.k;
+	bs.fill = scbf_rows_fill(bs.fpr, bs.k);
+	bs.maxentries = 1024;
+	bs.entries = palloc(bs.esize * bs.maxentries);
+	bs.maxfilters = 64;
+	bs.filters = palloc(sizeof(Scbf2Filter *) * bs.maxfilters);
+	bs.buildcxt = CurrentMemoryContext;
+	bs.segcxt = AllocSetContextCreate(CurrentMemoryContext,
+									  "scbf build segment context",
+									  ALLOCSET_DEFAULT_SIZES);
+	bs.tuplecxt = AllocSetContextCreate(CurrentMemoryContext,
+										"scbf build tuple context",
+										ALLOCSET_DEFAULT_SIZES);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_SCBF_PHASE_SCAN);
+	/* no syncscan: we want the heap blocks in physical order */
+	reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
+									   Scbf2BuildCallback, (void *) &bs, NULL);
+	Scbf2FinishSegment(&bs);
+	if (bs.m == 0)
+		Scbf2ChooseGeometry(&bs);
+	Scbf2WriteLate(&bs);
+	Scbf2BuildFinish(&bs, &layout);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 PROGRESS_SCBF_PHASE_LOG);
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+	MemoryContextDelete(bs.segcxt);
+	MemoryContextDelete(bs.tuplecxt);
+
+	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bs.indtuples;
+	return result;
+}
+
+/*
+ * scbf2buildempty
+ *		ambuildempty of a format-2 index: the metapage of an empty index in
+ *		the init fork, logged explicitly (generic WAL would skip an unlogged
+ *		relation), as contrib/bloom and BRIN do.
+ */
+void
+scbf2buildempty(Relation index)
+{
+	Scbf2Layout layout;
+	Page		metapage = (Page) palloc0(BLCKSZ);
+
+	Scbf2InitLayout(index, &layout);
+	layout.m = scbf_rows_m((double) layout.pages_per_segment *
+						   SCBF2_KEYS_PER_PAGE_GUESS * SCBF_SIZING_HEADROOM,
+						   scbf_rows_fill(layout.target_fpr, layout.k));
+	layout.capacity = scbf_rows_capacity(layout.m,
+										 scbf_rows_fill(layout.target_fpr,
+														layout.k));
+	Scbf2InitMetaPage(metapage, &layout);
+
+	PageSetChecksumInplace(metapage, SCBF_METAPAGE_BLKNO);
+	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, SCBF_METAPAGE_BLKNO,
+			  (char *) metapage, true);
+	log_newpage(ScbfSmgrLocator(RelationGetSmgr(index)), INIT_FORKNUM,
+				SCBF_METAPAGE_BLKNO, metapage, true);
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+	pfree(metapage);
+}

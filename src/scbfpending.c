@@ -1,0 +1,341 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfpending.c
+ *	  Storage format 2: the pending area, where inserted entries wait to
+ *	  be folded into the filters (GIN's fast update, ginfast.c, is the
+ *	  model).
+ *
+ * NOTES
+ *	  SCBF2_NPENDING partitions, chosen by the top bits of the first
+ *	  column's hash, each a chain of pages from the metapage's head to its
+ *	  tail.  An insert batch (scbfbatch.c) is appended partition by
+ *	  partition, as many entries per WAL record as fit on the tail page;
+ *	  entries sit below pd_lower, so generic WAL logs only the appended
+ *	  bytes.  A probe of a value reads only its partition.
+ *
+ *	  Locks: an append locks its partition's tail page, and when it links
+ *	  a new tail also the new page and then the metapage (tail before
+ *	  metapage, always).  The tail named by the metapage is never freed, so
+ *	  an appender that locks it finds a pending page; if it has a successor
+ *	  by then, another appender extended the chain, and it starts over.
+ *	  Readers copy the metapage, then each page under a share lock, and
+ *	  check each page's serial: a page that is not the one expected was
+ *	  freed behind the reader's back, and Scbf2PendingScan says so.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfpending.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+#include "scbf_page.h"
+
+/*
+ * The partition of an entry, from its first column's hash.
+ */
+int
+Scbf2PendingPartition(uint32 hash0)
+{
+	return (int) (hash0 >> 28);
+}
+
+/*
+ * Initialize a new pending page of partition part with the given serial.
+ */
+static void
+Scbf2InitPendingPage(Page page, int part, uint32 serial)
+{
+	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+	Scbf2PageGetOpaque(page)->owner = (uint32) part;
+	Scbf2PageGetOpaque(page)->index = serial;
+	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_PENDING;
+	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	Scbf2PageGetPending(page)->next = InvalidBlockNumber;
+	((PageHeader) page)->pd_lower =
+		Scbf2PendingEntries(page) - (char *) page;
+}
+
+/*
+ * Append up to n packed entries to a pending page (a WAL-registered
+ * image); returns how many fit.
+ */
+static int
+Scbf2FillPendingPage(Page page, Size esize, const char *entries, int n)
+{
+	Scbf2PendingPageData *pd = Scbf2PageGetPending(page);
+	int			room = (int) (SCBF2_PENDING_BYTES / esize) - pd->nentries;
+	int			k = Min(Max(room, 0), n);
+
+	memcpy(Scbf2PendingEntries(page) + esize * pd->nentries, entries,
+		   esize * k);
+	pd->nentries += k;
+	((PageHeader) page)->pd_lower =
+		(Scbf2PendingEntries(page) + esize * pd->nentries) - (char *) page;
+	return k;
+}
+
+/*
+ * Start partition part's chain with a new page holding as many of the n
+ * entries as fit.  Returns how many, or -1 if another backend started the
+ * chain first.
+ */
+static int
+Scbf2StartPartition(Relation index, int part, Size esize,
+					const char *entries, int n)
+{
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Buffer		newbuf;
+	GenericXLogState *xlog;
+	Page		metapage;
+	Page		newpage;
+	Scbf2MetaPageData *meta;
+	int			k;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	if (Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
+		InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(metabuf);
+		return -1;
+	}
+	newbuf = ScbfNewBuffer(index);
+
+	xlog = GenericXLogStart(index);
+	metapage = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+	newpage = GenericXLogRegisterBuffer(xlog, newbuf, GENERIC_XLOG_FULL_IMAGE);
+	Scbf2InitPendingPage(newpage, part, 1);
+	k = Scbf2FillPendingPage(newpage, esize, entries, n);
+	meta = Scbf2PageGetMeta(metapage);
+	meta->pending[part].head = BufferGetBlockNumber(newbuf);
+	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
+	meta->pending[part].head_serial = 1;
+	meta->pending[part].cut = 0;
+	GenericXLogFinish(xlog);
+
+	UnlockReleaseBuffer(newbuf);
+	UnlockReleaseBuffer(metabuf);
+	return k;
+}
+
+/*
+ * Append as many of n packed entries as fit to partition part's tail,
+ * linking a new tail if it is full.  Returns how many, or -1 if the tail
+ * the metapage named has a successor by now (start over).
+ */
+static int
+Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
+				  const char *entries, int n, BlockNumber nblocks)
+{
+	Buffer		tailbuf;
+	Page		tailpage;
+	GenericXLogState *xlog;
+	Buffer		newbuf;
+	Buffer		metabuf;
+	Page		newpage;
+	uint32		serial;
+	int			k;
+
+	tailbuf = Scbf2ReadPage(index, tailblk, BUFFER_LOCK_EXCLUSIVE,
+							SCBF_PAGE_PENDING, nblocks);
+	tailpage = BufferGetPage(tailbuf);
+	if (Scbf2PageGetOpaque(tailpage)->owner != (uint32) part)
+	{
+		UnlockReleaseBuffer(tailbuf);
+		ScbfReportCorrupt(index, tailblk,
+						  "The metapage names as a pending tail a page of another partition.");
+	}
+	if (Scbf2PageGetPending(tailpage)->next != InvalidBlockNumber)
+	{
+		UnlockReleaseBuffer(tailbuf);
+		return -1;
+	}
+
+	if ((Size) (Scbf2PageGetPending(tailpage)->nentries + 1) * esize <=
+		SCBF2_PENDING_BYTES)
+	{
+		xlog = GenericXLogStart(index);
+		tailpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
+		k = Scbf2FillPendingPage(tailpage, esize, entries, n);
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(tailbuf);
+		return k;
+	}
+
+	/* full: link a new tail (lock order: tail, new page, metapage) */
+	serial = Scbf2PageGetOpaque(tailpage)->index + 1;
+	newbuf = ScbfNewBuffer(index);
+	metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+
+	xlog = GenericXLogStart(index);
+	tailpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
+	newpage = GenericXLogRegisterBuffer(xlog, newbuf, GENERIC_XLOG_FULL_IMAGE);
+	Scbf2InitPendingPage(newpage, part, serial);
+	k = Scbf2FillPendingPage(newpage, esize, entries, n);
+	Scbf2PageGetPending(tailpage)->next = BufferGetBlockNumber(newbuf);
+	Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0))->pending[part].tail =
+		BufferGetBlockNumber(newbuf);
+	GenericXLogFinish(xlog);
+
+	UnlockReleaseBuffer(metabuf);
+	UnlockReleaseBuffer(newbuf);
+	UnlockReleaseBuffer(tailbuf);
+	return k;
+}
+
+/*
+ * Append n packed entries to partition part.
+ */
+static void
+Scbf2AppendPartition(Relation index, int part, Size esize,
+					 const char *entries, int n)
+{
+	int			done = 0;
+
+	while (done < n)
+	{
+		Buffer		metabuf;
+		BlockNumber tailblk;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+		tailblk = Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail;
+		UnlockReleaseBuffer(metabuf);
+
+		if (tailblk == InvalidBlockNumber)
+			k = Scbf2StartPartition(index, part, esize, entries + esize * done,
+									n - done);
+		else
+			k = Scbf2AppendToTail(index, part, tailblk, esize,
+								  entries + esize * done, n - done,
+								  RelationGetNumberOfBlocks(index));
+		if (k > 0)
+			done += k;
+	}
+}
+
+/*
+ * Scbf2PendingAppend
+ *		Append n entries, tids[i] with hashes[i * ncols ..], to the pending
+ *		area: WAL-logged, many entries per record.
+ */
+void
+Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
+				   const uint32 *hashes, int n)
+{
+	Size		esize = Scbf2PendingEntrySize(state->ncols);
+	char	   *packed = palloc(esize * Max(n, 1));
+	int			counts[SCBF2_NPENDING + 1] = {0};
+	int			part;
+	int			i;
+
+	/* a counting sort by partition, keeping the TID order within each */
+	for (i = 0; i < n; i++)
+		counts[Scbf2PendingPartition(hashes[(Size) i * state->ncols]) + 1]++;
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		counts[part + 1] += counts[part];
+	for (i = 0; i < n; i++)
+	{
+		const uint32 *h = hashes + (Size) i * state->ncols;
+		char	   *e = packed + esize * counts[Scbf2PendingPartition(h[0])]++;
+
+		memcpy(e, &tids[i], sizeof(ItemPointerData));
+		memcpy(e + sizeof(ItemPointerData), h, sizeof(uint32) * state->ncols);
+	}
+
+	/* counts[part] is now the end of partition part */
+	for (part = 0, i = 0; part < SCBF2_NPENDING; part++)
+	{
+		if (counts[part] > i)
+			Scbf2AppendPartition(index, part, esize, packed + esize * i,
+								 counts[part] - i);
+		i = counts[part];
+	}
+	pfree(packed);
+}
+
+/*
+ * Scbf2PendingScan
+ *		Call fn for every pending entry of partition part that the metapage
+ *		copy meta has not folded yet.  Returns false, having called fn for
+ *		some entries or none, if a page of the chain was freed meanwhile
+ *		(a fold committed): the caller starts over from a new metapage.
+ */
+bool
+Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+				 int part, Scbf2PendingFn fn, void *arg)
+{
+	Size		esize = Scbf2PendingEntrySize(state->ncols);
+	char	   *copy = palloc(SCBF2_PENDING_BYTES);
+	const Scbf2PendingHead *ph = &meta->pending[part];
+	BlockNumber blkno = ph->head;
+	uint32		serial = ph->head_serial;
+	int			skip = ph->cut;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	uint32		npages = 0;
+	uint32		tidhashes[INDEX_MAX_KEYS];
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buf;
+		Page		page;
+		int			nentries;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno >= nblocks)
+			nblocks = RelationGetNumberOfBlocks(index);
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
+			++npages > nblocks)
+			ScbfReportCorrupt(index, blkno,
+							  "A pending chain leaves the index or loops.");
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsNew(page) ||
+			Scbf2PageGetOpaque(page)->page_id != SCBF_PAGE_ID ||
+			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
+			Scbf2PageGetOpaque(page)->owner != (uint32) part ||
+			Scbf2PageGetOpaque(page)->index != serial)
+		{
+			UnlockReleaseBuffer(buf);
+			pfree(copy);
+			return false;
+		}
+		nentries = Scbf2PageGetPending(page)->nentries;
+		if ((Size) nentries * esize > SCBF2_PENDING_BYTES || skip > nentries)
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, blkno,
+							  "A pending page holds more entries than fit.");
+		}
+		memcpy(copy, Scbf2PendingEntries(page), esize * nentries);
+		blkno = Scbf2PageGetPending(page)->next;
+		UnlockReleaseBuffer(buf);
+
+		for (i = skip; i < nentries; i++)
+		{
+			ItemPointerData tid;
+			const char *e = copy + esize * i;
+
+			memcpy(&tid, e, sizeof(ItemPointerData));
+			memcpy(tidhashes, e + sizeof(ItemPointerData),
+				   sizeof(uint32) * state->ncols);
+			fn(&tid, tidhashes, arg);
+		}
+		skip = 0;
+		serial++;
+	}
+	pfree(copy);
+	return true;
+}

@@ -1,0 +1,242 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfrows.c
+ *	  Storage format 2: the band of bit-sliced rows over all filters.
+ *
+ * NOTES
+ *	  Every filter of an index has k slices of m positions and keeps one
+ *	  bit per position.  The bits are stored transposed: row r = slice * m
+ *	  + position holds bit c for filter c (src/README, D4).  A probe ANDs
+ *	  the k rows of a key and learns which filters may hold it, reading k
+ *	  pages whatever the number of filters.  The rows live in one band of
+ *	  contiguous pages, rows_per_page rows of width bits each.
+ *
+ *	  No bit is ever cleared while a ledger entry needs it (invariant R1 of
+ *	  src/README): the build sets every bit before the index is visible.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfrows.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+#include "scbf_page.h"
+
+/* What the row pass of a build hands to each key of each filter */
+typedef struct Scbf2RowPass
+{
+	Scbf2State *state;
+	Scbf2Band  *band;
+	uint8	   *chunk;			/* pages [first, first + npages) */
+	uint32		first;
+	uint32		npages;
+	uint32		filterno;		/* the filter being emitted */
+	uint32	   *nset;			/* [filter * k + slice] */
+} Scbf2RowPass;
+
+/*
+ * Bytes of the accumulator a probe of this band needs.
+ */
+Size
+Scbf2RowsBytes(const Scbf2Meta *meta)
+{
+	return Max(meta->band_width / 8, 1);
+}
+
+/*
+ * Scbf2RowsProbe
+ *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
+ *		column col: per hash the AND of its k rows.
+ *
+ * acc has Scbf2RowsBytes(meta) bytes.
+ */
+void
+Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+			   int col, const uint32 *hashes, int nhashes, uint8 *acc,
+			   BlockNumber nblocks)
+{
+	Size		nbytes = Scbf2RowsBytes(meta);
+	uint8	   *one = palloc(nbytes);
+	uint32		pos[SCBF_FILTER_MAX_K];
+	int			h;
+	uint32		i;
+	Size		b;
+
+	if (meta->nfilters == 0)
+		return;
+	for (h = 0; h < nhashes; h++)
+	{
+		Scbf2KeyPositions(state, col, hashes[h], pos);
+		memset(one, 0xFF, nbytes);
+		for (i = 0; i < state->geom.k; i++)
+		{
+			uint64		row = (uint64) i * state->geom.m + pos[i];
+			uint32		pageno = (uint32) (row / meta->band_rows_per_page);
+			BlockNumber blkno = meta->band_start + pageno;
+			Buffer		buf;
+			Page		page;
+
+			buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE,
+								SCBF_PAGE_ROWS, nblocks);
+			page = BufferGetPage(buf);
+			if (Scbf2PageGetOpaque(page)->owner != meta->band_serial ||
+				Scbf2PageGetOpaque(page)->index != pageno)
+			{
+				UnlockReleaseBuffer(buf);
+				ScbfReportCorrupt(index, blkno,
+								  "A row page is not the one the band has there.");
+			}
+			scbf_rows_and(one, Scbf2PageGetRows(page),
+						  (uint32) (row % meta->band_rows_per_page),
+						  meta->band_width);
+			UnlockReleaseBuffer(buf);
+		}
+		for (b = 0; b < nbytes; b++)
+			acc[b] |= one[b];
+	}
+	pfree(one);
+}
+
+/*
+ * Scbf2RowsNext
+ *		The first filter at or after `from` that acc holds, or the number
+ *		of filters if none.
+ */
+uint32
+Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc, uint32 from)
+{
+	return scbf_rows_next(acc, meta->nfilters, from);
+}
+
+/*
+ * Scbf2BandPlan
+ *		The band for nfilters filters of k slices of m positions: its width
+ *		leaves room for an eighth more filters (at least 8), rounded up to a
+ *		whole byte.
+ */
+void
+Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,
+			  Scbf2Band *band)
+{
+	uint64		width = Max((uint64) nfilters + nfilters / 8, (uint64) nfilters + 8);
+
+	width = TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width);
+	if (width > (uint64) SCBF2_PAGE_SPACE * 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" would need %u filters, more than one band of rows holds",
+						RelationGetRelationName(index), nfilters),
+				 errhint("Raise pages_per_segment or false_positive_rate.")));
+	band->width = (uint32) width;
+	band->rows_per_page = scbf_rows_per_page(SCBF2_PAGE_SPACE, band->width);
+	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
+							band->rows_per_page);
+	band->start = InvalidBlockNumber;
+	band->serial = 1;
+}
+
+/*
+ * Set the bits of one key of the filter being emitted, where they fall in
+ * the pages of this pass.
+ */
+static void
+Scbf2RowPassKey(int col, uint32 hash, void *arg)
+{
+	Scbf2RowPass *rp = (Scbf2RowPass *) arg;
+	uint32		k = rp->state->geom.k;
+	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		i;
+
+	Scbf2KeyPositions(rp->state, col, hash, pos);
+	for (i = 0; i < k; i++)
+	{
+		uint64		row = (uint64) i * rp->state->geom.m + pos[i];
+		uint32		pageno = (uint32) (row / rp->band->rows_per_page);
+
+		if (pageno < rp->first || pageno >= rp->first + rp->npages)
+			continue;
+		if (scbf_rows_set(rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
+						  (uint32) (row % rp->band->rows_per_page),
+						  rp->band->width, rp->filterno))
+			rp->nset[(Size) rp->filterno * k + i]++;
+	}
+}
+
+/*
+ * Scbf2BandBuild
+ *		Write the band of a new index: allocate its pages at the end of the
+ *		relation, then fill them in passes of as many pages as
+ *		maintenance_work_mem holds, each pass asking `keys` for the keys of
+ *		every filter.  nset[filter * k + slice] receives each filter's set
+ *		bits per slice.
+ *
+ * For ambuild: unlogged, the build WAL-logs the whole index at its end.
+ */
+void
+Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
+			   uint32 nfilters, Scbf2KeysFn keys, void *arg, uint32 *nset)
+{
+	Scbf2RowPass rp;
+	uint32		chunk_pages;
+	uint32		p;
+
+	memset(nset, 0, sizeof(uint32) * nfilters * state->geom.k);
+
+	/* the pages, contiguous: nothing else extends an index being built */
+	for (p = 0; p < band->pages; p++)
+	{
+		Buffer		buf = ScbfNewBuffer(index);
+		Page		page = BufferGetPage(buf);
+
+		if (p == 0)
+			band->start = BufferGetBlockNumber(buf);
+		else if (BufferGetBlockNumber(buf) != band->start + p)
+			elog(ERROR, "the row band of index \"%s\" is not contiguous",
+				 RelationGetRelationName(index));
+		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+		Scbf2PageGetOpaque(page)->owner = band->serial;
+		Scbf2PageGetOpaque(page)->index = p;
+		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROWS;
+		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
+			(band->rows_per_page * band->width) / 8;
+		MarkBufferDirty(buf);
+		UnlockReleaseBuffer(buf);
+	}
+
+	chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
+	rp.state = state;
+	rp.band = band;
+	rp.nset = nset;
+	rp.chunk = palloc(Min(chunk_pages, Max(band->pages, 1)) * (Size) BLCKSZ);
+	for (rp.first = 0; rp.first < band->pages; rp.first += chunk_pages)
+	{
+		rp.npages = Min(chunk_pages, band->pages - rp.first);
+		memset(rp.chunk, 0, (Size) rp.npages * BLCKSZ);
+		for (rp.filterno = 0; rp.filterno < nfilters; rp.filterno++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			keys(rp.filterno, Scbf2RowPassKey, &rp, arg);
+		}
+		for (p = 0; p < rp.npages; p++)
+		{
+			Buffer		buf = ReadBuffer(index, band->start + rp.first + p);
+
+			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+			memcpy(Scbf2PageGetRows(BufferGetPage(buf)),
+				   rp.chunk + (Size) p * BLCKSZ,
+				   (band->rows_per_page * band->width) / 8);
+			MarkBufferDirty(buf);
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	pfree(rp.chunk);
+}

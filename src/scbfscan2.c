@@ -1,0 +1,370 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfscan2.c
+ *	  Bitmap scans of an scbf index of storage format 2.
+ *
+ * NOTES
+ *	  scbfscan.c turns the scan keys into conditions (hash sets per
+ *	  column) for both formats; this file runs them on format 2:
+ *
+ *	  1. the metapage: the band, the filter table, the fold serial;
+ *	  2. the rows: for each = / = ANY / IS NULL condition, the OR over its
+ *		 hashes of the AND of each hash's k rows; the conditions' results
+ *		 are ANDed.  The set bits are the filters that may hold a match;
+ *	  3. per such filter, its table entry and, per condition, a lookup in
+ *		 the ledger of the condition's column (root, then the leaf or two
+ *		 whose fences bracket each hash); the items that satisfy every
+ *		 condition go into the bitmap, with recheck.
+ *
+ *	  IS NOT NULL and keys the filters cannot test (SCBF_COND_ANY) select
+ *	  no rows by themselves: they read whole ledgers of the filters the
+ *	  other conditions leave, or of all filters when there are none.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfscan2.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+
+/* How often a probe starts over when folds keep freeing pending pages */
+#define SCBF2_SCAN_RETRIES		3
+
+/* Items of a whole ledger, collected by Scbf2CollectAll */
+typedef struct Scbf2Collect
+{
+	bool		notnull;		/* leave out the NULL hash */
+	uint16	   *items;
+	int			nitems;
+	int			maxitems;
+} Scbf2Collect;
+
+/*
+ * Scbf2LedgerScan callback: collect the items of a posting list.
+ */
+static void
+Scbf2CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	Scbf2Collect *c = (Scbf2Collect *) arg;
+
+	if (c->notnull && hash == SCBF_NULL_HASH)
+		return;
+	if (c->nitems + nitems > c->maxitems)
+	{
+		c->maxitems = Max(c->maxitems * 2, c->nitems + nitems);
+		c->items = repalloc(c->items, sizeof(uint16) * c->maxitems);
+	}
+	memcpy(c->items + c->nitems, items, sizeof(uint16) * nitems);
+	c->nitems += nitems;
+}
+
+/*
+ * qsort comparator for 16-bit items.
+ */
+static int
+Scbf2CmpItem(const void *a, const void *b)
+{
+	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
+}
+
+/*
+ * The items of column col's whole ledger (without NULLs if notnull),
+ * sorted and distinct.
+ */
+static int
+Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
+				bool notnull, uint16 **items, BlockNumber nblocks)
+{
+	Scbf2Collect c;
+	int			n = 0;
+	int			i;
+
+	c.notnull = notnull;
+	c.maxitems = 256;
+	c.nitems = 0;
+	c.items = palloc(sizeof(uint16) * c.maxitems);
+	Scbf2LedgerScan(index, root, col, fold_serial, Scbf2CollectPosting, &c,
+					nblocks);
+	qsort(c.items, c.nitems, sizeof(uint16), Scbf2CmpItem);
+	for (i = 0; i < c.nitems; i++)
+		if (n == 0 || c.items[i] != c.items[n - 1])
+			c.items[n++] = c.items[i];
+	*items = c.items;
+	return n;
+}
+
+/*
+ * a[0 .. na) := the items in both a and b (both sorted, distinct).
+ */
+static int
+Scbf2Intersect(uint16 *a, int na, const uint16 *b, int nb)
+{
+	int			i = 0;
+	int			j = 0;
+	int			n = 0;
+
+	while (i < na && j < nb)
+	{
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else
+		{
+			a[n++] = a[i];
+			i++;
+			j++;
+		}
+	}
+	return n;
+}
+
+/*
+ * The items of one filter that satisfy every condition; -1 stands for "no
+ * condition restricted them" (only SCBF_COND_ANY conditions).
+ */
+static int
+Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
+				 uint64 fold_serial, uint16 **items, BlockNumber nblocks)
+{
+	int			n = -1;
+	int			c;
+
+	for (c = 0; c < nconds && n != 0; c++)
+	{
+		ScbfCond   *cond = &conds[c];
+		BlockNumber root = Scbf2FilterRoot(f, cond->col);
+		uint16	   *these;
+		int			nthese;
+
+		if (cond->kind == SCBF_COND_ANY)
+			continue;
+		if (cond->kind == SCBF_COND_EQ)
+			nthese = Scbf2LedgerLookup(index, root, cond->col, fold_serial,
+									   cond->hashes, cond->nhashes, &these,
+									   nblocks);
+		else
+			nthese = Scbf2CollectAll(index, root, cond->col, fold_serial,
+									 true, &these, nblocks);
+		if (n < 0)
+		{
+			*items = these;
+			n = nthese;
+		}
+		else
+			n = Scbf2Intersect(*items, n, these, nthese);
+	}
+	if (n < 0)
+		n = Scbf2CollectAll(index, Scbf2FilterRoot(f, 0), 0, fold_serial,
+							false, items, nblocks);
+	return n;
+}
+
+/* What Scbf2PendingMatch needs */
+typedef struct Scbf2PendingArg
+{
+	ScbfCond   *conds;
+	int			nconds;
+	TIDBitmap  *tbm;
+	int64		ntuples;
+} Scbf2PendingArg;
+
+/*
+ * qsort/bsearch comparator for uint32 hashes.
+ */
+static int
+Scbf2CmpHash(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Scbf2PendingScan callback: a pending entry that satisfies every
+ * condition goes into the bitmap.
+ */
+static void
+Scbf2PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
+{
+	Scbf2PendingArg *pa = (Scbf2PendingArg *) arg;
+	int			c;
+
+	for (c = 0; c < pa->nconds; c++)
+	{
+		ScbfCond   *cond = &pa->conds[c];
+		uint32		h = hashes[cond->col];
+
+		if (cond->kind == SCBF_COND_EQ &&
+			bsearch(&h, cond->hashes, cond->nhashes, sizeof(uint32),
+					Scbf2CmpHash) == NULL)
+			return;
+		if (cond->kind == SCBF_COND_NOTNULL && h == SCBF_NULL_HASH)
+			return;
+	}
+	tbm_add_tuples(pa->tbm, tid, 1, true);
+	pa->ntuples++;
+}
+
+/*
+ * The pending partitions a probe must read: those of the hashes of an
+ * equality condition on the first column, else all.
+ */
+static void
+Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
+{
+	int			c;
+	int			i;
+
+	for (c = 0; c < nconds; c++)
+	{
+		if (conds[c].kind != SCBF_COND_EQ || conds[c].col != 0)
+			continue;
+		memset(parts, 0, sizeof(bool) * SCBF2_NPENDING);
+		for (i = 0; i < conds[c].nhashes; i++)
+			parts[Scbf2PendingPartition(conds[c].hashes[i])] = true;
+		return;
+	}
+	memset(parts, 1, sizeof(bool) * SCBF2_NPENDING);
+}
+
+/*
+ * The filters that may hold a match, into acc: the AND over the equality
+ * conditions of the OR over each one's hashes of their k rows.
+ */
+static void
+Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+			   ScbfCond *conds, int nconds, uint8 *acc, BlockNumber nblocks)
+{
+	Size		nbytes = Scbf2RowsBytes(meta);
+	uint8	   *one = palloc(nbytes);
+	int			c;
+
+	memset(acc, 0xFF, nbytes);
+	for (c = 0; c < nconds; c++)
+	{
+		Size		b;
+
+		if (conds[c].kind != SCBF_COND_EQ)
+			continue;
+		memset(one, 0, nbytes);
+		Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
+					   conds[c].nhashes, one, nblocks);
+		for (b = 0; b < nbytes; b++)
+			acc[b] &= one[b];
+	}
+	pfree(one);
+}
+
+/*
+ * The filters' part of a probe: the candidates' ledgers.
+ */
+static int64
+Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+				 ScbfCond *conds, int nconds, TIDBitmap *tbm)
+{
+	uint32		nfilters = Scbf2MetaFilters(meta);
+	uint64		fold_serial = Scbf2MetaFoldSerial(meta);
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	MemoryContext filtercxt;
+	MemoryContext oldcxt;
+	uint8	   *acc;
+	uint32		fno;
+	int64		ntuples = 0;
+
+	if (nfilters == 0)
+		return 0;
+	acc = palloc(Scbf2RowsBytes(meta));
+	Scbf2ProbeRows(index, state, meta, conds, nconds, acc, nblocks);
+
+	filtercxt = AllocSetContextCreate(CurrentMemoryContext,
+									  "scbf scan filter context",
+									  ALLOCSET_DEFAULT_SIZES);
+	for (fno = Scbf2RowsNext(meta, acc, 0); fno < nfilters;
+		 fno = Scbf2RowsNext(meta, acc, fno + 1))
+	{
+		Scbf2Filter *f;
+		uint16	   *items = NULL;
+		BlockNumber segstart;
+		int			n;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		oldcxt = MemoryContextSwitchTo(filtercxt);
+		f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
+		if (Scbf2FilterInUse(f))
+		{
+			n = Scbf2FilterItems(index, f, conds, nconds, fold_serial, &items,
+								 nblocks);
+			segstart = Scbf2FilterSegment(f) * state->pages_per_segment;
+			for (i = 0; i < n; i++)
+			{
+				ItemPointerData tid;
+
+				ItemPointerSet(&tid, segstart + ScbfTidRelBlock(items[i]),
+							   ScbfTidOffset(items[i]));
+				tbm_add_tuples(tbm, &tid, 1, true);
+			}
+			ntuples += n;
+		}
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(filtercxt);
+	}
+	MemoryContextDelete(filtercxt);
+	pfree(acc);
+	return ntuples;
+}
+
+/*
+ * scbf2getbitmap
+ *		amgetbitmap of a format-2 index, for the conditions scbfrescan made
+ *		(none of them unsatisfiable).
+ *
+ * The filters and the pending area are read as of one metapage copy.  If
+ * a pending page was freed meanwhile (a fold committed), the probe starts
+ * over from a new copy: a TID added twice to the bitmap is added once.
+ */
+int64
+scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
+{
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2PendingArg pa;
+	bool		parts[SCBF2_NPENDING];
+	int			attempt;
+
+	pa.conds = conds;
+	pa.nconds = nconds;
+	pa.tbm = tbm;
+	Scbf2PendingParts(conds, nconds, parts);
+	for (attempt = 0;; attempt++)
+	{
+		Scbf2Meta  *meta = Scbf2ReadMeta(index);
+		bool		complete = true;
+		int			part;
+
+		if (attempt >= SCBF2_SCAN_RETRIES)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("the pending area of index \"%s\" kept changing during a scan",
+							RelationGetRelationName(index)),
+					 errhint("Please REINDEX it.")));
+		pa.ntuples = Scbf2ScanFilters(index, state, meta, conds, nconds, tbm);
+		for (part = 0; part < SCBF2_NPENDING && complete; part++)
+			if (parts[part])
+				complete = Scbf2PendingScan(index, state, meta, part,
+											Scbf2PendingMatch, &pa);
+		pfree(meta);
+		if (complete)
+			return pa.ntuples;
+	}
+}

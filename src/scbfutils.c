@@ -1,0 +1,340 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfutils.c
+ *	  Storage format 2: the per-relation state, the metapage, and page
+ *	  checks shared by the page-kind modules.
+ *
+ * NOTES
+ *	  ScbfIndexFormat() is how every AM callback picks its code path while
+ *	  both formats exist: rd_amcache holds either format's state, and both
+ *	  start with their format number.  Reading a page of a given kind goes
+ *	  through Scbf2ReadPage(), which checks the block against the end of
+ *	  the index and the page's kind before anyone looks inside, so a stale
+ *	  or corrupted pointer ends in ERRCODE_INDEX_CORRUPTED, never in a read
+ *	  of something else.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfutils.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+#include "scbf_page.h"
+
+/* The per-column seeds: as format 1 derives them */
+#define SCBF2_SEED_STRIDE	UINT64CONST(0x9E3779B97F4A7C15)
+
+StaticAssertDecl(sizeof(Scbf2PageOpaqueData) == sizeof(ScbfPageOpaqueData),
+				 "both formats have one special space size");
+StaticAssertDecl(offsetof(Scbf2PageOpaqueData, type) ==
+				 offsetof(ScbfPageOpaqueData, type),
+				 "both formats keep the page type in one place");
+
+/*
+ * True if the page carries an scbf special space (any format).
+ */
+static bool
+Scbf2PageHasOpaque(Page page)
+{
+	if (PageIsNew(page))
+		return false;
+	if (((PageHeader) page)->pd_special !=
+		BLCKSZ - MAXALIGN(sizeof(Scbf2PageOpaqueData)))
+		return false;
+	return Scbf2PageGetOpaque(page)->page_id == SCBF_PAGE_ID;
+}
+
+/*
+ * Check a format-2 metapage; ERRCODE_INDEX_CORRUPTED if it cannot be one.
+ */
+static void
+Scbf2CheckMetaPage(Relation index, Page page)
+{
+	Scbf2MetaPageData *meta = Scbf2PageGetMeta(page);
+
+	if (!Scbf2PageHasOpaque(page) ||
+		Scbf2PageGetOpaque(page)->type != SCBF_PAGE_META ||
+		meta->magic != SCBF_MAGIC_NUMBER ||
+		meta->version != SCBF2_FORMAT_VERSION)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "Block 0 is not an scbf metapage of format 2.");
+	if (meta->pages_per_segment < 1 ||
+		meta->pages_per_segment > SCBF_MAX_PAGES_PER_SEGMENT ||
+		meta->ncols < 1 || meta->ncols > INDEX_MAX_KEYS ||
+		meta->k < 1 || meta->k > SCBF_ROWS_MAX_K || meta->m < 1 ||
+		meta->ntablepages > SCBF2_MAX_TABLE_PAGES ||
+		meta->nfilters > (uint64) meta->ntablepages *
+		Scbf2EntriesPerPage(meta->ncols) ||
+		meta->band_width % 8 != 0 ||
+		(meta->nfilters > 0 &&
+		 (meta->band_width < meta->nfilters ||
+		  meta->band_rows_per_page < 1 ||
+		  meta->band_rows_per_page !=
+		  scbf_rows_per_page(SCBF2_PAGE_SPACE, meta->band_width) ||
+		  (uint64) meta->band_pages * meta->band_rows_per_page <
+		  (uint64) meta->k * meta->m)))
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage has impossible layout parameters.");
+}
+
+/*
+ * Scbf2InitState
+ *		Fill in the state of an index of this layout.
+ */
+void
+Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout)
+{
+	int			col;
+
+	memset(state, 0, sizeof(Scbf2State));
+	state->format = SCBF2_FORMAT_VERSION;
+	state->ncols = layout->ncols;
+	state->pages_per_segment = layout->pages_per_segment;
+	state->geom.k = layout->k;
+	state->geom.m = layout->m;
+	state->capacity = layout->capacity;
+	state->target_fpr = layout->target_fpr;
+	for (col = 0; col < layout->ncols; col++)
+		state->seeds[col] = (uint64) SCBF_HASH_SEED +
+			SCBF2_SEED_STRIDE * (uint64) (col + 1);
+}
+
+/*
+ * Build the cached state of a format-2 index from its metapage.
+ */
+static Scbf2State *
+Scbf2StateFromMeta(Relation index, Scbf2MetaPageData *meta)
+{
+	Scbf2State *state;
+	Scbf2Layout layout;
+
+	if (meta->ncols != IndexRelationGetNumberOfKeyAttributes(index) ||
+		meta->hash_seed != SCBF_HASH_SEED)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's column count or seed does not match the index.");
+	memset(&layout, 0, sizeof(layout));
+	layout.ncols = meta->ncols;
+	layout.pages_per_segment = meta->pages_per_segment;
+	layout.k = meta->k;
+	layout.m = meta->m;
+	layout.capacity = meta->capacity;
+	layout.target_fpr = meta->target_fpr;
+	state = MemoryContextAlloc(index->rd_indexcxt, sizeof(Scbf2State));
+	Scbf2InitState(state, &layout);
+	return state;
+}
+
+/*
+ * Scbf2InitMetaPage
+ *		A format-2 metapage for this layout, with an empty pending area.
+ */
+void
+Scbf2InitMetaPage(Page page, const Scbf2Layout *layout)
+{
+	Scbf2MetaPageData *meta;
+	int			i;
+
+	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_META;
+	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	meta = Scbf2PageGetMeta(page);
+	meta->magic = SCBF_MAGIC_NUMBER;
+	meta->version = SCBF2_FORMAT_VERSION;
+	meta->pages_per_segment = (uint16) layout->pages_per_segment;
+	meta->ncols = (uint16) layout->ncols;
+	meta->k = (uint16) layout->k;
+	meta->m = layout->m;
+	meta->capacity = layout->capacity;
+	meta->hash_seed = SCBF_HASH_SEED;
+	meta->target_fpr = layout->target_fpr;
+	meta->band_start = layout->band.start;
+	meta->band_pages = layout->band.pages;
+	meta->band_width = layout->band.width;
+	meta->band_rows_per_page = layout->band.rows_per_page;
+	meta->band_serial = layout->band.serial;
+	meta->nfilters = layout->nfilters;
+	meta->table_generation = 1;
+	meta->ntablepages = layout->ntablepages;
+	meta->fold_serial = 0;
+	for (i = 0; i < SCBF2_NPENDING; i++)
+	{
+		meta->pending[i].head = InvalidBlockNumber;
+		meta->pending[i].tail = InvalidBlockNumber;
+	}
+	meta->nentries = layout->nentries;
+	meta->nsegments = layout->nsegments;
+	meta->nledger_pages = layout->nledger_pages;
+	meta->mean_fpr = layout->mean_fpr;
+	if (layout->ntablepages > 0)
+		memcpy(meta->tablepages, layout->tablepages,
+			   sizeof(BlockNumber) * layout->ntablepages);
+
+	/* the whole struct, table list included, stays below pd_lower */
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
+		offsetof(Scbf2MetaPageData, tablepages) +
+		sizeof(BlockNumber) * SCBF2_MAX_TABLE_PAGES;
+	Assert(((PageHeader) page)->pd_lower <= ((PageHeader) page)->pd_upper);
+}
+
+/*
+ * ScbfIndexFormat
+ *		The storage format of an index: 1 or 2.
+ *
+ * From the cached state when there is one; otherwise from the metapage,
+ * caching a format-2 index's state on the way (format 1's is cached by
+ * ScbfGetState, which reads the page again: it happens once per relcache
+ * entry).
+ */
+int
+ScbfIndexFormat(Relation index)
+{
+	Buffer		buf;
+	Page		page;
+	uint32		version;
+
+	if (index->rd_amcache != NULL)
+		return (int) *(uint32 *) index->rd_amcache;
+
+	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!Scbf2PageHasOpaque(page) ||
+		Scbf2PageGetOpaque(page)->type != SCBF_PAGE_META ||
+		Scbf2PageGetMeta(page)->magic != SCBF_MAGIC_NUMBER)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "Block 0 is not an scbf metapage.");
+	version = Scbf2PageGetMeta(page)->version;
+	if (version == SCBF2_FORMAT_VERSION)
+	{
+		Scbf2CheckMetaPage(index, page);
+		index->rd_amcache = Scbf2StateFromMeta(index, Scbf2PageGetMeta(page));
+	}
+	UnlockReleaseBuffer(buf);
+
+	if (version != SCBF_FORMAT_VERSION && version != SCBF2_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has format version %u, this scbf reads versions %u and %u",
+						RelationGetRelationName(index), version,
+						SCBF_FORMAT_VERSION, SCBF2_FORMAT_VERSION),
+				 errhint("REINDEX the index.")));
+	return (int) version;
+}
+
+/*
+ * Scbf2GetState
+ *		The cached state of a format-2 index.
+ */
+Scbf2State *
+Scbf2GetState(Relation index)
+{
+	if (ScbfIndexFormat(index) != SCBF2_FORMAT_VERSION)
+		elog(ERROR, "index \"%s\" is not of storage format 2",
+			 RelationGetRelationName(index));
+	return (Scbf2State *) index->rd_amcache;
+}
+
+/*
+ * Scbf2ReadMeta
+ *		A palloc'd copy of the metapage's contents, checked.
+ */
+Scbf2Meta *
+Scbf2ReadMeta(Relation index)
+{
+	Scbf2MetaPageData *copy = palloc(SCBF2_PAGE_SPACE);
+	Buffer		buf;
+	Page		page;
+
+	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	Scbf2CheckMetaPage(index, page);
+	memcpy(copy, Scbf2PageGetMeta(page), SCBF2_PAGE_SPACE);
+	UnlockReleaseBuffer(buf);
+	return copy;
+}
+
+/*
+ * Filters in the table of a metapage copy.
+ */
+uint32
+Scbf2MetaFilters(const Scbf2Meta *meta)
+{
+	return meta->nfilters;
+}
+
+/*
+ * The last committed fold of a metapage copy.
+ */
+uint64
+Scbf2MetaFoldSerial(const Scbf2Meta *meta)
+{
+	return meta->fold_serial;
+}
+
+/*
+ * The planner's statistics of a metapage copy.
+ */
+void
+Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats)
+{
+	stats->pages_per_segment = meta->pages_per_segment;
+	stats->k = meta->k;
+	stats->nfilters = meta->nfilters;
+	stats->nsegments = meta->nsegments;
+	stats->nentries = meta->nentries;
+	stats->nledger_pages = meta->nledger_pages;
+	stats->mean_fpr = meta->mean_fpr;
+	stats->target_fpr = meta->target_fpr;
+}
+
+/*
+ * Scbf2KeyPositions
+ *		The k row positions of a column's value hash.
+ */
+void
+Scbf2KeyPositions(Scbf2State *state, int col, uint32 hash, uint32 *pos)
+{
+	scbf_filter_positions(scbf_filter_key(hash, state->seeds[col]),
+						  &state->geom, pos);
+}
+
+/*
+ * Scbf2ReadPage
+ *		Pin and lock block blkno, which must be a page of the given type.
+ *
+ * nblocks is the size of the index as the caller last measured it: a block
+ * at or past it cannot be part of any structure.  Reports
+ * ERRCODE_INDEX_CORRUPTED otherwise; callers check the owner fields.
+ */
+Buffer
+Scbf2ReadPage(Relation index, BlockNumber blkno, int mode, uint8 type,
+			  BlockNumber nblocks)
+{
+	Buffer		buf;
+	Page		page;
+
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("A link points to block %u, outside the index's %u blocks.",
+								   blkno, nblocks));
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, mode);
+	page = BufferGetPage(buf);
+	if (!Scbf2PageHasOpaque(page) || Scbf2PageGetOpaque(page)->type != type)
+	{
+		UnlockReleaseBuffer(buf);
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("Block %u is not the page of type %u that a link says it is.",
+								   blkno, type));
+	}
+	return buf;
+}
