@@ -4,8 +4,9 @@
 # standby compares with its own replay of every generic WAL record).  Rounds
 # of CREATE INDEX (filled and empty), inserts that grow filter chains,
 # deletes, VACUUM (removals, recounts, consolidation), updates, TRUNCATE and
-# REINDEX; after each, the standby's index answers (forced) must equal the
-# primary's sequential scan for every probe.
+# REINDEX, and a storage-format-2 index with pending inserts; after each,
+# the standby's index answers (forced) must equal the primary's sequential
+# scan for every probe.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -116,6 +117,31 @@ check_round('truncate', @probes);
 $primary->safe_psql('postgres',
 	"INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 5000) g");
 check_round('insert after truncate', 'a IS NULL', 'b IS NULL AND a = 13');
+
+# storage format 2 (being built: src/README, "Storage v2"): its build, and
+# inserts appended to the pending area, one row and many per transaction
+$primary->safe_psql('postgres', q{
+	CREATE TABLE tst3 (id int, a int, b text);
+	INSERT INTO tst3 SELECT g, g / 20, md5(g::text) FROM generate_series(1, 30000) g;
+	SET scbf.build_format = 2;
+	CREATE INDEX tst3_a ON tst3 USING scbf (a) WITH (pages_per_segment = 8);
+	CREATE INDEX tst3_ba ON tst3 USING scbf (b, a);
+});
+$primary->safe_psql('postgres',
+	'INSERT INTO tst3 SELECT g, g / 20, md5(g::text) FROM generate_series(30001, 50000) g');
+$primary->safe_psql('postgres', 'INSERT INTO tst3 VALUES (0, 7, NULL)');
+$primary->wait_for_catchup($standby);
+scbf_same($standby, 'postgres',
+	[
+		[ 'SELECT * FROM tst3 WHERE a = 7', '>0' ],
+		[ 'SELECT * FROM tst3 WHERE a = 2400', '>0' ],
+		[ 'SELECT * FROM tst3 WHERE a IN (1, 1499, 1500, 2499)', '>0' ],
+		[ "SELECT * FROM tst3 WHERE b = md5('44444') AND a = 2222", '>0' ],
+		[ 'SELECT * FROM tst3 WHERE b IS NULL', '>0' ],
+		[ 'SELECT * FROM tst3 WHERE a = -1', 'empty' ],
+	],
+	reference => $primary,
+	name => 'format 2: built and pending entries on the standby');
 
 # the standby replayed every record without a consistency failure
 my $log = slurp_file($standby->logfile);
