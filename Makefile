@@ -18,6 +18,7 @@ OBJS = \
 	src/scbfcost.o \
 	src/scbfdir.o \
 	src/scbffilter.o \
+	src/scbffold.o \
 	src/scbffuncs.o \
 	src/scbfinsert.o \
 	src/scbfledger.o \

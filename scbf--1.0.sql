@@ -256,9 +256,16 @@ RETURNS int
 AS 'MODULE_PATHNAME', 'scbf_rebuild'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
--- These reveal indexed values or their presence: not for PUBLIC (each also
--- checks that the caller may SELECT from the table; scbf_rebuild that the
--- caller owns it).
+-- Fold the pending area of a format-2 index now, as VACUUM does (as
+-- gin_clean_pending_list does for GIN); returns the entries folded
+CREATE FUNCTION scbf_clean_pending(index regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'scbf_clean_pending'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- These reveal indexed values or their presence, or change the index: not
+-- for PUBLIC (each also checks that the caller may SELECT from the table;
+-- scbf_rebuild and scbf_clean_pending that the caller owns it).
 REVOKE ALL ON FUNCTION scbf_index_info(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_segments(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_filters(regclass, int) FROM PUBLIC;
@@ -267,6 +274,7 @@ REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_probe(regclass, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM PUBLIC;
 
 --
 -- The mathematics of split counting Bloom filters, with the paper's errors

@@ -100,6 +100,52 @@ SELECT scbf_same('SELECT * FROM f2 WHERE cust = 4500 AND status = 1');
 SELECT scbf_same('SELECT * FROM f2 WHERE status IS NULL AND cust = 777777');
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = ANY (ARRAY[3, 3100, 4999])');
 
+-- the fold: the flush of those 40,000 rows filled pending pages enough to
+-- fold them into the filters, so nothing is left to fold; a few rows more
+-- stay pending until scbf_clean_pending() folds exactly them, and every
+-- answer stays the same through each fold
+SELECT scbf_clean_pending('f2_cust') AS left_after_bulk_insert;
+INSERT INTO f2 VALUES (100001, 4500, 'p1', 1), (100002, 123456, 'p2', 2),
+	(100003, 3, NULL, NULL);
+SELECT scbf_same('SELECT * FROM f2 WHERE cust IN (4500, 123456, 3)');
+SELECT scbf_clean_pending('f2_cust') AS folded;
+SELECT scbf_clean_pending('f2_cust') AS folded_again;
+SELECT scbf_same('SELECT * FROM f2 WHERE cust IN (4500, 123456, 3)');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 123456 AND status = 2');
+SELECT scbf_same('SELECT * FROM f2 WHERE code = ''p2''');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 2999');
+SELECT scbf_clean_pending('f2_pair') AS pair_folded;
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 123456 AND status = 2');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 3 AND status IS NULL');
+SELECT scbf_empty('SELECT * FROM f2 WHERE cust = 123456 AND status = 3');
+
+-- folds that outgrow the band: a one-segment index whose table grows by
+-- many segments makes the fold move the rows to a wider band, twice; old
+-- and new filters answer alike
+CREATE TABLE f2w (a int, b text);
+INSERT INTO f2w SELECT g % 50, 'w' || g FROM generate_series(1, 100) g;
+CREATE INDEX f2w_ab ON f2w USING scbf (a, b) WITH (pages_per_segment = 8);
+INSERT INTO f2w SELECT g % 50, 'w' || g FROM generate_series(101, 6000) g;
+SELECT scbf_clean_pending('f2w_ab') >= 0 AS folded;
+SELECT scbf_same('SELECT * FROM f2w WHERE a = 7');
+SELECT scbf_same('SELECT * FROM f2w WHERE b = ''w5999''');
+SELECT scbf_same('SELECT * FROM f2w WHERE b = ''w50''');
+INSERT INTO f2w SELECT g % 50, 'w' || g FROM generate_series(6001, 60000) g;
+SELECT scbf_clean_pending('f2w_ab') >= 0 AS folded;
+SELECT scbf_same('SELECT * FROM f2w WHERE a = 49 AND b = ''w59999''');
+SELECT scbf_same('SELECT * FROM f2w WHERE b IN (''w1'', ''w6001'', ''w59950'')');
+SELECT scbf_empty('SELECT * FROM f2w WHERE b = ''w60001''');
+-- a segment that takes more rows later: its filter takes a second run
+INSERT INTO f2w SELECT 7, 'late' || g FROM generate_series(1, 5) g;
+SELECT scbf_clean_pending('f2w_ab') AS folded;
+SELECT scbf_same('SELECT * FROM f2w WHERE a = 7');
+SELECT scbf_same('SELECT * FROM f2w WHERE b = ''late3''');
+-- VACUUM folds too
+INSERT INTO f2w VALUES (51, 'by vacuum');
+VACUUM f2w;
+SELECT scbf_clean_pending('f2w_ab') AS left_after_vacuum;
+SELECT scbf_same('SELECT * FROM f2w WHERE a = 51');
+
 -- rolled back, whole or in part: never found
 BEGIN;
 INSERT INTO f2 VALUES (0, 888888, 'gone', 1);
@@ -143,4 +189,4 @@ INSERT INTO f2 VALUES (0, 1234, 'new', 1);
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = ''new''');
 
-DROP TABLE f2, f2n, f2s, f2e, f2u;
+DROP TABLE f2, f2n, f2s, f2e, f2u, f2w;

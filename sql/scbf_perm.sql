@@ -1,7 +1,8 @@
 --
 -- scbf_perm: the functions that reveal values or their presence are not
 -- executable by PUBLIC, and once granted they still check that the caller
--- may SELECT from the table; scbf_rebuild checks that the caller owns it.
+-- may SELECT from the table; scbf_rebuild and scbf_clean_pending check that
+-- the caller owns it.
 -- The mathematics is for everyone.
 --
 SET client_min_messages = warning;
@@ -19,7 +20,7 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-					'scbf_probe', 'scbf_verify', 'scbf_rebuild')
+					'scbf_probe', 'scbf_verify', 'scbf_rebuild', 'scbf_clean_pending')
 ORDER BY p.oid::regprocedure::text;
 -- but the mathematics, yes
 SELECT count(*) AS math_functions,
@@ -28,7 +29,8 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::re
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
   AND p.proname NOT IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-						'scbf_probe', 'scbf_verify', 'scbf_rebuild');
+						'scbf_probe', 'scbf_verify', 'scbf_rebuild',
+						'scbf_clean_pending');
 
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
@@ -40,6 +42,7 @@ SELECT count(*) FROM scbf_probe('secret_a', 42);
 SELECT count(*) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a');
 SELECT scbf_rebuild('secret_a');
+SELECT scbf_clean_pending('secret_a');
 \set VERBOSITY default
 SELECT scbf_optimal_k(0.01), scbf_chain_fpr(0.01, 2);
 SELECT n FROM scbf_paper_table1() WHERE k = 10;
@@ -49,7 +52,8 @@ RESET ROLE;
 GRANT EXECUTE ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text)
+	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
+	scbf_clean_pending(regclass)
 	TO regress_scbf_reader;
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
@@ -78,6 +82,7 @@ SELECT scbf_verify('secret_a', true);
 \set VERBOSITY terse
 SELECT scbf_rebuild('secret_a');
 SELECT scbf_rebuild('secret_a', 0, 'heap');
+SELECT scbf_clean_pending('secret_a');
 \set VERBOSITY default
 RESET ROLE;
 
@@ -93,10 +98,13 @@ RESET ROLE;
 
 -- the owner may rebuild, from the ledgers and from the heap
 ALTER TABLE secret OWNER TO regress_scbf_owner;
-GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text) TO regress_scbf_owner;
+GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text),
+	scbf_clean_pending(regclass) TO regress_scbf_owner;
 SET ROLE regress_scbf_owner;
 SELECT scbf_rebuild('secret_a') > 0 AS rebuilt;
 SELECT scbf_rebuild('secret_a', 0, 'heap') AS rebuilt;
+-- a format-1 index has no pending area
+SELECT scbf_clean_pending('secret_a') AS folded;
 RESET ROLE;
 SELECT scbf_verify('secret_a', true);
 
@@ -104,8 +112,10 @@ DROP TABLE secret;
 REVOKE ALL ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text)
+	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
+	scbf_clean_pending(regclass)
 	FROM regress_scbf_reader;
-REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM regress_scbf_owner;
+REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text),
+	scbf_clean_pending(regclass) FROM regress_scbf_owner;
 DROP ROLE regress_scbf_reader;
 DROP ROLE regress_scbf_owner;

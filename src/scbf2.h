@@ -110,10 +110,57 @@ typedef struct Scbf2Stats
 	double		target_fpr;
 } Scbf2Stats;
 
+/* A key whose bits a fold sets: its filter, column and hash */
+typedef struct Scbf2RowKey
+{
+	uint32		filterno;
+	int			col;
+	uint32		hash;
+} Scbf2RowKey;
+
 /* A key of a filter, and the enumeration of a filter's keys (build) */
 typedef void (*Scbf2KeyFn) (int col, uint32 hash, void *arg);
 typedef void (*Scbf2KeysFn) (uint32 filterno, Scbf2KeyFn emit, void *emit_arg,
 							 void *arg);
+
+/* Where a fold's reading of a pending partition ended */
+typedef struct Scbf2PendingCut
+{
+	BlockNumber blkno;			/* last page read; Invalid: none */
+	uint32		serial;			/* its serial */
+	uint16		nentries;		/* the entries it had */
+} Scbf2PendingCut;
+
+/* What a fold's metapage record writes */
+typedef struct Scbf2FoldCommit
+{
+	uint64		serial;			/* the fold's serial */
+	Scbf2PendingCut cuts[SCBF2_NPENDING];	/* Invalid: partition not read */
+	bool		band_changed;
+	Scbf2Band	band;			/* the new band, if band_changed */
+	uint32		nfilters;
+	BlockNumber *tablepages;
+	uint32		ntablepages;
+	uint64		nentries_added;
+	uint32		nsegments_added;
+	uint32		nledger_pages_added;
+} Scbf2FoldCommit;
+
+/* A ledger run encoded by a fold, not yet written; opaque (scbfledger.c) */
+typedef struct Scbf2EncodedRun Scbf2Run;
+
+/* Runs a ledger root takes before the fold starts a new filter */
+#define SCBF2_MAX_RUNS				8
+
+/*
+ * A segment with more distinct keys than a filter takes is split into at
+ * most this many filters, by ranges of the first column's hash (build and
+ * fold); beyond, its filters answer "maybe" more often.
+ */
+#define SCBF2_MAX_SPLIT				8
+
+/* Pages a partition may reach before a flush asks for a fold */
+#define SCBF2_FOLD_PAGES			3
 
 /* One pending entry, handed to Scbf2PendingScan's callback */
 typedef void (*Scbf2PendingFn) (ItemPointer tid, const uint32 *hashes,
@@ -133,6 +180,9 @@ extern Buffer Scbf2ReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 Scbf2MetaFilters(const Scbf2Meta *meta);
 extern uint64 Scbf2MetaFoldSerial(const Scbf2Meta *meta);
 extern void Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats);
+extern uint32 Scbf2MetaGraveRoom(const Scbf2Meta *meta);
+extern void Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc);
+extern void Scbf2RecycleGraves(Relation index);
 extern void Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout);
 extern void Scbf2InitMetaPage(Page page, const Scbf2Layout *layout);
 
@@ -145,6 +195,8 @@ extern uint32 Scbf2FilterSegment(const Scbf2Filter *f);
 extern BlockNumber Scbf2FilterRoot(const Scbf2Filter *f, int col);
 extern uint16 Scbf2FilterPosition(const Scbf2Filter *f);
 extern void Scbf2FilterSetKeys(Scbf2Filter *f, uint32 nkeys);
+extern uint32 Scbf2FilterKeys(const Scbf2Filter *f);
+extern void Scbf2FilterGetBits(const Scbf2Filter *f, uint32 *nset);
 extern Scbf2Filter *Scbf2NewFilter(int ncols, uint32 segno, uint16 position,
 								   uint32 nentries, uint32 nkeys);
 extern void Scbf2FilterSetRoot(Scbf2Filter *f, int col, BlockNumber root);
@@ -152,10 +204,22 @@ extern void Scbf2FilterSetBits(Scbf2Filter *f, uint32 k, const uint32 *nset);
 extern double Scbf2FilterFpr(const Scbf2Filter *f, uint32 k, uint32 m);
 extern void Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
 							uint32 nfilters, Scbf2Layout *layout);
+extern Scbf2Filter **Scbf2ReadTable(Relation index, Scbf2State *state,
+									const Scbf2Meta *meta, BlockNumber nblocks);
+extern void Scbf2UpdateTable(Relation index, Scbf2State *state,
+							 const Scbf2Meta *meta, Scbf2Filter **filters,
+							 const bool *changed, uint32 nold, uint32 nnew,
+							 BlockNumber **tablepages, uint32 *ntablepages,
+							 BlockNumber nblocks);
+extern uint32 Scbf2FilterEntries(const Scbf2Filter *f);
+extern bool Scbf2FilterIsActive(const Scbf2Filter *f);
+extern void Scbf2FilterClose(Scbf2Filter *f);
+extern void Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n);
+extern void Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice);
 
 /* scbfrows.c */
 extern Size Scbf2RowsBytes(const Scbf2Meta *meta);
-extern void Scbf2RowsProbe(Relation index, Scbf2State *state,
+extern bool Scbf2RowsProbe(Relation index, Scbf2State *state,
 						   const Scbf2Meta *meta, int col,
 						   const uint32 *hashes, int nhashes, uint8 *acc,
 						   BlockNumber nblocks);
@@ -163,6 +227,13 @@ extern uint32 Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc,
 							uint32 from);
 extern void Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,
 						  Scbf2Band *band);
+extern void Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band);
+extern void Scbf2RowsSet(Relation index, Scbf2State *state,
+						 const Scbf2Band *band, const Scbf2RowKey *keys, int n,
+						 Scbf2Filter **filters, BlockNumber nblocks);
+extern void Scbf2BandRelayout(Relation index, Scbf2State *state,
+							  const Scbf2Band *old, uint32 nfilters,
+							  Scbf2Band *band, BlockNumber nblocks);
 extern void Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 						   uint32 nfilters, Scbf2KeysFn keys, void *arg,
 						   uint32 *nset);
@@ -175,17 +246,29 @@ extern BlockNumber Scbf2LedgerWrite(Relation index, uint32 segno,
 									uint32 filterno, int col, uint64 serial,
 									const uint32 *hashes, const uint16 *items,
 									int n, uint32 *npages);
+extern Scbf2Run *Scbf2LedgerEncode(Relation index, uint32 segno, int col,
+								   uint64 serial, const uint32 *hashes,
+								   const uint16 *items, int n);
+extern bool Scbf2LedgerHasRoom(Relation index, BlockNumber root,
+							   const Scbf2Run *run, BlockNumber nblocks);
+extern BlockNumber Scbf2LedgerAppend(Relation index, BlockNumber root,
+									 uint32 filterno, int col, Scbf2Run *run,
+									 BlockNumber nblocks, uint32 *npages);
 extern void Scbf2LedgerScan(Relation index, BlockNumber root, int col,
 							uint64 fold_serial, Scbf2PostingFn fn, void *arg,
 							BlockNumber nblocks);
 
 /* scbfpending.c */
 extern int	Scbf2PendingPartition(uint32 hash0);
-extern void Scbf2PendingAppend(Relation index, Scbf2State *state,
+extern bool Scbf2PendingAppend(Relation index, Scbf2State *state,
 							   ItemPointer tids, const uint32 *hashes, int n);
 extern bool Scbf2PendingScan(Relation index, Scbf2State *state,
 							 const Scbf2Meta *meta, int part,
-							 Scbf2PendingFn fn, void *arg);
+							 Scbf2PendingFn fn, void *arg,
+							 Scbf2PendingCut *cut);
+
+/* scbffold.c */
+extern int64 Scbf2Fold(Relation index, bool wait);
 
 /* scbfbuild2.c */
 extern IndexBuildResult *scbf2build(Relation heap, Relation index,

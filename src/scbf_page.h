@@ -25,6 +25,8 @@
 #ifndef SCBF_PAGE_H
 #define SCBF_PAGE_H
 
+#include "access/transam.h"
+
 #include "scbf2.h"
 
 /* Page types of format 2 (META and FREE are format 1's numbers) */
@@ -77,6 +79,28 @@ typedef struct Scbf2PendingHead
 	uint16		unused;
 } Scbf2PendingHead;
 
+/*
+ * Pages a fold superseded (an old band, a folded piece of a pending
+ * chain) wait here until no probe can still read them: recycled once
+ * safexid, the next transaction id when they were superseded, is older
+ * than every snapshot (GlobalVisCheckRemovableFullXid), as btree recycles
+ * deleted pages.
+ */
+#define SCBF2_GRAVES				48
+#define SCBF2_GRAVE_BAND			1	/* blocks first .. first + n - 1 */
+#define SCBF2_GRAVE_PENDING			2	/* the chain from first up to, not
+										 * including, stop */
+
+typedef struct Scbf2Grave
+{
+	FullTransactionId safexid;
+	uint16		kind;			/* SCBF2_GRAVE_* */
+	uint16		unused;
+	BlockNumber first;
+	uint32		n;				/* band: pages */
+	BlockNumber stop;			/* pending: where the piece ends */
+} Scbf2Grave;
+
 typedef struct Scbf2MetaPageData
 {
 	uint32		magic;			/* SCBF_MAGIC_NUMBER */
@@ -114,6 +138,11 @@ typedef struct Scbf2MetaPageData
 	uint32		nsegments;		/* segments with a filter */
 	uint32		nledger_pages;
 	float8		mean_fpr;		/* mean over filters of the state rate */
+
+	/* superseded pages, until they can be recycled */
+	uint32		ngraves;
+	uint32		unused2;
+	Scbf2Grave	graves[SCBF2_GRAVES];
 
 	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
 } Scbf2MetaPageData;

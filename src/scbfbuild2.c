@@ -51,12 +51,10 @@
 
 /*
  * Bounds that keep a sample of unrepresentative segments from making
- * filters too small: a filter is sized for at least this many keys, and a
- * segment is split into at most this many filters (beyond, its filters
- * hold more keys than sized for and answer "maybe" more often).
+ * filters too small: a filter is sized for at least this many keys (a
+ * segment is split into at most SCBF2_MAX_SPLIT filters).
  */
 #define SCBF2_MIN_FILTER_KEYS		64
-#define SCBF2_MAX_SPLIT				8
 
 /* A segment's entries, held until the geometry is chosen or late */
 typedef struct Scbf2HeldSegment
@@ -482,7 +480,7 @@ Scbf2EmitPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
  * Scbf2KeysFn of the build: a filter's keys, from its ledger.
  */
 static void
-Scbf2FilterKeys(uint32 filterno, Scbf2KeyFn emit, void *emit_arg, void *arg)
+Scbf2BuildFilterKeys(uint32 filterno, Scbf2KeyFn emit, void *emit_arg, void *arg)
 {
 	Scbf2KeysArg *ka = (Scbf2KeysArg *) arg;
 	Scbf2Filter *f = ka->bs->filters[filterno];
@@ -550,7 +548,7 @@ Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
 		Scbf2BandBuild(bs->index, &state, &layout->band, bs->nfilters,
-					   Scbf2FilterKeys, &ka, nset);
+					   Scbf2BuildFilterKeys, &ka, nset);
 	}
 	for (f = 0; f < bs->nfilters; f++)
 	{

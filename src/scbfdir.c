@@ -19,6 +19,8 @@
  */
 #include "postgres.h"
 
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
 #include "utils/rel.h"
 
 #include "scbf2.h"
@@ -104,6 +106,24 @@ void
 Scbf2FilterSetKeys(Scbf2Filter *f, uint32 nkeys)
 {
 	f->nkeys = nkeys;
+}
+
+/*
+ * The distinct keys a filter holds, summed over the columns.
+ */
+uint32
+Scbf2FilterKeys(const Scbf2Filter *f)
+{
+	return f->nkeys;
+}
+
+/*
+ * Its set bits per slice, into nset[SCBF_ROWS_MAX_K].
+ */
+void
+Scbf2FilterGetBits(const Scbf2Filter *f, uint32 *nset)
+{
+	memcpy(nset, f->nset, sizeof(f->nset));
 }
 
 /*
@@ -205,4 +225,166 @@ Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
 	}
+}
+
+/*
+ * Scbf2ReadTable
+ *		Copies of every entry of the filter table of a metapage copy: an
+ *		array of Scbf2MetaFilters(meta) entries, each palloc'd.
+ */
+Scbf2Filter **
+Scbf2ReadTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+			   BlockNumber nblocks)
+{
+	Size		esize = Scbf2EntrySize(state->ncols);
+	uint32		perpage = Scbf2EntriesPerPage(state->ncols);
+	Scbf2Filter **filters = palloc(sizeof(Scbf2Filter *) *
+								   Max(meta->nfilters, 1));
+	uint32		p;
+	uint32		c = 0;
+
+	for (p = 0; p * perpage < meta->nfilters; p++)
+	{
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = Scbf2ReadPage(index, meta->tablepages[p], BUFFER_LOCK_SHARE,
+							SCBF_PAGE_TABLE, nblocks);
+		page = BufferGetPage(buf);
+		if (Scbf2PageGetOpaque(page)->index != p)
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, meta->tablepages[p],
+							  "A filter table page is not the one the metapage lists there.");
+		}
+		for (; c < meta->nfilters && c < (p + 1) * perpage; c++)
+		{
+			filters[c] = palloc(esize);
+			memcpy(filters[c],
+				   (char *) PageGetContents(page) + esize * (c - p * perpage),
+				   esize);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	return filters;
+}
+
+/*
+ * Scbf2UpdateTable
+ *		Write the entries a fold changed, WAL-logged: filters[c] for every
+ *		c < nold with changed[c], and all of filters[nold .. nnew), on new
+ *		table pages as needed.  *tablepages (palloc'd, ntablepages long)
+ *		receives the table's pages, for the fold's metapage record: the new
+ *		entries are invisible until it commits.
+ */
+void
+Scbf2UpdateTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+				 Scbf2Filter **filters, const bool *changed, uint32 nold,
+				 uint32 nnew, BlockNumber **tablepages, uint32 *ntablepages,
+				 BlockNumber nblocks)
+{
+	Size		esize = Scbf2EntrySize(state->ncols);
+	uint32		perpage = Scbf2EntriesPerPage(state->ncols);
+	uint32		npages = (nnew + perpage - 1) / perpage;
+	uint32		p;
+
+	if (npages > SCBF2_MAX_TABLE_PAGES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("index \"%s\" would need %u filters, more than its filter table holds",
+						RelationGetRelationName(index), nnew),
+				 errhint("REINDEX it with a larger pages_per_segment.")));
+	*tablepages = palloc(sizeof(BlockNumber) * Max(npages, 1));
+	*ntablepages = npages;
+	for (p = 0; p < npages; p++)
+	{
+		uint32		first = p * perpage;
+		uint32		last = Min(nnew, first + perpage);
+		bool		isnew = p >= meta->ntablepages;
+		bool		any = isnew;
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+		uint32		c;
+
+		for (c = first; c < last && !any; c++)
+			any = c >= nold || changed[c];
+		if (!isnew)
+			(*tablepages)[p] = meta->tablepages[p];
+		if (!any)
+			continue;
+
+		if (isnew)
+			buf = ScbfNewBuffer(index);
+		else
+			buf = Scbf2ReadPage(index, meta->tablepages[p],
+								BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_TABLE,
+								nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf,
+										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
+		if (isnew)
+		{
+			PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+			Scbf2PageGetOpaque(page)->index = p;
+			Scbf2PageGetOpaque(page)->type = SCBF_PAGE_TABLE;
+			Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+			((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
+				esize * perpage;
+			(*tablepages)[p] = BufferGetBlockNumber(buf);
+		}
+		for (c = first; c < last; c++)
+			if (c >= nold || changed[c])
+				memcpy((char *) PageGetContents(page) + esize * (c - first),
+					   filters[c], esize);
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * A filter's entries (one per heap tuple).
+ */
+uint32
+Scbf2FilterEntries(const Scbf2Filter *f)
+{
+	return f->nentries;
+}
+
+/*
+ * True if the filter takes its segment's new entries.
+ */
+bool
+Scbf2FilterIsActive(const Scbf2Filter *f)
+{
+	return f->state == SCBF2_FILTER_ACTIVE;
+}
+
+/*
+ * A newer filter takes over its segment's entries.
+ */
+void
+Scbf2FilterClose(Scbf2Filter *f)
+{
+	f->state = SCBF2_FILTER_CLOSED;
+}
+
+/*
+ * Count n more entries.
+ */
+void
+Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n)
+{
+	f->nentries += n;
+}
+
+/*
+ * One more set bit in slice `slice`.
+ */
+void
+Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice)
+{
+	if (slice < SCBF_ROWS_MAX_K)
+		f->nset[slice]++;
 }

@@ -56,6 +56,7 @@
 #include "utils/tuplestore.h"
 
 #include "scbf.h"
+#include "scbf2.h"
 
 PG_FUNCTION_INFO_V1(scbf_index_info);
 PG_FUNCTION_INFO_V1(scbf_segments);
@@ -64,6 +65,7 @@ PG_FUNCTION_INFO_V1(scbf_pages);
 PG_FUNCTION_INFO_V1(scbf_probe);
 PG_FUNCTION_INFO_V1(scbf_probe_text);
 PG_FUNCTION_INFO_V1(scbf_rebuild);
+PG_FUNCTION_INFO_V1(scbf_clean_pending);
 
 /*
  * How often a diagnostic reads a segment whose chain changes under it
@@ -1578,4 +1580,33 @@ scbf_rebuild(PG_FUNCTION_ARGS)
 
 	ScbfCloseIndex(index, heap, lockmode);
 	PG_RETURN_INT32(count);
+}
+
+/*
+ * scbf_clean_pending(index regclass): fold the pending area of a format-2
+ * index into its filters now, as VACUUM does, and return the entries
+ * folded (0 for a format-1 index, which has no pending area).  Waits for a
+ * fold another backend runs.  Like gin_clean_pending_list(), for the table's
+ * owner.
+ */
+Datum
+scbf_clean_pending(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int64		folded = 0;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("scbf_clean_pending() cannot be executed during recovery.")));
+	index = ScbfOpenIndex(fcinfo, 0, RowExclusiveLock, &heap, false);
+	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(heap));
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+		folded = Scbf2Fold(index, true);
+	ScbfCloseIndex(index, heap, RowExclusiveLock);
+	PG_RETURN_INT64(folded);
 }

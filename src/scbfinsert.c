@@ -837,12 +837,15 @@ ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 }
 
 /*
- * Write a batch of entries to a format-2 index: to its pending area.
+ * Write a batch of entries to a format-2 index: to its pending area, then,
+ * if a partition has grown long, fold it into the filters unless another
+ * backend is folding already.
  */
 static void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 {
-	Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n);
+	if (Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n))
+		Scbf2Fold(index, false);
 }
 
 /*

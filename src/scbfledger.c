@@ -24,6 +24,7 @@
  */
 #include "postgres.h"
 
+#include "access/generic_xlog.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
 
@@ -287,35 +288,33 @@ Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	pfree(lc);
 }
 
-/*
- * Finish a leaf being written: its header, pd_lower, dirty, released.
- */
-static void
-Scbf2FinishLeaf(Buffer buf, uint32 fence, scbf_pl_writer *w)
+/* A run encoded into leaf images, before it has blocks (Scbf2Run) */
+struct Scbf2EncodedRun
 {
-	Page		page = BufferGetPage(buf);
-	Scbf2LeafPageData *ld = Scbf2PageGetLeaf(page);
-
-	ld->fence = fence;
-	ld->nbytes = (uint16) w->len;
-	ld->nlists = (uint16) w->nlists;
-	((PageHeader) page)->pd_lower =
-		(Scbf2LeafBytes(page) + w->len) - (uint8 *) page;
-	MarkBufferDirty(buf);
-	UnlockReleaseBuffer(buf);
-}
+	uint64		serial;			/* the fold serial that writes it */
+	int			nentries;
+	int			nleaves;
+	int			maxleaves;
+	Page	   *images;
+	Scbf2Fence *fences;			/* hashes set, blocks once written */
+};
 
 /*
- * Start a new leaf of a run, in a new buffer.
+ * Start a new leaf image of the run.
  */
-static Buffer
-Scbf2StartLeaf(Relation index, uint32 segno, int col, uint64 serial,
-			   uint32 fence, scbf_pl_writer *w)
+static Page
+Scbf2NewLeafImage(Scbf2Run *er, uint32 segno, int col, uint64 serial,
+				  uint32 fence, scbf_pl_writer *w)
 {
-	Buffer		buf = ScbfNewBuffer(index);
-	Page		page = BufferGetPage(buf);
+	Page		page = palloc0(BLCKSZ);
 	Scbf2PageOpaque opaque;
 
+	if (er->nleaves == er->maxleaves)
+	{
+		er->maxleaves *= 2;
+		er->images = repalloc(er->images, sizeof(Page) * er->maxleaves);
+		er->fences = repalloc(er->fences, sizeof(Scbf2Fence) * er->maxleaves);
+	}
 	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
 	opaque = Scbf2PageGetOpaque(page);
 	opaque->owner = segno;
@@ -323,8 +322,163 @@ Scbf2StartLeaf(Relation index, uint32 segno, int col, uint64 serial,
 	opaque->column = (uint16) col;
 	opaque->type = SCBF_PAGE_LEAF;
 	opaque->page_id = SCBF_PAGE_ID;
+	Scbf2PageGetLeaf(page)->fence = fence;
+	er->images[er->nleaves] = page;
+	er->fences[er->nleaves].hash = fence;
+	er->fences[er->nleaves].blkno = InvalidBlockNumber;
+	er->nleaves++;
 	scbf_pl_writer_init(w, Scbf2LeafBytes(page), SCBF2_LEAF_BYTES, fence);
-	return buf;
+	return page;
+}
+
+/*
+ * Close the leaf image being written: its counts and pd_lower.
+ */
+static void
+Scbf2CloseLeafImage(Page page, scbf_pl_writer *w)
+{
+	Scbf2PageGetLeaf(page)->nbytes = (uint16) w->len;
+	Scbf2PageGetLeaf(page)->nlists = (uint16) w->nlists;
+	((PageHeader) page)->pd_lower =
+		(Scbf2LeafBytes(page) + w->len) - (uint8 *) page;
+}
+
+/*
+ * Encode hashes[i] / items[i], i < n, sorted by (hash, item), items
+ * distinct within a hash, as the leaf images of one run.
+ */
+static void
+Scbf2EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
+			   const uint32 *hashes, const uint16 *items, int n,
+			   Scbf2Run *er)
+{
+	scbf_pl_writer w;
+	Page		leaf = NULL;
+	bool		full = false;
+	int			i = 0;
+
+	er->nleaves = 0;
+	er->maxleaves = 8;
+	er->images = palloc(sizeof(Page) * er->maxleaves);
+	er->fences = palloc(sizeof(Scbf2Fence) * er->maxleaves);
+	while (i < n)
+	{
+		int			j = i;
+		int			off = 0;
+
+		/* the posting list of hashes[i]: items[i .. j) */
+		while (j < n && hashes[j] == hashes[i])
+			j++;
+		while (off < j - i)
+		{
+			int			wrote = 0;
+
+			if (leaf != NULL && !full)
+				wrote = scbf_pl_append(&w, hashes[i], items + i + off,
+									   j - i - off);
+			if (wrote < 0)
+				elog(ERROR, "ledger entries of index \"%s\" are out of order",
+					 RelationGetRelationName(index));
+			if (wrote == 0)
+			{
+				if (leaf != NULL)
+					Scbf2CloseLeafImage(leaf, &w);
+				leaf = Scbf2NewLeafImage(er, segno, col, serial, hashes[i], &w);
+				full = false;
+				continue;
+			}
+			off += wrote;
+			/* the list goes on: this leaf is full */
+			full = off < j - i;
+		}
+		i = j;
+	}
+	if (leaf != NULL)
+		Scbf2CloseLeafImage(leaf, &w);
+}
+
+/*
+ * Write a page image into a new buffer: WAL-logged as a full image, or,
+ * for ambuild, unlogged (the build logs the whole index at its end).
+ * Returns the block.
+ */
+static BlockNumber
+Scbf2WriteImage(Relation index, Page image, bool wal)
+{
+	Buffer		buf = ScbfNewBuffer(index);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+
+	if (wal)
+	{
+		GenericXLogState *xlog = GenericXLogStart(index);
+		Page		page = GenericXLogRegisterBuffer(xlog, buf,
+													 GENERIC_XLOG_FULL_IMAGE);
+
+		memcpy(page, image, BLCKSZ);
+		GenericXLogFinish(xlog);
+	}
+	else
+	{
+		memcpy(BufferGetPage(buf), image, BLCKSZ);
+		MarkBufferDirty(buf);
+	}
+	UnlockReleaseBuffer(buf);
+	return blkno;
+}
+
+/*
+ * Write the leaves of an encoded run; their blocks go into its fences.
+ */
+static void
+Scbf2WriteLeaves(Relation index, Scbf2Run *er, bool wal)
+{
+	int			i;
+
+	for (i = 0; i < er->nleaves; i++)
+	{
+		er->fences[i].blkno = Scbf2WriteImage(index, er->images[i], wal);
+		pfree(er->images[i]);
+	}
+}
+
+/*
+ * Put run (made = serial, fences of er) at the end of the runs of a root
+ * page image; false if it does not fit.
+ */
+static bool
+Scbf2RootAddRun(Page page, uint64 serial, int n, Scbf2Run *er)
+{
+	Scbf2RootPageData *rd = Scbf2PageGetRoot(page);
+	Scbf2RunData *run;
+	Size		size = MAXALIGN(Scbf2RunSize(er->nleaves));
+
+	if (rd->nbytes + size > SCBF2_ROOT_BYTES)
+		return false;
+	run = (Scbf2RunData *) (Scbf2RootRuns(page) + rd->nbytes);
+	run->made = serial;
+	run->gone = PG_UINT64_MAX;
+	run->nentries = (uint32) n;
+	run->nleaves = (uint16) er->nleaves;
+	memcpy(run->fences, er->fences, sizeof(Scbf2Fence) * er->nleaves);
+	rd->nruns++;
+	rd->nbytes += size;
+	((PageHeader) page)->pd_lower =
+		(Scbf2RootRuns(page) + rd->nbytes) - (char *) page;
+	return true;
+}
+
+/*
+ * Initialize an empty root page image of filter filterno, column col.
+ */
+static void
+Scbf2InitRoot(Page page, uint32 filterno, int col)
+{
+	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+	Scbf2PageGetOpaque(page)->owner = filterno;
+	Scbf2PageGetOpaque(page)->column = (uint16) col;
+	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROOT;
+	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	((PageHeader) page)->pd_lower = Scbf2RootRuns(page) - (char *) page;
 }
 
 /*
@@ -342,88 +496,155 @@ Scbf2LedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
 				 uint64 serial, const uint32 *hashes, const uint16 *items,
 				 int n, uint32 *npages)
 {
-	int			maxfences = n / 64 + 2;
-	Scbf2Fence *fences = palloc(sizeof(Scbf2Fence) * maxfences);
-	int			nfences = 0;
-	scbf_pl_writer w;
-	Buffer		leaf = InvalidBuffer;
-	Buffer		rootbuf;
+	Scbf2Run	er;
+	Page		root = palloc(BLCKSZ);
 	BlockNumber rootblk;
+
+	Scbf2EncodeRun(index, segno, col, serial, hashes, items, n, &er);
+	Scbf2WriteLeaves(index, &er, false);
+	Scbf2InitRoot(root, filterno, col);
+	if (!Scbf2RootAddRun(root, serial, n, &er))
+		elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
+			 RelationGetRelationName(index), er.nleaves);
+	rootblk = Scbf2WriteImage(index, root, false);
+	*npages = er.nleaves + 1;
+	pfree(root);
+	return rootblk;
+}
+
+/*
+ * Scbf2LedgerEncode
+ *		Encode a run of fold serial `serial` of segment segno's column col:
+ *		hashes[i] / items[i], i < n, sorted by (hash, item), items distinct
+ *		within a hash.  The run has no blocks until Scbf2LedgerAppend.
+ */
+Scbf2Run *
+Scbf2LedgerEncode(Relation index, uint32 segno, int col, uint64 serial,
+				  const uint32 *hashes, const uint16 *items, int n)
+{
+	Scbf2Run   *run = palloc(sizeof(Scbf2Run));
+
+	Scbf2EncodeRun(index, segno, col, serial, hashes, items, n, run);
+	run->serial = serial;
+	run->nentries = n;
+	return run;
+}
+
+/*
+ * The bytes and runs of a root page image that stay when runs of fold
+ * serial `serial` or newer are left out: those a fold wrote before it
+ * crashed, invisible forever, which the next fold with that serial
+ * replaces.  Runs are appended in serial order, so they are the last ones.
+ */
+static void
+Scbf2RootKept(Relation index, BlockNumber root, Page page, uint64 serial,
+			  uint32 *nbytes, uint16 *nruns)
+{
+	Scbf2RootPageData *rd = Scbf2PageGetRoot(page);
+	uint32		off = 0;
+	uint16		i;
+
+	for (i = 0; i < rd->nruns; i++)
+	{
+		Scbf2RunData *run = (Scbf2RunData *) (Scbf2RootRuns(page) + off);
+
+		if (off + offsetof(Scbf2RunData, fences) > rd->nbytes ||
+			off + Scbf2RunSize(run->nleaves) > rd->nbytes ||
+			rd->nbytes > SCBF2_ROOT_BYTES)
+			ScbfReportCorrupt(index, root,
+							  "A ledger root lists runs that overflow its page.");
+		if (run->made >= serial)
+			break;
+		off += MAXALIGN(Scbf2RunSize(run->nleaves));
+	}
+	*nbytes = off;
+	*nruns = i;
+}
+
+/*
+ * Scbf2LedgerHasRoom
+ *		True if the root of a filter's column can take one more run: it has
+ *		fewer than SCBF2_MAX_RUNS committed runs and room for the fences.
+ *		An InvalidBlockNumber root (a new filter) always can.
+ */
+bool
+Scbf2LedgerHasRoom(Relation index, BlockNumber root, const Scbf2Run *run,
+				   BlockNumber nblocks)
+{
+	Buffer		buf;
+	uint32		nbytes;
+	uint16		nruns;
+
+	if (root == InvalidBlockNumber)
+		return true;
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
+						nblocks);
+	Scbf2RootKept(index, root, BufferGetPage(buf), run->serial, &nbytes,
+				  &nruns);
+	UnlockReleaseBuffer(buf);
+	return nruns < SCBF2_MAX_RUNS &&
+		nbytes + MAXALIGN(Scbf2RunSize(run->nleaves)) <= SCBF2_ROOT_BYTES;
+}
+
+/*
+ * Scbf2LedgerAppend
+ *		Write an encoded run to the ledger of filter filterno's column col,
+ *		WAL-logged: its leaves as full images, then the run at the end of
+ *		the root (a new root if root is InvalidBlockNumber).  Returns the
+ *		root's block; *npages counts the pages written.  The caller checked
+ *		Scbf2LedgerHasRoom under the fold lock; the run is freed.
+ *
+ * The run is invisible until the fold commits its serial.  Runs a crashed
+ * fold left with this serial or a newer one are dropped from the root
+ * first (their leaves leak until VACUUM's page census).
+ */
+BlockNumber
+Scbf2LedgerAppend(Relation index, BlockNumber root, uint32 filterno, int col,
+				  Scbf2Run *run, BlockNumber nblocks, uint32 *npages)
+{
+	Buffer		buf;
+	GenericXLogState *xlog;
 	Page		page;
 	Scbf2RootPageData *rd;
-	Scbf2RunData *run;
-	bool		full = false;
-	int			i = 0;
+	uint32		nbytes;
+	uint16		nruns;
 
-	while (i < n)
+	Scbf2WriteLeaves(index, run, true);
+	*npages = run->nleaves;
+	if (root == InvalidBlockNumber)
 	{
-		int			j = i;
-		int			off = 0;
+		Page		image = palloc(BLCKSZ);
 
-		/* the posting list of hashes[i]: items[i .. j) */
-		while (j < n && hashes[j] == hashes[i])
-			j++;
-		while (off < j - i)
-		{
-			int			wrote = 0;
-
-			if (BufferIsValid(leaf) && !full)
-				wrote = scbf_pl_append(&w, hashes[i], items + i + off,
-									   j - i - off);
-			if (wrote < 0)
-				elog(ERROR, "ledger entries of index \"%s\" are out of order",
-					 RelationGetRelationName(index));
-			if (wrote == 0)
-			{
-				if (BufferIsValid(leaf))
-					Scbf2FinishLeaf(leaf, fences[nfences - 1].hash, &w);
-				leaf = Scbf2StartLeaf(index, segno, col, serial, hashes[i],
-									  &w);
-				full = false;
-				if (nfences == maxfences)
-				{
-					maxfences *= 2;
-					fences = repalloc(fences, sizeof(Scbf2Fence) * maxfences);
-				}
-				fences[nfences].hash = hashes[i];
-				fences[nfences].blkno = BufferGetBlockNumber(leaf);
-				nfences++;
-				continue;
-			}
-			off += wrote;
-			/* the list goes on: this leaf is full */
-			full = off < j - i;
-		}
-		i = j;
+		Scbf2InitRoot(image, filterno, col);
+		if (!Scbf2RootAddRun(image, run->serial, run->nentries, run))
+			elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
+				 RelationGetRelationName(index), run->nleaves);
+		(*npages)++;
+		root = Scbf2WriteImage(index, image, true);
+		pfree(image);
 	}
-	if (BufferIsValid(leaf))
-		Scbf2FinishLeaf(leaf, fences[nfences - 1].hash, &w);
-
-	if (Scbf2RunSize(nfences) > SCBF2_ROOT_BYTES)
-		elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
-			 RelationGetRelationName(index), nfences);
-	rootbuf = ScbfNewBuffer(index);
-	page = BufferGetPage(rootbuf);
-	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-	Scbf2PageGetOpaque(page)->owner = filterno;
-	Scbf2PageGetOpaque(page)->column = (uint16) col;
-	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROOT;
-	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-	rd = Scbf2PageGetRoot(page);
-	run = (Scbf2RunData *) Scbf2RootRuns(page);
-	run->made = serial;
-	run->gone = PG_UINT64_MAX;
-	run->nentries = (uint32) n;
-	run->nleaves = (uint16) nfences;
-	memcpy(run->fences, fences, sizeof(Scbf2Fence) * nfences);
-	rd->nruns = 1;
-	rd->nbytes = MAXALIGN(Scbf2RunSize(nfences));
-	((PageHeader) page)->pd_lower =
-		(Scbf2RootRuns(page) + rd->nbytes) - (char *) page;
-	MarkBufferDirty(rootbuf);
-	rootblk = BufferGetBlockNumber(rootbuf);
-	UnlockReleaseBuffer(rootbuf);
-	*npages = nfences + 1;
-	pfree(fences);
-	return rootblk;
+	else
+	{
+		buf = Scbf2ReadPage(index, root, BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROOT,
+							nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		rd = Scbf2PageGetRoot(page);
+		Scbf2RootKept(index, root, page, run->serial, &nbytes, &nruns);
+		rd->nbytes = nbytes;
+		rd->nruns = nruns;
+		if (!Scbf2RootAddRun(page, run->serial, run->nentries, run))
+		{
+			GenericXLogAbort(xlog);
+			UnlockReleaseBuffer(buf);
+			elog(ERROR, "the ledger root at block %u of index \"%s\" has no room for a run",
+				 root, RelationGetRelationName(index));
+		}
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(run->images);
+	pfree(run->fences);
+	pfree(run);
+	return root;
 }

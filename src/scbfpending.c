@@ -132,7 +132,8 @@ Scbf2StartPartition(Relation index, int part, Size esize,
  */
 static int
 Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
-				  const char *entries, int n, BlockNumber nblocks)
+				  const char *entries, int n, BlockNumber nblocks,
+				  bool *foldwanted)
 {
 	Buffer		tailbuf;
 	Page		tailpage;
@@ -140,6 +141,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	Buffer		newbuf;
 	Buffer		metabuf;
 	Page		newpage;
+	Scbf2MetaPageData *meta;
 	uint32		serial;
 	int			k;
 
@@ -181,8 +183,10 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	Scbf2InitPendingPage(newpage, part, serial);
 	k = Scbf2FillPendingPage(newpage, esize, entries, n);
 	Scbf2PageGetPending(tailpage)->next = BufferGetBlockNumber(newbuf);
-	Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0))->pending[part].tail =
-		BufferGetBlockNumber(newbuf);
+	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
+	if (serial - meta->pending[part].head_serial + 1 >= SCBF2_FOLD_PAGES)
+		*foldwanted = true;
 	GenericXLogFinish(xlog);
 
 	UnlockReleaseBuffer(metabuf);
@@ -196,7 +200,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
  */
 static void
 Scbf2AppendPartition(Relation index, int part, Size esize,
-					 const char *entries, int n)
+					 const char *entries, int n, bool *foldwanted)
 {
 	int			done = 0;
 
@@ -218,7 +222,8 @@ Scbf2AppendPartition(Relation index, int part, Size esize,
 		else
 			k = Scbf2AppendToTail(index, part, tailblk, esize,
 								  entries + esize * done, n - done,
-								  RelationGetNumberOfBlocks(index));
+								  RelationGetNumberOfBlocks(index),
+								  foldwanted);
 		if (k > 0)
 			done += k;
 	}
@@ -227,12 +232,14 @@ Scbf2AppendPartition(Relation index, int part, Size esize,
 /*
  * Scbf2PendingAppend
  *		Append n entries, tids[i] with hashes[i * ncols ..], to the pending
- *		area: WAL-logged, many entries per record.
+ *		area: WAL-logged, many entries per record.  Returns true if a
+ *		partition has grown to SCBF2_FOLD_PAGES pages: time to fold.
  */
-void
+bool
 Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 				   const uint32 *hashes, int n)
 {
+	bool		foldwanted = false;
 	Size		esize = Scbf2PendingEntrySize(state->ncols);
 	char	   *packed = palloc(esize * Max(n, 1));
 	int			counts[SCBF2_NPENDING + 1] = {0};
@@ -258,10 +265,11 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	{
 		if (counts[part] > i)
 			Scbf2AppendPartition(index, part, esize, packed + esize * i,
-								 counts[part] - i);
+								 counts[part] - i, &foldwanted);
 		i = counts[part];
 	}
 	pfree(packed);
+	return foldwanted;
 }
 
 /*
@@ -270,10 +278,14 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
  *		copy meta has not folded yet.  Returns false, having called fn for
  *		some entries or none, if a page of the chain was freed meanwhile
  *		(a fold committed): the caller starts over from a new metapage.
+ *
+ * With cut not NULL, *cut receives where the reading ended: the last page,
+ * its serial and the entries it had (the fold's cut).
  */
 bool
 Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-				 int part, Scbf2PendingFn fn, void *arg)
+				 int part, Scbf2PendingFn fn, void *arg,
+				 Scbf2PendingCut *cut)
 {
 	Size		esize = Scbf2PendingEntrySize(state->ncols);
 	char	   *copy = palloc(SCBF2_PENDING_BYTES);
@@ -284,6 +296,13 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	uint32		npages = 0;
 	uint32		tidhashes[INDEX_MAX_KEYS];
+
+	if (cut)
+	{
+		cut->blkno = ph->head;
+		cut->serial = ph->head_serial;
+		cut->nentries = ph->cut;
+	}
 
 	while (blkno != InvalidBlockNumber)
 	{
@@ -320,6 +339,12 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 							  "A pending page holds more entries than fit.");
 		}
 		memcpy(copy, Scbf2PendingEntries(page), esize * nentries);
+		if (cut)
+		{
+			cut->blkno = blkno;
+			cut->serial = serial;
+			cut->nentries = (uint16) nentries;
+		}
 		blkno = Scbf2PageGetPending(page)->next;
 		UnlockReleaseBuffer(buf);
 

@@ -23,6 +23,7 @@
  */
 #include "postgres.h"
 
+#include "access/generic_xlog.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
@@ -56,9 +57,11 @@ Scbf2RowsBytes(const Scbf2Meta *meta)
  *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
  *		column col: per hash the AND of its k rows.
  *
- * acc has Scbf2RowsBytes(meta) bytes.
+ * acc has Scbf2RowsBytes(meta) bytes.  Returns false if a page of the band
+ * is not what meta says (a fold moved the band and its old pages were
+ * recycled): the caller starts over from a new metapage copy.
  */
-void
+bool
 Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			   int col, const uint32 *hashes, int nhashes, uint8 *acc,
 			   BlockNumber nblocks)
@@ -71,7 +74,7 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	Size		b;
 
 	if (meta->nfilters == 0)
-		return;
+		return true;
 	for (h = 0; h < nhashes; h++)
 	{
 		Scbf2KeyPositions(state, col, hashes[h], pos);
@@ -84,15 +87,21 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			Buffer		buf;
 			Page		page;
 
-			buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE,
-								SCBF_PAGE_ROWS, nblocks);
+			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+				ScbfReportCorrupt(index, blkno,
+								  "The band of rows leaves the index.");
+			buf = ReadBuffer(index, blkno);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
-			if (Scbf2PageGetOpaque(page)->owner != meta->band_serial ||
+			if (PageIsNew(page) ||
+				Scbf2PageGetOpaque(page)->page_id != SCBF_PAGE_ID ||
+				Scbf2PageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
+				Scbf2PageGetOpaque(page)->owner != meta->band_serial ||
 				Scbf2PageGetOpaque(page)->index != pageno)
 			{
 				UnlockReleaseBuffer(buf);
-				ScbfReportCorrupt(index, blkno,
-								  "A row page is not the one the band has there.");
+				pfree(one);
+				return false;
 			}
 			scbf_rows_and(one, Scbf2PageGetRows(page),
 						  (uint32) (row % meta->band_rows_per_page),
@@ -103,6 +112,7 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			acc[b] |= one[b];
 	}
 	pfree(one);
+	return true;
 }
 
 /*
@@ -239,4 +249,182 @@ Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 		}
 	}
 	pfree(rp.chunk);
+}
+
+/*
+ * The band a metapage copy describes.
+ */
+void
+Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band)
+{
+	band->start = meta->band_start;
+	band->pages = meta->band_pages;
+	band->width = meta->band_width;
+	band->rows_per_page = meta->band_rows_per_page;
+	band->serial = meta->band_serial;
+}
+
+/* One bit to set: row page, row within it, filter, slice */
+typedef struct Scbf2BitOp
+{
+	uint32		pageno;
+	uint32		row;
+	uint32		filterno;
+	uint32		slice;
+} Scbf2BitOp;
+
+/*
+ * qsort comparator of bit operations by row page.
+ */
+static int
+Scbf2CmpBitOp(const void *a, const void *b)
+{
+	const Scbf2BitOp *x = a;
+	const Scbf2BitOp *y = b;
+
+	return (x->pageno > y->pageno) - (x->pageno < y->pageno);
+}
+
+/*
+ * Scbf2RowsSet
+ *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
+ *		row page touched; count each bit that was clear in its filter's
+ *		table entry (filters[filterno]).
+ *
+ * Called by the fold, under the fold lock, before it commits: a bit is
+ * set before the entry that needs it becomes visible (invariant R1).
+ */
+void
+Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
+			 const Scbf2RowKey *keys, int n, Scbf2Filter **filters,
+			 BlockNumber nblocks)
+{
+	uint32		k = state->geom.k;
+	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max((Size) n * k, 1));
+	uint32		pos[SCBF_FILTER_MAX_K];
+	Size		nops = 0;
+	Size		i = 0;
+	int			j;
+
+	for (j = 0; j < n; j++)
+	{
+		uint32		s;
+
+		Scbf2KeyPositions(state, keys[j].col, keys[j].hash, pos);
+		for (s = 0; s < k; s++)
+		{
+			uint64		row = (uint64) s * state->geom.m + pos[s];
+
+			ops[nops].pageno = (uint32) (row / band->rows_per_page);
+			ops[nops].row = (uint32) (row % band->rows_per_page);
+			ops[nops].filterno = keys[j].filterno;
+			ops[nops].slice = s;
+			nops++;
+		}
+	}
+	qsort(ops, nops, sizeof(Scbf2BitOp), Scbf2CmpBitOp);
+
+	while (i < nops)
+	{
+		uint32		pageno = ops[i].pageno;
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
+							SCBF_PAGE_ROWS, nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		for (; i < nops && ops[i].pageno == pageno; i++)
+			if (scbf_rows_set(Scbf2PageGetRows(page), ops[i].row, band->width,
+							  ops[i].filterno))
+				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].slice);
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(ops);
+}
+
+/*
+ * Scbf2BandRelayout
+ *		A new band for nfilters filters (see Scbf2BandPlan), at the end of
+ *		the relation, holding the bits of the old band (none if it has no
+ *		pages); WAL-logged, the pages as full images.  The old band stays
+ *		as it is for the probes that still read it; the fold's metapage
+ *		record switches to the new one and hands the old one to the
+ *		graveyard.
+ */
+void
+Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
+				  uint32 nfilters, Scbf2Band *band, BlockNumber nblocks)
+{
+	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	Page		oldcopy = palloc(BLCKSZ);
+	uint32		oldpage = InvalidBlockNumber;
+	bool		needLock = !RELATION_IS_LOCAL(index);
+	uint32		p;
+
+	Scbf2BandPlan(index, nfilters, state->geom.k, state->geom.m, band);
+	band->serial = old->serial + 1;
+
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (p = 0; p < band->pages; p++)
+	{
+		Buffer		buf = ReadBuffer(index, P_NEW);
+		GenericXLogState *xlog;
+		Page		page;
+		uint64		r;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (p == 0)
+			band->start = BufferGetBlockNumber(buf);
+		else if (BufferGetBlockNumber(buf) != band->start + p)
+			elog(ERROR, "the row band of index \"%s\" is not contiguous",
+				 RelationGetRelationName(index));
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+		Scbf2PageGetOpaque(page)->owner = band->serial;
+		Scbf2PageGetOpaque(page)->index = p;
+		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROWS;
+		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
+			(band->rows_per_page * band->width) / 8;
+
+		/* each row's old bits, at the start of its new, wider row */
+		for (r = (uint64) p * band->rows_per_page;
+			 old->pages > 0 && r < nrows &&
+			 r < (uint64) (p + 1) * band->rows_per_page; r++)
+		{
+			uint32		op = (uint32) (r / old->rows_per_page);
+
+			if (op != oldpage)
+			{
+				Buffer		obuf = Scbf2ReadPage(index, old->start + op,
+												 BUFFER_LOCK_SHARE,
+												 SCBF_PAGE_ROWS, nblocks);
+
+				memcpy(oldcopy, BufferGetPage(obuf), BLCKSZ);
+				UnlockReleaseBuffer(obuf);
+				if (Scbf2PageGetOpaque(oldcopy)->owner != old->serial ||
+					Scbf2PageGetOpaque(oldcopy)->index != op)
+					ScbfReportCorrupt(index, old->start + op,
+									  "A row page is not the one the band has there.");
+				oldpage = op;
+			}
+			memcpy(Scbf2PageGetRows(page) +
+				   (Size) (r % band->rows_per_page) * band->width / 8,
+				   Scbf2PageGetRows(oldcopy) +
+				   (Size) (r % old->rows_per_page) * old->width / 8,
+				   old->width / 8);
+		}
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	pfree(oldcopy);
 }

@@ -29,15 +29,21 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "nodes/tidbitmap.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "scbf2.h"
 
-/* How often a probe starts over when folds keep freeing pending pages */
+/*
+ * How often a probe starts over when folds keep recycling pages before it
+ * takes the fold lock (primary) or gives up (standby)
+ */
 #define SCBF2_SCAN_RETRIES		3
+#define SCBF2_STANDBY_RETRIES	20
 
 /* Items of a whole ledger, collected by Scbf2CollectAll */
 typedef struct Scbf2Collect
@@ -240,9 +246,10 @@ Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
 
 /*
  * The filters that may hold a match, into acc: the AND over the equality
- * conditions of the OR over each one's hashes of their k rows.
+ * conditions of the OR over each one's hashes of their k rows.  False if
+ * the band moved (see Scbf2RowsProbe).
  */
-static void
+static bool
 Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			   ScbfCond *conds, int nconds, uint8 *acc, BlockNumber nblocks)
 {
@@ -258,20 +265,27 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		if (conds[c].kind != SCBF_COND_EQ)
 			continue;
 		memset(one, 0, nbytes);
-		Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
-					   conds[c].nhashes, one, nblocks);
+		if (!Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
+							conds[c].nhashes, one, nblocks))
+		{
+			pfree(one);
+			return false;
+		}
 		for (b = 0; b < nbytes; b++)
 			acc[b] &= one[b];
 	}
 	pfree(one);
+	return true;
 }
 
 /*
- * The filters' part of a probe: the candidates' ledgers.
+ * The filters' part of a probe: the candidates' ledgers.  Adds the count
+ * of TIDs it found to *ntuples; false if the band moved under the probe
+ * (nothing was added then).
  */
-static int64
+static bool
 Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-				 ScbfCond *conds, int nconds, TIDBitmap *tbm)
+				 ScbfCond *conds, int nconds, TIDBitmap *tbm, int64 *ntuples)
 {
 	uint32		nfilters = Scbf2MetaFilters(meta);
 	uint64		fold_serial = Scbf2MetaFoldSerial(meta);
@@ -280,12 +294,15 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	MemoryContext oldcxt;
 	uint8	   *acc;
 	uint32		fno;
-	int64		ntuples = 0;
 
 	if (nfilters == 0)
-		return 0;
+		return true;
 	acc = palloc(Scbf2RowsBytes(meta));
-	Scbf2ProbeRows(index, state, meta, conds, nconds, acc, nblocks);
+	if (!Scbf2ProbeRows(index, state, meta, conds, nconds, acc, nblocks))
+	{
+		pfree(acc);
+		return false;
+	}
 
 	filtercxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "scbf scan filter context",
@@ -315,14 +332,14 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 							   ScbfTidOffset(items[i]));
 				tbm_add_tuples(tbm, &tid, 1, true);
 			}
-			ntuples += n;
+			*ntuples += n;
 		}
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(filtercxt);
 	}
 	MemoryContextDelete(filtercxt);
 	pfree(acc);
-	return ntuples;
+	return true;
 }
 
 /*
@@ -330,9 +347,14 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  *		amgetbitmap of a format-2 index, for the conditions scbfrescan made
  *		(none of them unsatisfiable).
  *
- * The filters and the pending area are read as of one metapage copy.  If
- * a pending page was freed meanwhile (a fold committed), the probe starts
- * over from a new copy: a TID added twice to the bitmap is added once.
+ * The filters and the pending area are read as of one metapage copy.  The
+ * pages a fold supersedes (the band, folded pending pages) are recycled
+ * only once no snapshot is older than the fold (scbfutils.c), so on a
+ * primary a probe always finds them.  A standby has no such protection:
+ * there a probe that meets a recycled page starts over from a new copy (a
+ * TID added twice to the bitmap is added once).  On a primary, a probe
+ * that had to start over SCBF2_SCAN_RETRIES times takes the fold lock in
+ * share mode, so that no fold commits until it is done.
  */
 int64
 scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
@@ -340,6 +362,7 @@ scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
 	Scbf2State *state = Scbf2GetState(index);
 	Scbf2PendingArg pa;
 	bool		parts[SCBF2_NPENDING];
+	bool		locked = false;
 	int			attempt;
 
 	pa.conds = conds;
@@ -348,23 +371,47 @@ scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
 	Scbf2PendingParts(conds, nconds, parts);
 	for (attempt = 0;; attempt++)
 	{
-		Scbf2Meta  *meta = Scbf2ReadMeta(index);
-		bool		complete = true;
+		Scbf2Meta  *meta;
+		bool		complete;
 		int			part;
 
-		if (attempt >= SCBF2_SCAN_RETRIES)
+		if (attempt >= SCBF2_SCAN_RETRIES && !locked)
+		{
+			if (!RecoveryInProgress())
+			{
+				LockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+				locked = true;
+			}
+			else if (attempt >= SCBF2_STANDBY_RETRIES)
+				ereport(ERROR,
+						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+						 errmsg("index \"%s\" kept changing during a scan on the standby",
+								RelationGetRelationName(index)),
+						 errdetail("The primary folded its pending entries %d times during the scan.",
+								   attempt),
+						 errhint("Retry the query.")));
+		}
+		else if (attempt > SCBF2_SCAN_RETRIES)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("the pending area of index \"%s\" kept changing during a scan",
+					 errmsg("index \"%s\" changed during a scan that holds its fold lock",
 							RelationGetRelationName(index)),
 					 errhint("Please REINDEX it.")));
-		pa.ntuples = Scbf2ScanFilters(index, state, meta, conds, nconds, tbm);
+		CHECK_FOR_INTERRUPTS();
+		meta = Scbf2ReadMeta(index);
+		pa.ntuples = 0;
+		complete = Scbf2ScanFilters(index, state, meta, conds, nconds, tbm,
+									&pa.ntuples);
 		for (part = 0; part < SCBF2_NPENDING && complete; part++)
 			if (parts[part])
 				complete = Scbf2PendingScan(index, state, meta, part,
-											Scbf2PendingMatch, &pa);
+											Scbf2PendingMatch, &pa, NULL);
 		pfree(meta);
 		if (complete)
+		{
+			if (locked)
+				UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
 			return pa.ntuples;
+		}
 	}
 }

@@ -22,7 +22,11 @@
  */
 #include "postgres.h"
 
+#include "access/generic_xlog.h"
+#include "access/transam.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "utils/snapmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -337,4 +341,219 @@ Scbf2ReadPage(Relation index, BlockNumber blkno, int mode, uint8 type,
 								   blkno, type));
 	}
 	return buf;
+}
+
+/*
+ * Add a grave to a metapage image; the caller made sure there is room.
+ * A folded piece of a pending chain that starts where an earlier one of
+ * the same chain stops joins it, under the later safexid: a partition
+ * holds one grave however many folds ran while a snapshot was open.
+ */
+static void
+Scbf2AddGrave(Scbf2MetaPageData *meta, uint16 kind, BlockNumber first,
+			  uint32 n, BlockNumber stop, FullTransactionId safexid)
+{
+	Scbf2Grave *g;
+	uint32		i;
+
+	if (kind == SCBF2_GRAVE_PENDING)
+		for (i = 0; i < meta->ngraves; i++)
+		{
+			g = &meta->graves[i];
+			if (g->kind == SCBF2_GRAVE_PENDING && g->stop == first)
+			{
+				g->stop = stop;
+				g->safexid = safexid;
+				return;
+			}
+		}
+	if (meta->ngraves >= SCBF2_GRAVES)
+		elog(ERROR, "no room for another superseded page range in an scbf metapage");
+	g = &meta->graves[meta->ngraves++];
+	g->safexid = safexid;
+	g->kind = kind;
+	g->first = first;
+	g->n = n;
+	g->stop = stop;
+}
+
+/*
+ * Graves a metapage copy has room for.
+ */
+uint32
+Scbf2MetaGraveRoom(const Scbf2Meta *meta)
+{
+	return SCBF2_GRAVES - meta->ngraves;
+}
+
+/*
+ * Scbf2CommitFold
+ *		The fold's last record, on the metapage: its serial becomes the
+ *		committed one, each folded partition's head moves to its cut, the
+ *		new band and filter table are switched in, and what they superseded
+ *		goes to the graveyard.
+ */
+void
+Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
+{
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	FullTransactionId safexid = ReadNextFullTransactionId();
+	GenericXLogState *xlog;
+	Scbf2MetaPageData *meta;
+	int			part;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	if (meta->fold_serial + 1 != fc->serial)
+		elog(ERROR, "fold serial of index \"%s\" moved under the fold lock",
+			 RelationGetRelationName(index));
+	for (part = 0; part < SCBF2_NPENDING; part++)
+	{
+		Scbf2PendingHead *ph = &meta->pending[part];
+		const Scbf2PendingCut *cut = &fc->cuts[part];
+
+		if (cut->blkno == InvalidBlockNumber)
+			continue;
+		if (ph->head != cut->blkno)
+			Scbf2AddGrave(meta, SCBF2_GRAVE_PENDING, ph->head, 0, cut->blkno,
+						  safexid);
+		ph->head = cut->blkno;
+		ph->head_serial = cut->serial;
+		ph->cut = cut->nentries;
+	}
+	if (fc->band_changed)
+	{
+		if (meta->band_pages > 0)
+			Scbf2AddGrave(meta, SCBF2_GRAVE_BAND, meta->band_start,
+						  meta->band_pages, InvalidBlockNumber, safexid);
+		meta->band_start = fc->band.start;
+		meta->band_pages = fc->band.pages;
+		meta->band_width = fc->band.width;
+		meta->band_rows_per_page = fc->band.rows_per_page;
+		meta->band_serial = fc->band.serial;
+	}
+	if (fc->ntablepages > SCBF2_MAX_TABLE_PAGES)
+		elog(ERROR, "filter table of index \"%s\" outgrew its metapage",
+			 RelationGetRelationName(index));
+	memcpy(meta->tablepages, fc->tablepages,
+		   sizeof(BlockNumber) * fc->ntablepages);
+	meta->ntablepages = fc->ntablepages;
+	meta->nfilters = fc->nfilters;
+	meta->table_generation++;
+	meta->nentries += fc->nentries_added;
+	meta->nsegments += fc->nsegments_added;
+	meta->nledger_pages += fc->nledger_pages_added;
+	meta->fold_serial = fc->serial;
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * Free one superseded page: a free page, WAL-logged, in the FSM.
+ */
+static void
+Scbf2FreePage(Relation index, Buffer buf)
+{
+	GenericXLogState *xlog = GenericXLogStart(index);
+
+	ScbfMarkPageFree(GenericXLogRegisterBuffer(xlog, buf,
+											   GENERIC_XLOG_FULL_IMAGE));
+	GenericXLogFinish(xlog);
+	RecordFreeIndexPage(index, BufferGetBlockNumber(buf));
+}
+
+/*
+ * Free the pages of one grave that left the metapage.
+ */
+static void
+Scbf2FreeGrave(Relation index, const Scbf2Grave *g, BlockNumber nblocks)
+{
+	BlockNumber blkno = g->first;
+	uint32		i;
+
+	for (i = 0; i < nblocks; i++)
+	{
+		Buffer		buf;
+		Page		page;
+		BlockNumber next;
+
+		if (g->kind == SCBF2_GRAVE_BAND ? i >= g->n : blkno == g->stop)
+			return;
+		CHECK_FOR_INTERRUPTS();
+		if (g->kind == SCBF2_GRAVE_BAND)
+			blkno = g->first + i;
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+			break;
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (!Scbf2PageHasOpaque(page) ||
+			Scbf2PageGetOpaque(page)->type !=
+			(g->kind == SCBF2_GRAVE_BAND ? SCBF_PAGE_ROWS : SCBF_PAGE_PENDING))
+		{
+			UnlockReleaseBuffer(buf);
+			break;
+		}
+		next = g->kind == SCBF2_GRAVE_PENDING ?
+			Scbf2PageGetPending(page)->next : InvalidBlockNumber;
+		Scbf2FreePage(index, buf);
+		UnlockReleaseBuffer(buf);
+		blkno = next;
+	}
+	ereport(WARNING,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\": a superseded page range ends early at block %u",
+					RelationGetRelationName(index), blkno),
+			 errdetail("Its remaining pages are not recycled.")));
+}
+
+/*
+ * Scbf2RecycleGraves
+ *		Recycle the superseded page ranges that no snapshot can still read:
+ *		first take them off the metapage (a crash then leaks them, never
+ *		frees a page twice), then free their pages.  Under the fold lock.
+ */
+void
+Scbf2RecycleGraves(Relation index)
+{
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Scbf2MetaPageData *meta;
+	Scbf2Grave	dead[SCBF2_GRAVES];
+	int			ndead = 0;
+	GenericXLogState *xlog;
+	uint32		i;
+	uint32		n = 0;
+	BlockNumber nblocks;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = Scbf2PageGetMeta(BufferGetPage(metabuf));
+	for (i = 0; i < meta->ngraves; i++)
+		if (GlobalVisCheckRemovableFullXid(NULL, meta->graves[i].safexid))
+			ndead++;
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	if (ndead == 0)
+	{
+		ReleaseBuffer(metabuf);
+		return;
+	}
+
+	ndead = 0;
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	for (i = 0; i < meta->ngraves; i++)
+	{
+		if (GlobalVisCheckRemovableFullXid(NULL, meta->graves[i].safexid))
+			dead[ndead++] = meta->graves[i];
+		else
+			meta->graves[n++] = meta->graves[i];
+	}
+	meta->ngraves = n;
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+
+	nblocks = RelationGetNumberOfBlocks(index);
+	for (i = 0; i < (uint32) ndead; i++)
+		Scbf2FreeGrave(index, &dead[i], nblocks);
 }

@@ -4,13 +4,14 @@
  *	  VACUUM of an scbf index of storage format 2.
  *
  * NOTES
- *	  Until the fold and the removal of dead entries land (src/README,
- *	  "Storage v2", step 4), ambulkdelete removes nothing.  That keeps every
- *	  answer right: a dead tuple's entry only makes a scan hand its TID to
- *	  the bitmap heap scan, which rechecks it (the line pointer may be
- *	  unused or reused by then, as for BRIN's lossy pages); it can never
- *	  hide a live tuple.  Format-2 indexes take no inserts yet, so no new
- *	  entry can be missing either.
+ *	  Both passes fold the pending area (waiting for the fold lock), so an
+ *	  insert-only table's VACUUM folds too, as GIN's cleanup does, and
+ *	  recycle the pages folds superseded.  Until the removal of dead
+ *	  entries lands (src/README, "Steps", 4), ambulkdelete removes nothing.
+ *	  That keeps every answer right: a dead tuple's entry only makes a scan
+ *	  hand its TID to the bitmap heap scan, which rechecks it (the line
+ *	  pointer may be unused or reused by then, as for BRIN's lossy pages);
+ *	  it can never hide a live tuple.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -21,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "postmaster/autovacuum.h"
 #include "utils/rel.h"
 
 #include "scbf2.h"
@@ -51,6 +53,7 @@ scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
+	Scbf2Fold(info->index, true);
 	Scbf2VacuumStats(info->index, stats);
 	return stats;
 }
@@ -62,8 +65,12 @@ scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 IndexBulkDeleteResult *
 scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
+	/* a plain ANALYZE leaves the index alone; autovacuum's folds, as GIN's */
+	if (info->analyze_only && !IsAutoVacuumWorkerProcess())
+		return stats;
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
+	Scbf2Fold(info->index, true);
 	Scbf2VacuumStats(info->index, stats);
 	return stats;
 }

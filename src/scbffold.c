@@ -1,0 +1,607 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbffold.c
+ *	  Storage format 2: the fold, which moves the pending area's entries
+ *	  into the filters (ledger runs, row bits, filter table).
+ *
+ * NOTES
+ *	  The fold runs under the fold lock, a heavyweight lock on the
+ *	  metapage's block number, as GIN's pending-list cleanup does; a
+ *	  flushing backend takes it only if it is free, VACUUM waits for it.
+ *	  With S the committed fold serial, the fold:
+ *
+ *	  1. recycles the superseded pages no snapshot can still read;
+ *	  2. reads every pending partition to its end, recording where it
+ *		 stopped (the cut);
+ *	  3. per heap segment, picks its ACTIVE filter, or closes it and starts
+ *		 new ones when the entries would push its rate past the target or
+ *		 its ledger has no room for another run; writes one run of serial
+ *		 S + 1 per filter and column (invisible while the metapage says S);
+ *	  4. moves the row band to a wider one if the filters outgrew it, and
+ *		 sets the new keys' bits (invariant R1: before the commit);
+ *	  5. writes the filter table entries it changed or added;
+ *	  6. commits: one metapage record sets the serial to S + 1 and moves
+ *		 each partition's head to its cut.
+ *
+ *	  A crash before 6 leaves invisible runs (dropped by the next fold),
+ *	  extra row bits (false positives) and counts of a filter table entry
+ *	  that run ahead (statistics only); the entries stay pending.  After 6
+ *	  the fold is complete.  A reader sees each entry once: pending before
+ *	  the commit, in a run after it (src/README, D5).
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbffold.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+
+/* Graves a fold may add: one per pending partition and one band */
+#define SCBF2_FOLD_GRAVES		(SCBF2_NPENDING + 1)
+
+/* A pending entry of the fold: its segment, item and hashes */
+typedef struct Scbf2FoldEntry
+{
+	uint32		segno;
+	uint16		item;			/* segment-relative TID */
+	uint32		first;			/* its hashes: hashes[first .. + ncols) */
+} Scbf2FoldEntry;
+
+/* An in-use filter of the table, for finding a segment's chain */
+typedef struct Scbf2FoldSeg
+{
+	uint32		segno;
+	uint32		filterno;
+} Scbf2FoldSeg;
+
+typedef struct Scbf2FoldState
+{
+	Relation	index;
+	Scbf2State *state;
+	Scbf2Meta  *meta;
+	uint64		serial;			/* the fold's: committed + 1 */
+	MemoryContext foldcxt;		/* lives as long as the fold */
+
+	/* the pending entries read */
+	Scbf2FoldEntry *entries;
+	int			nentries;
+	int			maxentries;
+	uint32	   *hashes;
+
+	/* the filter table: nold entries read, then the new ones */
+	Scbf2Filter **filters;
+	bool	   *changed;
+	uint32		nold;
+	uint32		nfilters;
+	uint32		maxfilters;
+	Scbf2FoldSeg *segs;			/* in-use filters of nold, by segment */
+	uint32		nsegs;
+
+	/* the keys whose row bits to set */
+	Scbf2RowKey *keys;
+	int			nkeys;
+	int			maxkeys;
+
+	/* statistics for the metapage */
+	uint64		nentries_added;
+	uint32		nsegments_added;
+	uint32		nledger_pages_added;
+} Scbf2FoldState;
+
+/* A (hash, item) pair of one column, for sorting */
+typedef struct Scbf2FoldPair
+{
+	uint32		hash;
+	uint16		item;
+} Scbf2FoldPair;
+
+/*
+ * Scbf2PendingScan callback: keep an entry for the fold.
+ */
+static void
+Scbf2FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
+{
+	Scbf2FoldState *fs = (Scbf2FoldState *) arg;
+	int			ncols = fs->state->ncols;
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	uint32		pps = fs->state->pages_per_segment;
+	Scbf2FoldEntry *e;
+
+	if (fs->nentries == fs->maxentries)
+	{
+		fs->maxentries *= 2;
+		fs->entries = repalloc_huge(fs->entries,
+									sizeof(Scbf2FoldEntry) * fs->maxentries);
+		fs->hashes = repalloc_huge(fs->hashes,
+								   sizeof(uint32) * ncols * fs->maxentries);
+	}
+	e = &fs->entries[fs->nentries];
+	e->segno = blkno / pps;
+	e->item = ScbfTidMake(blkno % pps, ItemPointerGetOffsetNumber(tid));
+	e->first = (uint32) fs->nentries * ncols;
+	memcpy(fs->hashes + e->first, hashes, sizeof(uint32) * ncols);
+	fs->nentries++;
+}
+
+/*
+ * qsort comparator of fold entries: by segment, then item.
+ */
+static int
+Scbf2CmpFoldEntry(const void *a, const void *b)
+{
+	const Scbf2FoldEntry *x = a;
+	const Scbf2FoldEntry *y = b;
+
+	if (x->segno != y->segno)
+		return (x->segno > y->segno) - (x->segno < y->segno);
+	return (int) x->item - (int) y->item;
+}
+
+/*
+ * qsort comparator of pairs: by hash, then item.
+ */
+static int
+Scbf2CmpFoldPair(const void *a, const void *b)
+{
+	const Scbf2FoldPair *x = a;
+	const Scbf2FoldPair *y = b;
+
+	if (x->hash != y->hash)
+		return (x->hash > y->hash) - (x->hash < y->hash);
+	return (int) x->item - (int) y->item;
+}
+
+/*
+ * qsort/bsearch comparator of table entries by segment, then filter.
+ */
+static int
+Scbf2CmpFoldSeg(const void *a, const void *b)
+{
+	const Scbf2FoldSeg *x = a;
+	const Scbf2FoldSeg *y = b;
+
+	if (x->segno != y->segno)
+		return (x->segno > y->segno) - (x->segno < y->segno);
+	return (x->filterno > y->filterno) - (x->filterno < y->filterno);
+}
+
+/*
+ * Read the filter table and index its in-use entries by segment.
+ */
+static void
+Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
+{
+	uint32		c;
+
+	fs->nold = Scbf2MetaFilters(fs->meta);
+	fs->nfilters = fs->nold;
+	fs->maxfilters = Max(fs->nold * 2, 64);
+	fs->filters = repalloc_huge(Scbf2ReadTable(fs->index, fs->state,
+											   fs->meta, nblocks),
+								sizeof(Scbf2Filter *) * fs->maxfilters);
+	fs->changed = palloc0(sizeof(bool) * fs->maxfilters);
+	fs->segs = palloc(sizeof(Scbf2FoldSeg) * Max(fs->nold, 1));
+	fs->nsegs = 0;
+	for (c = 0; c < fs->nold; c++)
+	{
+		if (!Scbf2FilterInUse(fs->filters[c]))
+			continue;
+		fs->segs[fs->nsegs].segno = Scbf2FilterSegment(fs->filters[c]);
+		fs->segs[fs->nsegs].filterno = c;
+		fs->nsegs++;
+	}
+	qsort(fs->segs, fs->nsegs, sizeof(Scbf2FoldSeg), Scbf2CmpFoldSeg);
+}
+
+/*
+ * A segment's chain: its ACTIVE filter (InvalidBlockNumber-like
+ * PG_UINT32_MAX if none), the next free chain position, and whether the
+ * segment has any filter.
+ */
+static uint32
+Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
+{
+	Scbf2FoldSeg key = {segno, 0};
+	uint32		lo = 0;
+	uint32		hi = fs->nsegs;
+	uint32		active = PG_UINT32_MAX;
+	uint32		c;
+
+	/* the first table entry of the segment */
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+
+		if (Scbf2CmpFoldSeg(&fs->segs[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*nextpos = 0;
+	*any = false;
+	for (; lo < fs->nsegs && fs->segs[lo].segno == segno; lo++)
+	{
+		Scbf2Filter *f = fs->filters[fs->segs[lo].filterno];
+
+		*any = true;
+		*nextpos = Max(*nextpos, Scbf2FilterPosition(f) + 1);
+		if (Scbf2FilterIsActive(f))
+			active = fs->segs[lo].filterno;
+	}
+	/* filters this fold added to the segment */
+	for (c = fs->nold; c < fs->nfilters; c++)
+		if (Scbf2FilterSegment(fs->filters[c]) == segno)
+		{
+			*nextpos = Max(*nextpos, Scbf2FilterPosition(fs->filters[c]) + 1);
+			if (Scbf2FilterIsActive(fs->filters[c]))
+				active = c;
+		}
+	return active;
+}
+
+/*
+ * The sorted, distinct (hash, item) pairs of column col of entries
+ * e[0 .. n); *distinct receives the number of distinct hashes.
+ */
+static int
+Scbf2FoldPairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
+			   uint32 *hashes, uint16 *items, uint32 *distinct)
+{
+	Scbf2FoldPair *pairs = palloc(sizeof(Scbf2FoldPair) * Max(n, 1));
+	int			np = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		pairs[i].hash = fs->hashes[e[i].first + col];
+		pairs[i].item = e[i].item;
+	}
+	qsort(pairs, n, sizeof(Scbf2FoldPair), Scbf2CmpFoldPair);
+	*distinct = 0;
+	for (i = 0; i < n; i++)
+	{
+		if (np > 0 && pairs[i].hash == hashes[np - 1] &&
+			pairs[i].item == items[np - 1])
+			continue;			/* one TID pending twice: keep one */
+		if (np == 0 || pairs[i].hash != hashes[np - 1])
+			(*distinct)++;
+		hashes[np] = pairs[i].hash;
+		items[np] = pairs[i].item;
+		np++;
+	}
+	pfree(pairs);
+	return np;
+}
+
+/*
+ * Remember the distinct hashes of a column's run, to set their row bits.
+ */
+static void
+Scbf2FoldAddKeys(Scbf2FoldState *fs, uint32 filterno, int col,
+				 const uint32 *hashes, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (i > 0 && hashes[i] == hashes[i - 1])
+			continue;
+		if (fs->nkeys == fs->maxkeys)
+		{
+			fs->maxkeys *= 2;
+			fs->keys = repalloc_huge(fs->keys,
+									 sizeof(Scbf2RowKey) * fs->maxkeys);
+		}
+		fs->keys[fs->nkeys].filterno = filterno;
+		fs->keys[fs->nkeys].col = col;
+		fs->keys[fs->nkeys].hash = hashes[i];
+		fs->nkeys++;
+	}
+}
+
+/*
+ * A new ACTIVE filter of segment segno at the end of the table.
+ */
+static uint32
+Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
+{
+	uint32		c = fs->nfilters;
+	MemoryContext oldcxt = MemoryContextSwitchTo(fs->foldcxt);
+
+	if (c == fs->maxfilters)
+	{
+		fs->maxfilters *= 2;
+		fs->filters = repalloc_huge(fs->filters,
+									sizeof(Scbf2Filter *) * fs->maxfilters);
+		fs->changed = repalloc_huge(fs->changed,
+									sizeof(bool) * fs->maxfilters);
+	}
+	fs->filters[c] = Scbf2NewFilter(fs->state->ncols, segno, position, 0, 0);
+	fs->changed[c] = true;
+	fs->nfilters++;
+	MemoryContextSwitchTo(oldcxt);
+	return c;
+}
+
+/*
+ * The rate filter f would have with `keys` more keys in each slice: an
+ * upper bound, as some of their bits are set already.
+ */
+static double
+Scbf2FoldRate(Scbf2FoldState *fs, Scbf2Filter *f, uint32 keys)
+{
+	uint32		k = fs->state->geom.k;
+	uint32		m = fs->state->geom.m;
+	uint32		nset[SCBF_ROWS_MAX_K];
+	double		rate = 1.0;
+	uint32		i;
+
+	Scbf2FilterGetBits(f, nset);
+	for (i = 0; i < k && i < SCBF_ROWS_MAX_K; i++)
+		rate *= Min((double) (nset[i] + keys) / m, 1.0);
+	return rate;
+}
+
+/*
+ * Fold entries e[0 .. n) of one segment into filter c (a new filter if c
+ * is PG_UINT32_MAX): a run per column.  Returns false, having written
+ * nothing, if c's ledger has no room for the runs.
+ */
+static bool
+Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
+			  Scbf2FoldEntry *e, int n, BlockNumber nblocks)
+{
+	int			ncols = fs->state->ncols;
+	Scbf2Run   *runs[INDEX_MAX_KEYS];
+	uint32	   *hashes[INDEX_MAX_KEYS];
+	int			np[INDEX_MAX_KEYS];
+	uint32		nkeys = 0;
+	int			col;
+
+	for (col = 0; col < ncols; col++)
+	{
+		uint16	   *items = palloc(sizeof(uint16) * n);
+		uint32		distinct;
+
+		hashes[col] = palloc(sizeof(uint32) * n);
+		np[col] = Scbf2FoldPairs(fs, e, n, col, hashes[col], items, &distinct);
+		nkeys += distinct;
+		runs[col] = Scbf2LedgerEncode(fs->index, segno, col, fs->serial,
+									  hashes[col], items, np[col]);
+		pfree(items);
+		if (c != PG_UINT32_MAX &&
+			!Scbf2LedgerHasRoom(fs->index,
+								Scbf2FilterRoot(fs->filters[c], col),
+								runs[col], nblocks))
+			return false;
+	}
+
+	if (c == PG_UINT32_MAX)
+		c = Scbf2FoldNewFilter(fs, segno, position);
+	for (col = 0; col < ncols; col++)
+	{
+		uint32		npages;
+
+		Scbf2FilterSetRoot(fs->filters[c], col,
+						   Scbf2LedgerAppend(fs->index,
+											 Scbf2FilterRoot(fs->filters[c], col),
+											 c, col, runs[col], nblocks,
+											 &npages));
+		fs->nledger_pages_added += npages;
+		Scbf2FoldAddKeys(fs, c, col, hashes[col], np[col]);
+	}
+	Scbf2FilterAddEntries(fs->filters[c], (uint32) np[0]);
+	Scbf2FilterSetKeys(fs->filters[c],
+					   Scbf2FilterKeys(fs->filters[c]) + nkeys);
+	fs->changed[c] = true;
+	fs->nentries_added += np[0];
+	return true;
+}
+
+/*
+ * Distinct keys of entries e[0 .. n), summed over the columns.
+ */
+static uint32
+Scbf2FoldDistinct(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n)
+{
+	uint32	   *hashes = palloc(sizeof(uint32) * n);
+	uint16	   *items = palloc(sizeof(uint16) * n);
+	uint32		total = 0;
+	int			col;
+
+	for (col = 0; col < fs->state->ncols; col++)
+	{
+		uint32		d;
+
+		Scbf2FoldPairs(fs, e, n, col, hashes, items, &d);
+		total += d;
+	}
+	pfree(hashes);
+	pfree(items);
+	return total;
+}
+
+/*
+ * Fold one segment's entries e[0 .. n): into its ACTIVE filter if they
+ * fit its target rate and its ledger has room, else into new filters
+ * (split by ranges of the first column's hash when there are more keys
+ * than a filter is sized for, as the build splits), the last one ACTIVE.
+ */
+static void
+Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
+				 BlockNumber nblocks)
+{
+	uint32		segno = e[0].segno;
+	uint16		position;
+	bool		any;
+	uint32		active = Scbf2FoldChain(fs, segno, &position, &any);
+	uint32		keys = Scbf2FoldDistinct(fs, e, n);
+	uint32		nsplit;
+	Scbf2FoldEntry *part;
+	uint32		s;
+
+	if (!any)
+		fs->nsegments_added++;
+	if (active != PG_UINT32_MAX &&
+		Scbf2FilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
+		Scbf2FoldRate(fs, fs->filters[active], keys) <= fs->state->target_fpr &&
+		Scbf2FoldInto(fs, active, segno, 0, e, n, nblocks))
+		return;
+	if (active != PG_UINT32_MAX)
+	{
+		Scbf2FilterClose(fs->filters[active]);
+		fs->changed[active] = true;
+	}
+
+	nsplit = Min(Max((keys + fs->state->capacity - 1) / fs->state->capacity, 1),
+				 SCBF2_MAX_SPLIT);
+	part = palloc(sizeof(Scbf2FoldEntry) * n);
+	for (s = 0; s < nsplit; s++)
+	{
+		int			np = 0;
+		int			i;
+
+		for (i = 0; i < n; i++)
+			if (nsplit == 1 ||
+				(uint32) (((uint64) fs->hashes[e[i].first] * nsplit) >> 32) == s)
+				part[np++] = e[i];
+		if (np == 0)
+			continue;
+		if (!Scbf2FoldInto(fs, PG_UINT32_MAX, segno, position++, part, np,
+						   nblocks))
+			elog(ERROR, "a new filter of index \"%s\" refused a ledger run",
+				 RelationGetRelationName(fs->index));
+		if (s + 1 < nsplit)
+			Scbf2FilterClose(fs->filters[fs->nfilters - 1]);
+	}
+}
+
+/*
+ * Scbf2Fold
+ *		Fold the pending area of a format-2 index into its filters.  With
+ *		wait false, gives up at once if another fold holds the fold lock.
+ *		Returns the entries folded: 0 if none were pending or no fold ran.
+ */
+int64
+Scbf2Fold(Relation index, bool wait)
+{
+	Scbf2FoldState fs;
+	Scbf2FoldCommit fc;
+	MemoryContext foldcxt;
+	MemoryContext tmpcxt;
+	MemoryContext oldcxt;
+	BlockNumber nblocks;
+	Scbf2Band	band;
+	int			part;
+	int			i;
+
+	if (wait)
+		LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+	else if (!ConditionalLockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock))
+		return 0;
+
+	foldcxt = AllocSetContextCreate(CurrentMemoryContext, "scbf fold",
+									ALLOCSET_DEFAULT_SIZES);
+	tmpcxt = AllocSetContextCreate(foldcxt, "scbf fold segment",
+								   ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(foldcxt);
+
+	Scbf2RecycleGraves(index);
+
+	memset(&fs, 0, sizeof(fs));
+	fs.index = index;
+	fs.foldcxt = foldcxt;
+	fs.state = Scbf2GetState(index);
+	fs.meta = Scbf2ReadMeta(index);
+	if (Scbf2MetaGraveRoom(fs.meta) < SCBF2_FOLD_GRAVES)
+	{
+		/* snapshots hold the superseded pages: fold later */
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(foldcxt);
+		UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+		return 0;
+	}
+	fs.serial = Scbf2MetaFoldSerial(fs.meta) + 1;
+	fs.maxentries = 1024;
+	fs.entries = palloc(sizeof(Scbf2FoldEntry) * fs.maxentries);
+	fs.hashes = palloc(sizeof(uint32) * fs.state->ncols * fs.maxentries);
+	fs.maxkeys = 1024;
+	fs.keys = palloc(sizeof(Scbf2RowKey) * fs.maxkeys);
+
+	/* 2: the pending entries, and where each partition was cut */
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		if (!Scbf2PendingScan(index, fs.state, fs.meta, part,
+							  Scbf2FoldCollect, &fs, &fc.cuts[part]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("the pending area of index \"%s\" changed under the fold lock",
+							RelationGetRelationName(index)),
+					 errhint("Please REINDEX it.")));
+	if (fs.nentries == 0)
+	{
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(foldcxt);
+		UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+		return 0;
+	}
+
+	/* 3: per segment, runs in its filters */
+	nblocks = RelationGetNumberOfBlocks(index);
+	Scbf2FoldReadTable(&fs, nblocks);
+	qsort(fs.entries, fs.nentries, sizeof(Scbf2FoldEntry), Scbf2CmpFoldEntry);
+	for (i = 0; i < fs.nentries;)
+	{
+		int			j = i;
+
+		CHECK_FOR_INTERRUPTS();
+		while (j < fs.nentries && fs.entries[j].segno == fs.entries[i].segno)
+			j++;
+		MemoryContextSwitchTo(tmpcxt);
+		Scbf2FoldSegment(&fs, fs.entries + i, j - i,
+						 RelationGetNumberOfBlocks(index));
+		MemoryContextSwitchTo(foldcxt);
+		MemoryContextReset(tmpcxt);
+		i = j;
+	}
+
+	/* 4: a band wide enough, and the new keys' bits */
+	Scbf2MetaBand(fs.meta, &band);
+	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
+	if (fc.band_changed)
+	{
+		Scbf2BandRelayout(index, fs.state, &band, fs.nfilters, &fc.band,
+						  RelationGetNumberOfBlocks(index));
+		band = fc.band;
+	}
+	Scbf2RowsSet(index, fs.state, &band, fs.keys, fs.nkeys, fs.filters,
+				 RelationGetNumberOfBlocks(index));
+	for (i = 0; i < fs.nkeys; i++)
+		fs.changed[fs.keys[i].filterno] = true;
+
+	/* 5: the filter table */
+	Scbf2UpdateTable(index, fs.state, fs.meta, fs.filters, fs.changed,
+					 fs.nold, fs.nfilters, &fc.tablepages, &fc.ntablepages,
+					 RelationGetNumberOfBlocks(index));
+
+	/* 6: commit */
+	fc.serial = fs.serial;
+	fc.nfilters = fs.nfilters;
+	fc.nentries_added = fs.nentries_added;
+	fc.nsegments_added = fs.nsegments_added;
+	fc.nledger_pages_added = fs.nledger_pages_added;
+	Scbf2CommitFold(index, &fc);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(foldcxt);
+	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+	return fc.nentries_added;
+}
