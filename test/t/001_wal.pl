@@ -118,8 +118,9 @@ $primary->safe_psql('postgres',
 	"INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 5000) g");
 check_round('insert after truncate', 'a IS NULL', 'b IS NULL AND a = 13');
 
-# storage format 2 (being built: src/README, "Storage v2"): its build, and
-# inserts appended to the pending area, one row and many per transaction
+# storage format 2 (being built: src/README, "Storage v2"): its build,
+# inserts appended to the pending area, one row and many per transaction,
+# folds into existing and new filters and a wider band, VACUUM's fold
 $primary->safe_psql('postgres', q{
 	CREATE TABLE tst3 (id int, a int, b text);
 	INSERT INTO tst3 SELECT g, g / 20, md5(g::text) FROM generate_series(1, 30000) g;
@@ -129,6 +130,9 @@ $primary->safe_psql('postgres', q{
 });
 $primary->safe_psql('postgres',
 	'INSERT INTO tst3 SELECT g, g / 20, md5(g::text) FROM generate_series(30001, 50000) g');
+cmp_ok($primary->safe_psql('postgres',
+		"SELECT scbf_clean_pending('tst3_a') + scbf_clean_pending('tst3_ba')"),
+	'>', 0, 'format 2: entries folded');
 $primary->safe_psql('postgres', 'INSERT INTO tst3 VALUES (0, 7, NULL)');
 $primary->wait_for_catchup($standby);
 scbf_same($standby, 'postgres',
@@ -141,7 +145,23 @@ scbf_same($standby, 'postgres',
 		[ 'SELECT * FROM tst3 WHERE a = -1', 'empty' ],
 	],
 	reference => $primary,
-	name => 'format 2: built and pending entries on the standby');
+	name => 'format 2: built, folded and pending entries on the standby');
+$primary->safe_psql('postgres', q{
+	INSERT INTO tst3 SELECT g, 7, 'v' || g FROM generate_series(50001, 50100) g;
+	VACUUM tst3;
+});
+is($primary->safe_psql('postgres', "SELECT scbf_clean_pending('tst3_ba')"), '0',
+	'format 2: VACUUM folded');
+$primary->wait_for_catchup($standby);
+scbf_same($standby, 'postgres',
+	[
+		[ 'SELECT * FROM tst3 WHERE a = 7', '>0' ],
+		[ "SELECT * FROM tst3 WHERE b = 'v50050'", '>0' ],
+		[ "SELECT * FROM tst3 WHERE b = 'v50050' AND a = 7", '>0' ],
+		[ 'SELECT * FROM tst3 WHERE b IS NULL', '>0' ],
+	],
+	reference => $primary,
+	name => 'format 2: after VACUUM folded on the standby');
 
 # the standby replayed every record without a consistency failure
 my $log = slurp_file($standby->logfile);
