@@ -38,6 +38,7 @@
  */
 #include "postgres.h"
 
+#include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
@@ -562,7 +563,6 @@ Scbf2Fold(Relation index, bool wait)
 	{
 		int			j = i;
 
-		CHECK_FOR_INTERRUPTS();
 		while (j < fs.nentries && fs.entries[j].segno == fs.entries[i].segno)
 			j++;
 		MemoryContextSwitchTo(tmpcxt);
@@ -571,6 +571,9 @@ Scbf2Fold(Relation index, bool wait)
 		MemoryContextSwitchTo(foldcxt);
 		MemoryContextReset(tmpcxt);
 		i = j;
+
+		/* interrupts; and VACUUM's cost delay, between segments */
+		vacuum_delay_point();
 	}
 
 	/* 4: a band wide enough, and the new keys' bits */
