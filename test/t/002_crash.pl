@@ -16,7 +16,9 @@
 #      VacuumDelay: no buffer lock held) in the expected phase with that part
 #      done and the rest not, flushes WAL, and kills it with SIGKILL (a real
 #      backend crash: the postmaster reinitializes and replays WAL);
-#   5. after a finished consolidation.
+#   5. after a finished consolidation;
+#   7. (storage format 2) inside VACUUM's fold of the pending area, between
+#      two segments, frozen and killed as in 3 and 4.
 #
 # After each restart the index must hold exactly what the WAL said before the
 # crash, every probe must equal a sequential scan, and the index must keep
@@ -293,6 +295,51 @@ $node->stop('immediate');
 $node->start;
 scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	name => 'unlogged index empty after a second crash');
+
+# ---- 7. storage format 2: a crash inside VACUUM's fold of the pending
+# area, after it wrote the runs and row bits of some segments and before
+# its commit record.  A first VACUUM makes every heap page all-visible and
+# leaves a free slot in each segment; the pending rows go into those slots,
+# so the crashed VACUUM's heap pass is short and its fold has many segments
+# to sleep between.  After the crash the entries are still pending (the
+# runs written are invisible), every answer is right, and the next fold
+# folds exactly them.
+{
+	$node->safe_psql('postgres', q{
+		CREATE TABLE f (id int, a int, pad text);
+		INSERT INTO f SELECT g, g % 500, repeat('x', 300) FROM generate_series(1, 8000) g;
+		SET scbf.build_format = 2;
+		CREATE INDEX f_a ON f USING scbf (a) WITH (pages_per_segment = 8);
+		DELETE FROM f WHERE id % 200 = 0;
+		VACUUM f;
+		INSERT INTO f SELECT -g, 1000 + g, repeat('x', 300) FROM generate_series(1, 40) g;
+	});
+	my $segs = q1('SELECT count(DISTINCT (ctid::text::point)[0]::int / 8) FROM f WHERE id < 0');
+	cmp_ok($segs, '>=', 3, "fold: the pending rows lie in $segs segments");
+	my @probes_f = ('SELECT * FROM f WHERE a = 1001', 'SELECT * FROM f WHERE a = 1040',
+		'SELECT * FROM f WHERE a IN (7, 1020, 1039)', 'SELECT * FROM f WHERE a = 499',
+		[ 'SELECT * FROM f WHERE a = 5000', 'empty' ]);
+	my $vac = $node->background_psql('postgres');
+	my $pid = $vac->query_safe('SELECT pg_backend_pid()');
+	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
+		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) f;\n");
+	my $phase = freeze_vacuum($pid,
+		"SELECT count(*) > 0 FROM pg_stat_progress_vacuum WHERE pid = $pid AND phase = 'cleaning up indexes'",
+		'fold');
+	# a format-2 VACUUM sleeps in its cleanup only between two segments of the fold
+	is($phase, 'cleaning up indexes', 'fold: frozen between two segments of the fold');
+	scbf_same($node, 'postgres', \@probes_f, name => 'fold: answers during the fold');
+	flush_wal();
+	kill_backend($pid, 'fold');
+	end_session($vac);
+	scbf_same($node, 'postgres', \@probes_f, name => 'fold: answers after the crash');
+	is(q1("SELECT scbf_clean_pending('f_a')"), '40', 'fold: after the crash, the 40 entries are still pending');
+	scbf_same($node, 'postgres', \@probes_f, name => 'fold: answers after the fold');
+	$node->safe_psql('postgres', "INSERT INTO f VALUES (-41, 1041, 'y'); VACUUM f;");
+	is(q1("SELECT scbf_clean_pending('f_a')"), '0', 'fold: VACUUM folds again');
+	scbf_same($node, 'postgres', [ @probes_f, 'SELECT * FROM f WHERE a = 1041' ],
+		name => 'fold: answers after a new VACUUM');
+}
 
 $node->stop;
 done_testing();
