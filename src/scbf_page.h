@@ -76,8 +76,16 @@ typedef struct Scbf2PendingHead
 	BlockNumber tail;			/* last page, which takes appends */
 	uint32		head_serial;	/* page serial of the head page */
 	uint16		cut;			/* entries of the head page already folded */
-	uint16		unused;
+	uint16		flags;			/* SCBF2_PENDING_* */
 } Scbf2PendingHead;
+
+/*
+ * Entries past the cut may exist.  Set by the append that finds its
+ * partition empty, in the same record; cleared only by a fold's commit
+ * that saw nothing past its cut while it held the cut page's lock.  A
+ * probe reads no page of a partition without it.
+ */
+#define SCBF2_PENDING_MAYHAVE		0x0001
 
 /*
  * Pages a fold superseded (an old band, a folded piece of a pending

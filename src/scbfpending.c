@@ -22,6 +22,15 @@
  *	  check each page's serial: a page that is not the one expected was
  *	  freed behind the reader's back, and Scbf2PendingScan says so.
  *
+ *	  The metapage flags a partition that may hold entries past its cut
+ *	  (SCBF2_PENDING_MAYHAVE), so that a probe skips empty partitions
+ *	  without reading their head pages: an append that finds the tail
+ *	  holding no entry past the cut sets the flag in its own record (under
+ *	  the tail's lock, then the metapage's); a fold's commit recomputes it
+ *	  under the cut page's lock (scbfutils.c).  An entry a snapshot can
+ *	  see was appended before the probe copied the metapage, so the flag
+ *	  the probe copied covers it.
+ *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
@@ -118,6 +127,7 @@ Scbf2StartPartition(Relation index, int part, Size esize,
 	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
 	meta->pending[part].head_serial = 1;
 	meta->pending[part].cut = 0;
+	meta->pending[part].flags |= SCBF2_PENDING_MAYHAVE;
 	GenericXLogFinish(xlog);
 
 	UnlockReleaseBuffer(newbuf);
@@ -163,10 +173,27 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	if ((Size) (Scbf2PageGetPending(tailpage)->nentries + 1) * esize <=
 		SCBF2_PENDING_BYTES)
 	{
+		bool		flag = false;
+
+		/* the partition looks empty to probes: flag it in this record */
+		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+		if (!(Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
+			  SCBF2_PENDING_MAYHAVE))
+		{
+			LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+			flag = !(Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
+					 SCBF2_PENDING_MAYHAVE);
+		}
 		xlog = GenericXLogStart(index);
 		tailpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
 		k = Scbf2FillPendingPage(tailpage, esize, entries, n);
+		if (flag)
+			Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0))->pending[part].flags |=
+				SCBF2_PENDING_MAYHAVE;
 		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(metabuf);
 		UnlockReleaseBuffer(tailbuf);
 		return k;
 	}
@@ -185,6 +212,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	Scbf2PageGetPending(tailpage)->next = BufferGetBlockNumber(newbuf);
 	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
+	meta->pending[part].flags |= SCBF2_PENDING_MAYHAVE;
 	if (serial - meta->pending[part].head_serial + 1 >= SCBF2_FOLD_PAGES)
 		*foldwanted = true;
 	GenericXLogFinish(xlog);
@@ -280,7 +308,8 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
  *		(a fold committed): the caller starts over from a new metapage.
  *
  * With cut not NULL, *cut receives where the reading ended: the last page,
- * its serial and the entries it had (the fold's cut).
+ * its serial and the entries it had (the fold's cut); its blkno is
+ * InvalidBlockNumber if the metapage copy says the partition is empty.
  */
 bool
 Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
@@ -302,6 +331,14 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		cut->blkno = ph->head;
 		cut->serial = ph->head_serial;
 		cut->nentries = ph->cut;
+	}
+	if (!(ph->flags & SCBF2_PENDING_MAYHAVE))
+	{
+		/* nothing past the cut: no page to read, nothing for a fold */
+		if (cut)
+			cut->blkno = InvalidBlockNumber;
+		pfree(copy);
+		return true;
 	}
 
 	while (blkno != InvalidBlockNumber)

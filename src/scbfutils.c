@@ -400,7 +400,30 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 	FullTransactionId safexid = ReadNextFullTransactionId();
 	GenericXLogState *xlog;
 	Scbf2MetaPageData *meta;
+	Buffer		cutbufs[SCBF2_NPENDING];
+	bool		mayhave[SCBF2_NPENDING];
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	int			part;
+
+	/*
+	 * Whether entries came past each cut: read under the cut page's lock,
+	 * held until the metapage says so, as appends lock the tail before the
+	 * metapage.
+	 */
+	for (part = 0; part < SCBF2_NPENDING; part++)
+	{
+		const Scbf2PendingCut *cut = &fc->cuts[part];
+		Page		page;
+
+		cutbufs[part] = InvalidBuffer;
+		if (cut->blkno == InvalidBlockNumber)
+			continue;
+		cutbufs[part] = Scbf2ReadPage(index, cut->blkno, BUFFER_LOCK_SHARE,
+									  SCBF_PAGE_PENDING, nblocks);
+		page = BufferGetPage(cutbufs[part]);
+		mayhave[part] = Scbf2PageGetPending(page)->nentries > cut->nentries ||
+			Scbf2PageGetPending(page)->next != InvalidBlockNumber;
+	}
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	xlog = GenericXLogStart(index);
@@ -421,6 +444,10 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 		ph->head = cut->blkno;
 		ph->head_serial = cut->serial;
 		ph->cut = cut->nentries;
+		if (mayhave[part])
+			ph->flags |= SCBF2_PENDING_MAYHAVE;
+		else
+			ph->flags &= ~SCBF2_PENDING_MAYHAVE;
 	}
 	if (fc->band_changed)
 	{
@@ -447,6 +474,9 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 	meta->fold_serial = fc->serial;
 	GenericXLogFinish(xlog);
 	UnlockReleaseBuffer(metabuf);
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		if (BufferIsValid(cutbufs[part]))
+			UnlockReleaseBuffer(cutbufs[part]);
 }
 
 /*
