@@ -476,6 +476,33 @@ typedef struct ScbfFilterCheck
 	int			necopy;
 } ScbfFilterCheck;
 
+/*
+ * Guard of a walk along a list of pages: a segment's chain of filters, a
+ * filter's ledger or its room list (ScbfWalkStart, ScbfWalkStep).  Every
+ * such walk, in every caller, goes through one, so that a corrupted link
+ * ends it with ERRCODE_INDEX_CORRUPTED instead of leading it in circles or
+ * past the end of the index, and so that it answers interrupts.
+ */
+typedef enum ScbfWalkKind
+{
+	SCBF_WALK_CHAIN,			/* filter heads, from the directory entry */
+	SCBF_WALK_LEDGER,			/* a filter's ledger pages */
+	SCBF_WALK_ROOM				/* a filter's room list */
+} ScbfWalkKind;
+
+typedef struct ScbfWalk
+{
+	Relation	index;
+	ScbfWalkKind kind;
+	uint32		segno;
+	uint32		serial;			/* ledger, room list: the filter's serial;
+								 * chain: the serial of the last filter */
+	BlockNumber nindex;			/* blocks of the index, as last measured */
+	BlockNumber nsteps;			/* pages reached so far */
+	BlockNumber last;			/* the page reached last (InvalidBlockNumber
+								 * before the first) */
+} ScbfWalk;
+
 /* Callback of ScbfForEachSegment */
 typedef void (*ScbfSegmentFn) (Relation index, struct ScbfState *state,
 							   uint32 segno, ScbfSegEntry *entry, void *arg);
@@ -577,6 +604,10 @@ extern Buffer ScbfTryLockHead(Relation index, BlockNumber blkno,
 							  uint32 segno, uint32 serial, int mode);
 extern Buffer ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno,
 						   uint32 serial, int mode);
+extern void ScbfWalkStart(ScbfWalk *walk, Relation index, ScbfWalkKind kind,
+						  uint32 segno, uint32 serial);
+extern void ScbfWalkStep(ScbfWalk *walk, BlockNumber blkno);
+extern void ScbfWalkFilter(ScbfWalk *walk, BlockNumber blkno, uint32 serial);
 
 /* scbfbuild.c */
 extern IndexBuildResult *scbfbuild(Relation heap, Relation index,

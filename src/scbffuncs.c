@@ -1449,21 +1449,18 @@ ScbfRebuildFromLedger(Relation index, ScbfState *state, uint32 segno)
 	ScbfSegEntry seg;
 	BlockNumber blk;
 	uint32		serial;
-	uint32		last_serial = 0;
+	ScbfWalk	walk;
 
 	if (!ScbfGetSegEntry(index, state, segno, &seg))
 		return false;
 	blk = seg.head;
 	serial = seg.head_serial;
+	ScbfWalkStart(&walk, index, SCBF_WALK_CHAIN, segno, 0);
 	while (blk != 0)
 	{
 		ScbfFilterSummaryData fs;
 
-		if (serial <= last_serial)
-			ScbfReportCorrupt(index, blk,
-							  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
-									   segno, last_serial, serial));
-		last_serial = serial;
+		ScbfWalkFilter(&walk, blk, serial);
 		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
 		if (fs.state != SCBF_FILTER_GROWING &&
 			fs.state != SCBF_FILTER_DROPPING &&

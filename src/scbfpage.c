@@ -28,6 +28,7 @@
 
 #include <math.h>
 
+#include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
@@ -626,4 +627,87 @@ ScbfLockHead(Relation index, BlockNumber blkno, uint32 segno, uint32 serial,
 						  psprintf("Expected the head of filter %u of segment %u.",
 								   serial, segno));
 	return buf;
+}
+
+/*
+ * Start a guarded walk of the given kind over segment segno's chain (serial
+ * unused), or over the ledger or room list of filter (segno, serial).  See
+ * ScbfWalk in scbf.h.
+ */
+void
+ScbfWalkStart(ScbfWalk *walk, Relation index, ScbfWalkKind kind,
+			  uint32 segno, uint32 serial)
+{
+	walk->index = index;
+	walk->kind = kind;
+	walk->segno = segno;
+	walk->serial = serial;
+	walk->nindex = RelationGetNumberOfBlocks(index);
+	walk->nsteps = 0;
+	walk->last = InvalidBlockNumber;
+}
+
+/*
+ * What a walk walks along, for its error messages.
+ */
+static char *
+ScbfWalkName(ScbfWalk *walk)
+{
+	switch (walk->kind)
+	{
+		case SCBF_WALK_CHAIN:
+			return psprintf("Segment %u's chain", walk->segno);
+		case SCBF_WALK_LEDGER:
+			return psprintf("The ledger of filter %u of segment %u",
+							walk->serial, walk->segno);
+		case SCBF_WALK_ROOM:
+			return psprintf("The room list of filter %u of segment %u",
+							walk->serial, walk->segno);
+	}
+	return pstrdup("A list");
+}
+
+/*
+ * The walk is about to read block blkno, its next page.  Answers
+ * interrupts (a no-op while the caller holds a buffer lock: the lock holds
+ * them off, and the bound below then ends the walk), and raises
+ * ERRCODE_INDEX_CORRUPTED if blkno is the metapage or past the end of the
+ * index (measured again before saying so: the index may have grown since),
+ * or if the walk has reached more pages than the index has, which only a
+ * list that loops can do.
+ */
+void
+ScbfWalkStep(ScbfWalk *walk, BlockNumber blkno)
+{
+	BlockNumber from = BlockNumberIsValid(walk->last) ? walk->last : blkno;
+
+	CHECK_FOR_INTERRUPTS();
+
+	if (blkno != SCBF_METAPAGE_BLKNO && blkno >= walk->nindex)
+		walk->nindex = RelationGetNumberOfBlocks(walk->index);
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= walk->nindex)
+		ScbfReportCorrupt(walk->index, from,
+						  psprintf("%s leads to block %u, which is not a page it can hold.",
+								   ScbfWalkName(walk), blkno));
+	if (++walk->nsteps > walk->nindex)
+		ScbfReportCorrupt(walk->index, blkno,
+						  psprintf("%s loops.", ScbfWalkName(walk)));
+	walk->last = blkno;
+}
+
+/*
+ * The chain walk is about to read the head of filter serial at blkno:
+ * ScbfWalkStep, and serials must increase along a chain (the directory
+ * hands them out in order), so a filter whose serial does not is a loop.
+ */
+void
+ScbfWalkFilter(ScbfWalk *walk, BlockNumber blkno, uint32 serial)
+{
+	Assert(walk->kind == SCBF_WALK_CHAIN);
+	if (walk->nsteps > 0 && serial <= walk->serial)
+		ScbfReportCorrupt(walk->index, blkno,
+						  psprintf("Segment %u's chain goes from filter %u back to filter %u.",
+								   walk->segno, walk->serial, serial));
+	ScbfWalkStep(walk, blkno);
+	walk->serial = serial;
 }

@@ -335,11 +335,13 @@ ScbfBulkDeleteFilter(IndexVacuumInfo *info, ScbfState *state, uint32 segno,
 	BlockNumber lblk;
 	BlockNumber prevblk = InvalidBlockNumber;
 	Buffer		buf;
+	ScbfWalk	walk;
 
 	buf = ScbfLockHead(index, headblk, segno, serial, BUFFER_LOCK_SHARE);
 	lblk = ScbfPageGetFilter(BufferGetPage(buf))->ledger_head;
 	UnlockReleaseBuffer(buf);
 
+	ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno, serial);
 	while (lblk != 0)
 	{
 		ScbfLedgerPageData *ledger;
@@ -349,6 +351,7 @@ ScbfBulkDeleteFilter(IndexVacuumInfo *info, ScbfState *state, uint32 segno,
 		int			i;
 
 		ScbfVacuumDelayPoint();
+		ScbfWalkStep(&walk, lblk);
 
 		buf = ScbfLockLedger(index, state, lblk, segno, serial,
 							 BUFFER_LOCK_SHARE, info->strategy);
@@ -422,13 +425,22 @@ ScbfForEachSegment(Relation index, ScbfState *state, ScbfSegmentFn fn,
 {
 	ScbfSegEntry *copy = palloc(sizeof(ScbfSegEntry) * SCBF_DIR_ENTRIES_PER_PAGE);
 	uint32		dirno;
+	BlockNumber nindex;
 
 	ScbfRefreshDirMap(index, state);
+	nindex = RelationGetNumberOfBlocks(index);
 	for (dirno = 0; dirno < state->ndirpages; dirno++)
 	{
 		Buffer		buf;
 		uint32		slot;
 
+		CHECK_FOR_INTERRUPTS();
+		/* directory pages are added before the map names them */
+		if (state->dirpages[dirno] == SCBF_METAPAGE_BLKNO ||
+			state->dirpages[dirno] >= nindex)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  psprintf("The metapage maps directory page %u to block %u, which is not a page it can hold.",
+									   dirno, state->dirpages[dirno]));
 		buf = ScbfReadDirPage(index, state, dirno * SCBF_DIR_ENTRIES_PER_PAGE,
 							  BUFFER_LOCK_SHARE, false);
 		if (!BufferIsValid(buf))
@@ -469,9 +481,12 @@ ScbfBulkDeleteSegment(Relation index, ScbfState *state, uint32 segno,
 	ScbfBulkDeleteArgs *a = (ScbfBulkDeleteArgs *) arg;
 	BlockNumber blk = entry->head;
 	uint32		serial = entry->head_serial;
+	ScbfWalk	walk;
 
+	ScbfWalkStart(&walk, index, SCBF_WALK_CHAIN, segno, 0);
 	while (blk != 0)
 	{
+		ScbfWalkFilter(&walk, blk, serial);
 		ScbfBulkDeleteFilter(a->info, state, segno, blk, serial, a->stats,
 							 a->callback, a->callback_state, a->copy,
 							 a->deadidx, &a->pagesdone);
@@ -535,19 +550,26 @@ ScbfReadFilterEntries(Relation index, ScbfState *state, uint32 segno,
 	int			max = 1024;
 	char	   *entries = palloc(state->entry_size * max);
 	BlockNumber lblk = ledger_head;
+	ScbfWalk	walk;
 
 	*n = 0;
 	if (nsealed)
 		*nsealed = 0;
+	ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno, serial);
 	while (lblk != 0)
 	{
-		Buffer		buf = ScbfLockLedger(index, state, lblk, segno, serial,
-										 BUFFER_LOCK_SHARE, NULL);
-		Page		page = BufferGetPage(buf);
-		ScbfLedgerPageData *ledger = ScbfPageGetLedger(page);
-		bool		sealed = (ledger->next != 0 &&
-							  !(ledger->flags & SCBF_LEDGER_ROOM));
+		Buffer		buf;
+		Page		page;
+		ScbfLedgerPageData *ledger;
+		bool		sealed;
 		int			i;
+
+		ScbfWalkStep(&walk, lblk);
+		buf = ScbfLockLedger(index, state, lblk, segno, serial,
+							 BUFFER_LOCK_SHARE, NULL);
+		page = BufferGetPage(buf);
+		ledger = ScbfPageGetLedger(page);
+		sealed = (ledger->next != 0 && !(ledger->flags & SCBF_LEDGER_ROOM));
 
 		for (i = 0; i < ledger->nentries; i++)
 		{
@@ -673,11 +695,13 @@ ScbfMoveFilter(Relation index, ScbfState *state, uint32 segno,
 	BlockNumber lblk;
 	BlockNumber prevblk = InvalidBlockNumber;
 	Buffer		buf;
+	ScbfWalk	walk;
 
 	buf = ScbfLockHead(index, srchead, segno, serial, BUFFER_LOCK_SHARE);
 	lblk = ScbfPageGetFilter(BufferGetPage(buf))->ledger_head;
 	UnlockReleaseBuffer(buf);
 
+	ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno, serial);
 	while (lblk != 0)
 	{
 		Page		page;
@@ -686,7 +710,7 @@ ScbfMoveFilter(Relation index, ScbfState *state, uint32 segno,
 		int			n = 0;
 		int			i;
 
-		CHECK_FOR_INTERRUPTS();
+		ScbfWalkStep(&walk, lblk);
 
 		buf = ScbfLockLedger(index, state, lblk, segno, serial,
 							 BUFFER_LOCK_SHARE, NULL);
@@ -758,6 +782,7 @@ ScbfDropHeadFilter(Relation index, ScbfState *state, uint32 segno,
 	GenericXLogState *xlog;
 	ScbfSegEntry *entry;
 	BlockNumber ledgerblk;
+	ScbfWalk	walk;
 	int			b;
 
 	if (!ScbfGetSegEntry(index, state, segno, &seg) || seg.nfilters < 2)
@@ -782,14 +807,20 @@ ScbfDropHeadFilter(Relation index, ScbfState *state, uint32 segno,
 			/* every ledger page must be empty (pages on the room list stay) */
 			BlockNumber lblk = head->ledger_head;
 
+			ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno,
+						  seg.head_serial);
 			while (lblk != 0)
 			{
-				Buffer		tbuf = ScbfLockLedger(index, state, lblk, segno,
-												  seg.head_serial,
-												  BUFFER_LOCK_SHARE, NULL);
-				ScbfLedgerPageData *ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
-				bool		empty = (ledger->nentries == 0);
+				Buffer		tbuf;
+				ScbfLedgerPageData *ledger;
+				bool		empty;
 
+				ScbfWalkStep(&walk, lblk);
+				tbuf = ScbfLockLedger(index, state, lblk, segno,
+									  seg.head_serial, BUFFER_LOCK_SHARE,
+									  NULL);
+				ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
+				empty = (ledger->nentries == 0);
 				lblk = ledger->next;
 				UnlockReleaseBuffer(tbuf);
 				if (!empty)
@@ -829,11 +860,13 @@ ScbfDropHeadFilter(Relation index, ScbfState *state, uint32 segno,
 	 * a DROPPING filter, and one that entered before is ahead of us (it holds
 	 * the page we would need next).
 	 */
+	ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno, seg.head_serial);
 	while (head->ledger_head != head->ledger_tail)
 	{
 		BlockNumber lblk = head->ledger_head;
 		Page		lpage;
 
+		ScbfWalkStep(&walk, lblk);
 		lbuf = ScbfLockLedger(index, state, lblk, segno, seg.head_serial,
 							  BUFFER_LOCK_EXCLUSIVE, NULL);
 		xlog = GenericXLogStart(index);
@@ -902,6 +935,7 @@ ScbfConsolidateSegment(Relation index, ScbfState *state, uint32 segno,
 	int			maxall = 1024;
 	BlockNumber dsthead;
 	uint32		dstserial;
+	ScbfWalk	walk;
 
 	if (!ScbfGetSegEntry(index, state, segno, &seg) ||
 		(seg.nfilters < 2 && !force))
@@ -911,17 +945,22 @@ ScbfConsolidateSegment(Relation index, ScbfState *state, uint32 segno,
 	all = palloc(state->entry_size * maxall);
 	blk = seg.head;
 	serial = seg.head_serial;
+	ScbfWalkStart(&walk, index, SCBF_WALK_CHAIN, segno, 0);
 	while (blk != 0)
 	{
-		Buffer		buf = ScbfLockHead(index, blk, segno, serial,
-									   BUFFER_LOCK_SHARE);
-		ScbfFilterPageData *filter = ScbfPageGetFilter(BufferGetPage(buf));
-		BlockNumber ledger_head = filter->ledger_head;
-		bool		skip = (filter->state == SCBF_FILTER_GROWING ||
-							filter->state == SCBF_FILTER_DROPPING);
+		Buffer		buf;
+		ScbfFilterPageData *filter;
+		BlockNumber ledger_head;
+		bool		skip;
 		char	   *entries;
 		int			n = 0;
 
+		ScbfWalkFilter(&walk, blk, serial);
+		buf = ScbfLockHead(index, blk, segno, serial, BUFFER_LOCK_SHARE);
+		filter = ScbfPageGetFilter(BufferGetPage(buf));
+		ledger_head = filter->ledger_head;
+		skip = (filter->state == SCBF_FILTER_GROWING ||
+				filter->state == SCBF_FILTER_DROPPING);
 		UnlockReleaseBuffer(buf);
 		if (!skip)
 		{
@@ -992,16 +1031,21 @@ ScbfFilterSummary(Relation index, ScbfState *state, uint32 segno,
 	{
 		/* the tail and the pages on the room list count their own entries */
 		BlockNumber lblk = head->ledger_room;
-		Buffer		tbuf = ScbfLockLedger(index, state, head->ledger_tail,
-										  segno, serial, BUFFER_LOCK_SHARE,
-										  NULL);
-		ScbfLedgerPageData *ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
-		uint32		nroom = 0;
+		Buffer		tbuf;
+		ScbfLedgerPageData *ledger;
+		ScbfWalk	walk;
 
+		ScbfWalkStart(&walk, index, SCBF_WALK_LEDGER, segno, serial);
+		ScbfWalkStep(&walk, head->ledger_tail);
+		tbuf = ScbfLockLedger(index, state, head->ledger_tail, segno, serial,
+							  BUFFER_LOCK_SHARE, NULL);
+		ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
 		fs->nentries += ledger->nentries - ledger->ntombstones;
 		UnlockReleaseBuffer(tbuf);
-		while (lblk != 0 && nroom++ < head->nledger_pages)
+		ScbfWalkStart(&walk, index, SCBF_WALK_ROOM, segno, serial);
+		while (lblk != 0)
 		{
+			ScbfWalkStep(&walk, lblk);
 			tbuf = ScbfLockLedger(index, state, lblk, segno, serial,
 								  BUFFER_LOCK_SHARE, NULL);
 			ledger = ScbfPageGetLedger(BufferGetPage(tbuf));
@@ -1063,15 +1107,18 @@ ScbfCleanupSegment(Relation index, ScbfState *state, uint32 segno,
 	double		keys = 0;
 	double		passfpr = 1;
 	uint64		nkeys_live = 0;
+	ScbfWalk	walk;
 
 	/* 1. repairs */
 	blk = entry->head;
 	serial = entry->head_serial;
+	ScbfWalkStart(&walk, index, SCBF_WALK_CHAIN, segno, 0);
 	while (blk != 0)
 	{
 		ScbfFilterSummaryData fs;
 
 		ScbfVacuumDelayPoint();
+		ScbfWalkFilter(&walk, blk, serial);
 		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
 		if (fs.state == SCBF_FILTER_GROWING)
 		{
@@ -1124,10 +1171,12 @@ ScbfCleanupSegment(Relation index, ScbfState *state, uint32 segno,
 	/* 3. statistics */
 	blk = entry->head;
 	serial = entry->head_serial;
+	ScbfWalkStart(&walk, index, SCBF_WALK_CHAIN, segno, 0);
 	while (blk != 0)
 	{
 		ScbfFilterSummaryData fs;
 
+		ScbfWalkFilter(&walk, blk, serial);
 		ScbfFilterSummary(index, state, segno, blk, serial, &fs);
 		a->nfilters++;
 		a->nfilter_pages += fs.nblocks;

@@ -523,6 +523,144 @@ fresh_index('v_a', '(a) WITH (pages_per_segment = 8)');
 		name => 'unindexed segment: scans answer right');
 }
 
+# ---- 15. lists that loop or lead past the end of the index, hit by every
+# caller that walks them: VACUUM (ambulkdelete and amvacuumcleanup),
+# autovacuum, an insert, scans, the diagnostics and scbf_rebuild.  Each
+# must end with ERRCODE_INDEX_CORRUPTED naming the list, by itself: not by
+# the statement_timeout the statement runs under, nor by the test's own
+# timeout (a backend deaf to the cancel would outlive both).
+sub loop_fails
+{
+	my ($sql, $re, $name) = @_;
+	my $timed_out = 0;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET statement_timeout = '60s';\n$sql",
+		timeout => 150, timed_out => \$timed_out);
+	ok(!$timed_out && $ret != 0, "$name: ends with an error");
+	like($err, qr/ERROR:  XX002: index "\w+" (?:contains a corrupted page|is corrupted).*\n.*DETAIL:  $re/,
+		"$name: ERRCODE_INDEX_CORRUPTED, names the list");
+	is(q1('SELECT 1'), '1', "$name: server alive");
+}
+
+# the first and second pages of segment 0's ledger, from the filter head
+sub ledger_pages_of
+{
+	my ($idx) = @_;
+	my $head = page_of($idx, 'filter', 0);
+	my $l1 = u32(read_page($idx, $head), 76);
+	my $l2 = q1("SELECT next_block FROM scbf_pages('$idx') WHERE blkno = $l1");
+	return ($head, $l1, $l2);
+}
+
+$node->safe_psql('postgres', q{
+	CREATE TABLE lp (id int, a int, s text) WITH (autovacuum_enabled = off);
+	INSERT INTO lp SELECT g, g % 500, md5(g::text) FROM generate_series(1, 20000) g;
+	CREATE INDEX lp_a ON lp USING scbf (a) WITH (pages_per_segment = 128);
+	-- built empty: inserts chain filters
+	CREATE TABLE ch (id int, k text) WITH (autovacuum_enabled = off);
+	CREATE INDEX ch_k ON ch USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
+	INSERT INTO ch SELECT g, md5(g::text) FROM generate_series(1, 30000) g;
+	CHECKPOINT;
+});
+
+# a ledger that loops (its second page leads back to its first), in a
+# segment with dead rows
+{
+	my ($head, $l1, $l2) = ledger_pages_of('lp_a');
+	cmp_ok($l2, '>', 0, 'ledger loop: segment 0 has a ledger of several pages');
+	q1('DELETE FROM lp WHERE id % 10 = 0');
+	patch('lp_a', [ $l2, 24, pack('V', $l1) ]);
+	my $re = 'The ledger of filter 1 of segment 0 loops';
+	loop_fails('VACUUM (INDEX_CLEANUP ON) lp', $re, 'ledger loop: VACUUM');
+	loop_fails("SELECT scbf_rebuild('lp_a', 0)", $re, 'ledger loop: scbf_rebuild');
+	loop_fails("SET enable_seqscan = off;\nSELECT count(*) FROM lp WHERE a = 7", $re,
+		'ledger loop: a query');
+	loop_fails("SELECT count(*) FROM scbf_probe('lp_a', 7)", $re, 'ledger loop: scbf_probe');
+	loop_fails("SELECT scbf_verify('lp_a')", 'The ledger of filter 1 of segment 0 reaches block \d+ twice',
+		'ledger loop: scbf_verify');
+	# the other diagnostics report what they can read (the verifier is the
+	# one that reports corruption), and end
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"SET statement_timeout = '60s';\nSELECT count(*) FROM scbf_segments('lp_a'), scbf_index_info('lp_a')",
+		timeout => 150);
+	is($ret, 0, 'ledger loop: scbf_segments and scbf_index_info end');
+
+	# autovacuum: the worker's VACUUM of lp fails the same way, and again at
+	# its next round, instead of spinning
+	my $offset = -s $node->logfile;
+	$node->safe_psql('postgres', q{
+		ALTER TABLE lp SET (autovacuum_enabled = on, autovacuum_vacuum_threshold = 0,
+			autovacuum_vacuum_scale_factor = 0);
+		ALTER SYSTEM SET autovacuum = on;
+		ALTER SYSTEM SET autovacuum_naptime = '1s';
+		SELECT pg_reload_conf();
+	});
+	$node->wait_for_log(qr/ERROR:  index "lp_a" contains a corrupted page[^\n]*\n[^\n]*DETAIL:  $re/, $offset);
+	$node->safe_psql('postgres', q{
+		ALTER TABLE lp SET (autovacuum_enabled = off);
+		ALTER SYSTEM RESET autovacuum;
+		ALTER SYSTEM RESET autovacuum_naptime;
+		SELECT pg_reload_conf();
+	});
+	like(slurp_file($node->logfile, $offset),
+		qr/ERROR:  index "lp_a" contains a corrupted page[^\n]*\n[^\n]*DETAIL:  $re[^\n]*\n(?:[^\n]*HINT:[^\n]*\n)?[^\n]*CONTEXT:  while vacuuming index "lp_a" of relation "public.lp"\n\s*automatic vacuum of table "postgres.public.lp"/,
+		'ledger loop: autovacuum fails with ERRCODE_INDEX_CORRUPTED');
+	is(q1('SELECT 1'), '1', 'ledger loop: autovacuum: server alive');
+}
+
+# a ledger link past the end of the index
+$node->safe_psql('postgres', 'REINDEX INDEX lp_a; CHECKPOINT');
+{
+	my ($head, $l1, $l2) = ledger_pages_of('lp_a');
+	patch('lp_a', [ $l1, 24, pack('V', 999999) ]);
+	loop_fails('VACUUM (INDEX_CLEANUP ON) lp',
+		'The ledger of filter 1 of segment 0 leads to block 999999, which is not a page it can hold',
+		'ledger past the end: VACUUM');
+	loop_fails("SELECT scbf_rebuild('lp_a', 0)",
+		'The ledger of filter 1 of segment 0 leads to block 999999',
+		'ledger past the end: scbf_rebuild');
+}
+
+# a chain that loops: segment 0's last filter leads back to its first
+{
+	my $n = q1("SELECT chain_length FROM scbf_segments('ch_k') WHERE segno = 0");
+	cmp_ok($n, '>', 1, "chain loop: segment 0 has a chain of $n filters");
+	my ($first, $last, $lastserial) = split /\|/, q1(q{
+		SELECT min(head_block) FILTER (WHERE filter = 1), min(head_block) FILTER (WHERE filter = max_f),
+			max(serial)
+		FROM (SELECT *, max(filter) OVER () AS max_f FROM scbf_filters('ch_k', 0)) f});
+	patch('ch_k', [ $last, 68, pack('V', $first) ], [ $last, 72, pack('V', 1) ]);
+	my $re = "Segment 0's chain goes from filter $lastserial back to filter 1";
+	loop_fails('VACUUM ch', $re, 'chain loop: VACUUM');
+	loop_fails("SELECT scbf_rebuild('ch_k', 0)", $re, 'chain loop: scbf_rebuild');
+	loop_fails("SET enable_seqscan = off;\nSELECT count(*) FROM ch WHERE k = md5('7')", $re,
+		'chain loop: a query');
+	loop_fails("SELECT count(*) FROM scbf_segments('ch_k')", $re, 'chain loop: scbf_segments');
+	loop_fails("SELECT count(*) FROM scbf_index_info('ch_k')", $re, 'chain loop: scbf_index_info');
+	loop_fails("SELECT scbf_verify('ch_k')",
+		"Segment 0's chain goes from filter $lastserial to filter 1: serials must increase",
+		'chain loop: scbf_verify');
+}
+
+# a room list that loops (the ledger pages VACUUM left with room, which
+# inserts fill first): an insert that fills them, VACUUM's statistics
+$node->safe_psql('postgres', 'TRUNCATE lp; INSERT INTO lp SELECT g, g % 500, md5(g::text) FROM generate_series(1, 20000) g;'
+	  . 'REINDEX INDEX lp_a; DELETE FROM lp WHERE id % 2 = 0; VACUUM (INDEX_CLEANUP ON) lp; CHECKPOINT');
+{
+	my $head = page_of('lp_a', 'filter', 0);
+	my $r1 = u32(read_page('lp_a', $head), 84);
+	cmp_ok($r1, '>', 0, 'room loop: segment 0 has a room list');
+	my $r2 = u32(read_page('lp_a', $r1), 32);
+	# the last page of the list leads back to the first
+	patch('lp_a', [ $r2 ? $r2 : $r1, 32, pack('V', $r1) ]);
+	loop_fails('VACUUM lp', 'The room list of filter 1 of segment 0 loops', 'room loop: VACUUM');
+	loop_fails("SELECT scbf_verify('lp_a')", 'The room list of filter 1 of segment 0 reaches block',
+		'room loop: scbf_verify');
+	loop_fails('INSERT INTO lp SELECT g, g % 500, md5(g::text) FROM generate_series(20001, 40000) g',
+		'Ledger page on the room list of filter 1 of segment 0 has no room', 'room loop: an insert');
+}
+$node->safe_psql('postgres', 'DROP TABLE lp, ch');
+
 # after all this the index can be rebuilt and verifies again
 q1('REINDEX INDEX v_a');
 {
