@@ -1,0 +1,157 @@
+# scbf indexes through autovacuum, standby promotion and point-in-time
+# recovery, while they are in use:
+#
+#   1. a churn run (inserts and deletes by several clients) with autovacuum
+#      left on, as in production (every other TAP test turns it off), which
+#      must vacuum the table during the run;
+#   2. a streaming standby replays all of it; its queries equal a
+#      sequential scan of its own heap;
+#   3. point-in-time recovery from a base backup taken before the churn, to
+#      a restore point after it: the recovered cluster has exactly the rows
+#      of that moment, and its indexes agree with them;
+#   4. the primary crashes (immediate stop) while clients write; the
+#      standby is promoted and its indexes take inserts, deletes and VACUUM.
+#
+# After each step scbf_verify (heapallindexed) is clean and every probe
+# equals a sequential scan.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use lib 'test/t';
+use ScbfTest;
+
+my $node = new_node('primary', allows_streaming => 1, has_archiving => 1);
+$node->append_conf('postgresql.conf',
+	"autovacuum = on\nautovacuum_naptime = '1s'\nautovacuum_vacuum_cost_delay = 0\n");
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION scbf;
+	CREATE TABLE ch (id bigserial, k int, s text)
+		WITH (autovacuum_vacuum_threshold = 50, autovacuum_vacuum_scale_factor = 0.01,
+			  autovacuum_vacuum_insert_threshold = 1000, autovacuum_vacuum_insert_scale_factor = 0.01);
+	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(1, 40000) g;
+	CREATE INDEX ch_k ON ch USING scbf (k) WITH (pages_per_segment = 16);
+	CREATE INDEX ch_s ON ch USING scbf (s) WITH (pages_per_segment = 32);
+	CREATE INDEX ch_ks ON ch USING scbf (k, s);
+	CREATE INDEX ch_id ON ch USING btree (id);
+});
+$node->backup('bk');
+
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($node, 'bk', has_streaming => 1);
+$standby->start;
+
+my @probes = (
+	'SELECT * FROM ch WHERE k = 7', 'SELECT * FROM ch WHERE k IN (1, 2, 3, 4999)',
+	"SELECT * FROM ch WHERE s = md5('10')", "SELECT * FROM ch WHERE k = 10 AND s = md5('10')",
+	"SELECT * FROM ch WHERE s IN (md5('20000'), md5('39999'), md5('x'))");
+
+sub check_all
+{
+	my ($n, $what) = @_;
+	scbf_same($n, 'postgres', [ map { [ $_, 'any' ] } @probes ], nonempty => 3, name => $what);
+	scbf_same($n, 'postgres', 'SELECT * FROM ch WHERE k = -1', rows => 'empty',
+		name => "$what: a value never inserted");
+	for my $idx ('ch_k', 'ch_s', 'ch_ks')
+	{
+		my ($ret, $out, $err) = $n->psql('postgres', "SELECT scbf_verify('$idx', true)");
+		ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
+	}
+}
+
+# the table's rows, as a count and a hash
+sub fingerprint
+{
+	my ($n) = @_;
+	return $n->safe_psql('postgres',
+		'SELECT count(*) || \':\' || coalesce(sum(hashtext(c::text)::int8), 0) FROM ch c');
+}
+
+# The churn inserts rows and deletes and updates rows it inserted (ids past
+# 40000), so that the probes (of the first 40000 rows) keep rows to find.
+my %churn = (
+	'006_insert@3' => q{
+		\set r random(1, 1000000)
+		INSERT INTO ch (k, s) SELECT (:r + g) % 5000, md5((:r + g)::text) FROM generate_series(1, 50) g;
+	},
+	'006_delete@2' => q{
+		\set r random(40001, 100000)
+		DELETE FROM ch WHERE id BETWEEN :r AND :r + 40;
+	},
+	'006_update@1' => q{
+		\set r random(40001, 100000)
+		UPDATE ch SET k = k + 1 WHERE id BETWEEN :r AND :r + 10;
+	});
+
+# ---- 1. churn with autovacuum on
+my $av0 = $node->safe_psql('postgres', "SELECT autovacuum_count FROM pg_stat_user_tables WHERE relname = 'ch'");
+$node->pgbench('--no-vacuum --client=4 --jobs=2 --time=6', 0, [qr{processed: \d+}], [qr{^$}],
+	'churn with autovacuum on', \%churn);
+ok($node->poll_query_until('postgres',
+	"SELECT autovacuum_count > $av0 FROM pg_stat_user_tables WHERE relname = 'ch'"),
+	'autovacuum vacuumed the table');
+note 'autovacuum runs of ch: '
+  . $node->safe_psql('postgres', "SELECT autovacuum_count - $av0 FROM pg_stat_user_tables WHERE relname = 'ch'");
+check_all($node, 'after the churn with autovacuum on');
+
+# ---- 2. the standby replays all of it
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+is(fingerprint($standby), fingerprint($node), 'standby: the same rows as the primary');
+check_all($standby, 'standby after the churn');
+
+# ---- 3. point-in-time recovery to a restore point, past which the
+# primary deletes, consolidates and inserts
+$node->safe_psql('postgres', 'ALTER TABLE ch SET (autovacuum_enabled = off)');
+my $at_rp = fingerprint($node);
+$node->safe_psql('postgres', "SELECT pg_create_restore_point('scbf_rp')");
+$node->safe_psql('postgres', q{
+	DELETE FROM ch WHERE id % 3 = 0;
+	VACUUM ch;
+	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(100001, 120000) g;
+});
+my $walfile = $node->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
+$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+ok($node->poll_query_until('postgres', "SELECT last_archived_wal >= '$walfile' FROM pg_stat_archiver"),
+	'PITR: the WAL past the restore point is archived');
+isnt(fingerprint($node), $at_rp, 'PITR: the primary changed past the restore point');
+
+my $pitr = PostgreSQL::Test::Cluster->new('pitr');
+$pitr->init_from_backup($node, 'bk', has_restoring => 1);
+$pitr->append_conf('postgresql.conf',
+	"recovery_target_name = 'scbf_rp'\nrecovery_target_action = 'promote'\n");
+$pitr->start;
+ok($pitr->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'PITR: recovered and promoted');
+is(fingerprint($pitr), $at_rp, 'PITR: exactly the rows of the restore point');
+check_all($pitr, 'PITR');
+$pitr->safe_psql('postgres', q{
+	DELETE FROM ch WHERE id % 5 = 0;
+	VACUUM ch;
+	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(200001, 210000) g;
+});
+check_all($pitr, 'PITR, then deletes, VACUUM and inserts');
+$pitr->stop;
+
+# ---- 4. the primary crashes under write load; the standby is promoted
+$node->safe_psql('postgres', 'ALTER TABLE ch RESET (autovacuum_enabled)');
+my $load = $node->background_psql('postgres', on_error_stop => 0);
+$load->query_until(qr/loading/, "\\echo loading\n"
+	  . "INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(1, 100) g \\watch 0.02\n");
+my $n0 = $node->safe_psql('postgres', 'SELECT count(*) FROM ch');
+ok($node->poll_query_until('postgres', "SELECT count(*) > $n0 + 500 FROM ch"), 'failover: write load running');
+$node->stop('immediate');
+eval { $load->quit };
+$standby->promote;
+ok($standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'failover: the standby is promoted');
+check_all($standby, 'promoted standby');
+$standby->safe_psql('postgres', q{
+	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(300001, 330000) g;
+	DELETE FROM ch WHERE id % 7 = 0;
+	VACUUM ch;
+});
+check_all($standby, 'promoted standby after inserts, deletes and VACUUM');
+
+$standby->stop;
+done_testing();
