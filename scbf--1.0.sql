@@ -263,6 +263,15 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'scbf_clean_pending'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
+-- Security (PostgreSQL's "Security Considerations for Extensions"): the
+-- script uses neither CREATE OR REPLACE nor IF NOT EXISTS, so an object
+-- someone created first makes CREATE EXTENSION fail rather than be adopted;
+-- every function is C that looks nothing up by name, so none needs a SET
+-- search_path; the operators, hash functions and types named here resolve
+-- while CREATE EXTENSION searches pg_catalog first and pg_temp last
+-- (sql/scbf_security.sql installs and runs all of it under a search_path
+-- an attacker prepared).
+--
 -- These reveal indexed values or their presence, or change the index: not
 -- for PUBLIC (each also checks that the caller may SELECT from the table;
 -- scbf_rebuild and scbf_clean_pending that the caller owns it).

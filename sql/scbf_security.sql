@@ -1,0 +1,121 @@
+--
+-- scbf_security: the extension installed, and its functions run, under a
+-- search_path an attacker prepared.  The install script follows
+-- PostgreSQL's rules for extension scripts ("Security Considerations for
+-- Extensions"): no CREATE OR REPLACE and no IF NOT EXISTS, so an object an
+-- attacker created first makes CREATE EXTENSION fail instead of being
+-- adopted; every function is C code that looks nothing up by name (so
+-- none needs a SET search_path); and the operators, hash functions and
+-- types it names are resolved while CREATE EXTENSION searches pg_catalog
+-- first and pg_temp last.  Here an attacker who owns the target schema and
+-- a schema of his own has shadowed them all beforehand: the extension must
+-- reference only pg_catalog's objects, and every function must answer
+-- under the attacker's search_path exactly as under a clean one.
+--
+\set regress_db :DBNAME
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS regress_scbf_security;
+DROP ROLE IF EXISTS regress_scbf_attacker;
+RESET client_min_messages;
+CREATE DATABASE regress_scbf_security;
+CREATE ROLE regress_scbf_attacker;
+\c regress_scbf_security
+CREATE SCHEMA target AUTHORIZATION regress_scbf_attacker;
+CREATE SCHEMA hostile AUTHORIZATION regress_scbf_attacker;
+
+-- the attacker's shadows of what the script and the index use
+SET ROLE regress_scbf_attacker;
+CREATE FUNCTION target.yes(int4, int4) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT true';
+CREATE FUNCTION hostile.yes(int4, int4) RETURNS bool LANGUAGE sql IMMUTABLE AS 'SELECT true';
+CREATE OPERATOR target.= (LEFTARG = int4, RIGHTARG = int4, FUNCTION = target.yes);
+CREATE OPERATOR hostile.= (LEFTARG = int4, RIGHTARG = int4, FUNCTION = hostile.yes);
+CREATE FUNCTION target.hashint4(int4) RETURNS int4 LANGUAGE sql IMMUTABLE AS 'SELECT 0';
+CREATE FUNCTION hostile.hashint4(int4) RETURNS int4 LANGUAGE sql IMMUTABLE AS 'SELECT 0';
+CREATE DOMAIN target.regclass AS text;
+CREATE DOMAIN hostile.regclass AS text;
+CREATE DOMAIN target.int4 AS int8;
+CREATE DOMAIN hostile.int4 AS int8;
+-- and one of scbf's own functions, created first
+CREATE FUNCTION target.scbf_verify(regclass, boolean) RETURNS void LANGUAGE sql AS '';
+RESET ROLE;
+
+SET search_path = hostile, target, pg_catalog;
+-- not adopted: CREATE EXTENSION fails
+\set VERBOSITY terse
+CREATE EXTENSION scbf SCHEMA target;
+\set VERBOSITY default
+DROP FUNCTION target.scbf_verify(pg_catalog.regclass, pg_catalog.bool);
+CREATE EXTENSION scbf SCHEMA target;
+RESET search_path;
+
+-- every operator, support function and type the extension names is
+-- pg_catalog's, and none of the attacker's objects became its member
+SELECT count(*) AS operators, count(*) FILTER (WHERE o.oprnamespace <> 'pg_catalog'::regnamespace) AS not_pg_catalog
+FROM pg_amop ao JOIN pg_opfamily f ON f.oid = ao.amopfamily JOIN pg_am a ON a.oid = f.opfmethod
+JOIN pg_operator o ON o.oid = ao.amopopr WHERE a.amname = 'scbf';
+SELECT count(*) AS support_functions, count(*) FILTER (WHERE p.pronamespace <> 'pg_catalog'::regnamespace) AS not_pg_catalog
+FROM pg_amproc ap JOIN pg_opfamily f ON f.oid = ap.amprocfamily JOIN pg_am a ON a.oid = f.opfmethod
+JOIN pg_proc p ON p.oid = ap.amproc WHERE a.amname = 'scbf';
+SELECT count(DISTINCT p.oid) AS functions, count(*) FILTER (WHERE ty.typnamespace <> 'pg_catalog'::regnamespace) AS types_not_pg_catalog
+FROM pg_proc p
+CROSS JOIN LATERAL unnest(coalesce(p.proallargtypes, p.proargtypes::oid[]) || p.prorettype) t(typ)
+JOIN pg_type ty ON ty.oid = t.typ
+WHERE p.pronamespace = 'target'::regnamespace AND p.proname LIKE 'scbf%';
+SELECT count(*) AS attacker_objects_in_extension
+FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
+WHERE d.deptype = 'e' AND (d.classid, d.objid) IN (
+	SELECT 'pg_proc'::regclass, oid FROM pg_proc WHERE proname IN ('yes', 'hashint4') AND pronamespace <> 'pg_catalog'::regnamespace
+	UNION ALL SELECT 'pg_operator'::regclass, oid FROM pg_operator WHERE oprnamespace <> 'pg_catalog'::regnamespace
+	UNION ALL SELECT 'pg_type'::regclass, oid FROM pg_type WHERE typnamespace IN ('target'::regnamespace, 'hostile'::regnamespace));
+
+-- a table and its indexes, made under a clean search_path
+SET search_path = public, target;
+\set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+SET client_min_messages = warning;
+\i :scbf_same_sql
+RESET client_min_messages;
+CREATE TABLE t (a int4, b text);
+INSERT INTO t SELECT g % 100, 'v' || g FROM generate_series(1, 5000) g;
+CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
+CREATE INDEX t_ab ON t USING scbf (a, b);
+
+-- under the attacker's search_path: inserts, deletes, VACUUM, the
+-- maintenance functions and every diagnostic, whose answers are kept for
+-- the comparison below
+SET search_path = hostile, target, pg_catalog, public;
+INSERT INTO public.t SELECT g % 100, 'v' || g FROM generate_series(5001, 8000) g;
+DELETE FROM public.t WHERE a OPERATOR(pg_catalog.=) 13;
+VACUUM public.t;
+SELECT target.scbf_rebuild('public.t_a', 0) AS rebuilt,
+	target.scbf_rebuild('public.t_ab', 1, 'heap') AS rebuilt_from_heap;
+SELECT target.scbf_verify('public.t_a', true), target.scbf_verify('public.t_ab', true);
+CREATE TEMP TABLE answers AS
+	SELECT 'info' AS f, target.scbf_index_info('public.t_a')::text AS r
+	UNION ALL SELECT 'segments', s::text FROM target.scbf_segments('public.t_ab') s
+	UNION ALL SELECT 'filters', s::text FROM target.scbf_filters('public.t_a') s
+	UNION ALL SELECT 'pages', s::text FROM target.scbf_pages('public.t_a') s
+	UNION ALL SELECT 'probe', s::text FROM target.scbf_probe('public.t_a', 7) s
+	UNION ALL SELECT 'probe text', s::text FROM target.scbf_probe('public.t_ab', '7'::pg_catalog.text) s;
+
+-- the same answers under a clean search_path
+RESET search_path;
+SELECT count(*) AS answers, count(*) FILTER (WHERE f = 'probe') AS probe_rows FROM pg_temp.answers;
+SELECT f, r FROM pg_temp.answers
+EXCEPT ALL
+(SELECT 'info', target.scbf_index_info('t_a')::text
+ UNION ALL SELECT 'segments', s::text FROM target.scbf_segments('t_ab') s
+ UNION ALL SELECT 'filters', s::text FROM target.scbf_filters('t_a') s
+ UNION ALL SELECT 'pages', s::text FROM target.scbf_pages('t_a') s
+ UNION ALL SELECT 'probe', s::text FROM target.scbf_probe('t_a', 7) s
+ UNION ALL SELECT 'probe text', s::text FROM target.scbf_probe('t_ab', '7'::text) s);
+
+-- and the index, changed under the attacker's search_path, answers right
+SET search_path = public, target;
+SELECT scbf_same('SELECT * FROM t WHERE a = 7');
+SELECT scbf_same($$SELECT * FROM t WHERE a = 8 AND b = 'v1008'$$);
+SELECT scbf_empty('SELECT * FROM t WHERE a = 13');
+RESET search_path;
+
+\c :regress_db
+DROP DATABASE regress_scbf_security;
+DROP ROLE regress_scbf_attacker;

@@ -1,0 +1,169 @@
+# Resource limits:
+#
+#   1. a probe whose result exceeds work_mem: the TID bitmap the scan fills
+#      degrades to lossy pages, as for any bitmap scan, instead of failing;
+#      the rows still equal a sequential scan;
+#   2. pg_cancel_backend and statement_timeout end a long build, scan,
+#      VACUUM and diagnostic call with the cancel error, and leave the index
+#      usable.  Where a wait can be placed inside the operation, the test
+#      places it and asserts where it was: VACUUM in its index pass (it
+#      sleeps in the cost delay between ledger pages, and the error's
+#      context names the index); a build, scbf_verify (heapallindexed) and
+#      scbf_rebuild('heap') at a row of the table (their index expression
+#      waits for an advisory lock the test holds).  The scan is made long
+#      instead: a million values, which it checks segment after segment.
+#
+# A full disk is not tested: it needs a file system of limited size (a
+# loop device or tmpfs mounted for the test), which the unprivileged user
+# that runs the TAP tests cannot make.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use lib 'test/t';
+use ScbfTest;
+
+my $node = new_node('limits');
+$node->append_conf('postgresql.conf', "autovacuum = off\n");
+$node->start;
+
+sub q1 { return $node->safe_psql('postgres', $_[0]); }
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION scbf;
+	CREATE FUNCTION gate(id int, a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+	BEGIN
+		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
+			PERFORM pg_advisory_xact_lock(id);
+		END IF;
+		RETURN a;
+	END $$;
+	CREATE TABLE t (id int, a int, b text);
+	INSERT INTO t SELECT g, g % 10, 'b' || (g % 5000) FROM generate_series(1, 200000) g;
+	CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
+	CREATE INDEX t_b ON t USING scbf (b) WITH (pages_per_segment = 8);
+	CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
+	VACUUM t;
+});
+
+# ---- 1. a probe that exceeds work_mem: 20,000 rows on every heap page
+{
+	my $plan = q1("SET work_mem = '64kB'; SET enable_seqscan = off;\n"
+		  . 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM t WHERE a = 3');
+	like($plan, qr/Bitmap Index Scan on t_a/, 'work_mem: the plan scans the scbf index');
+	my ($lossy) = $plan =~ /Heap Blocks:.*lossy=(\d+)/;
+	ok(defined $lossy && $lossy > 0, 'work_mem: the bitmap went lossy (' . ($lossy // 'none') . ' lossy heap blocks)')
+	  or diag($plan);
+	$node->safe_psql('postgres', "ALTER DATABASE postgres SET work_mem = '64kB'");
+	scbf_same($node, 'postgres', [ [ 'SELECT * FROM t WHERE a = 3', 20000 ],
+		[ 'SELECT * FROM t WHERE a IN (1, 2, 7)', 60000 ] ],
+		name => 'work_mem 64kB: lossy bitmap');
+	$node->safe_psql('postgres', 'ALTER DATABASE postgres RESET work_mem');
+}
+
+# Run $sql in a session whose crash.gate is $row, with the test holding
+# advisory lock $row; once the session waits for it (and, with $phase, is
+# in that CREATE INDEX phase), cancel it with pg_cancel_backend.  Returns
+# the session's stderr.
+sub cancel_at_gate
+{
+	my ($sql, $row, $phase, $what) = @_;
+	my $gate = $node->background_psql('postgres');
+	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/running/, "SET crash.gate = '$row';\n\\echo running\n$sql;\n\\echo done\n");
+	my $where = $phase ? " AND pid IN (SELECT pid FROM pg_stat_progress_create_index WHERE phase = '$phase')" : '';
+	ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND objid = $row AND NOT granted$where"),
+		"$what: waits at row $row" . ($phase ? " in phase '$phase'" : ''));
+	is(q1("SELECT pg_cancel_backend($pid)"), 't', "$what: pg_cancel_backend");
+	$s->query_until(qr/done/, '');
+	my $err = $s->{stderr};
+	$s->quit;
+	$gate->quit;
+	like($err, qr/ERROR:  canceling statement due to user request/, "$what: canceled");
+	return $err;
+}
+
+# Run $sql under statement_timeout $timeout; it must end with the timeout
+sub times_out
+{
+	my ($sql, $timeout, $what, $pre) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		($pre // '') . "SET statement_timeout = '$timeout';\n$sql", timeout => 300);
+	like($err, qr/ERROR:  canceling statement due to statement timeout/, "$what: statement_timeout ends it");
+	return $err;
+}
+
+sub verify_clean
+{
+	my ($idx, $what) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
+	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
+}
+
+my $row = q1("SELECT id FROM t WHERE ctid = '(500,1)'");
+
+# ---- 2. builds
+cancel_at_gate('CREATE INDEX t_g2 ON t USING scbf (gate(id, a))', $row,
+	'building index: scanning table and writing segments', 'CREATE INDEX');
+{
+	my $gate = $node->background_psql('postgres');
+	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	times_out('CREATE INDEX t_g2 ON t USING scbf (gate(id, a))', '2s', 'CREATE INDEX',
+		"SET crash.gate = '$row';\n");
+	$gate->quit;
+}
+is(q1("SELECT count(*) FROM pg_class WHERE relname = 't_g2'"), '0', 'CREATE INDEX: no index is left');
+
+# ---- 3. the diagnostics: scbf_verify (heapallindexed) and scbf_rebuild
+# from the heap evaluate the index expression for every row
+cancel_at_gate("SELECT scbf_verify('t_g', true)", $row, undef, 'scbf_verify');
+cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_rebuild');
+{
+	my $gate = $node->background_psql('postgres');
+	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	times_out("SELECT scbf_verify('t_g', true)", '2s', 'scbf_verify', "SET crash.gate = '$row';\n");
+	$gate->quit;
+}
+
+# ---- 4. a scan of a million values (hashed at the scan's start, then
+# checked against every segment's filters; most of the statement's time is
+# the scan's)
+times_out("SET enable_seqscan = off;\n"
+	  . 'SELECT count(*) FROM t WHERE b = ANY (ARRAY(SELECT \'x\' || g FROM generate_series(1, 1000000) g))',
+	'2s', 'a scan of a million values');
+
+# ---- 5. VACUUM, asleep in the cost delay of its index pass: rows deleted
+# on two heap pages (the others are all-visible and skipped)
+{
+	q1("DELETE FROM t WHERE ctid >= '(10,0)' AND ctid < '(12,0)'");
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/running/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
+		  . "\\echo running\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) t;\n\\echo done\n");
+	ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_progress_vacuum WHERE pid = $pid AND phase = 'vacuuming indexes'"),
+		'VACUUM: in its index pass');
+	is(q1("SELECT pg_cancel_backend($pid)"), 't', 'VACUUM: pg_cancel_backend');
+	$s->query_until(qr/done/, '');
+	like($s->{stderr}, qr/ERROR:  canceling statement due to user request\nCONTEXT:  while vacuuming index "t_\w+" of relation "public.t"/,
+		'VACUUM: canceled in the index pass');
+	$s->quit;
+
+	my $err = times_out('VACUUM (PARALLEL 0, INDEX_CLEANUP ON) t', '3s', 'VACUUM',
+		"SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n");
+	like($err, qr/CONTEXT:  while vacuuming index "t_\w+" of relation "public.t"/,
+		'VACUUM: statement_timeout ends it in the index pass');
+}
+
+# the indexes are whole after all of it
+$node->safe_psql('postgres', 'VACUUM t');
+verify_clean($_, 'after the cancels') for ('t_a', 't_b', 't_g');
+scbf_same($node, 'postgres', [ 'SELECT * FROM t WHERE a = 3', "SELECT * FROM t WHERE b = 'b77'",
+	'SELECT * FROM t WHERE gate(id, a) = 5' ], name => 'after the cancels');
+
+$node->stop;
+done_testing();
