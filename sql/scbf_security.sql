@@ -70,6 +70,7 @@ WHERE d.deptype = 'e' AND (d.classid, d.objid) IN (
 
 -- a table and its indexes, made under a clean search_path
 SET search_path = public, target;
+\getenv abs_srcdir PG_ABS_SRCDIR
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
 SET client_min_messages = warning;
 \i :scbf_same_sql
@@ -87,7 +88,7 @@ INSERT INTO public.t SELECT g % 100, 'v' || g FROM generate_series(5001, 8000) g
 DELETE FROM public.t WHERE a OPERATOR(pg_catalog.=) 13;
 VACUUM public.t;
 SELECT target.scbf_rebuild('public.t_a', 0) AS rebuilt,
-	target.scbf_rebuild('public.t_ab', 1, 'heap') AS rebuilt_from_heap;
+	target.scbf_rebuild('public.t_ab', 0, 'heap') AS rebuilt_from_heap;
 SELECT target.scbf_verify('public.t_a', true), target.scbf_verify('public.t_ab', true);
 CREATE TEMP TABLE answers AS
 	SELECT 'info' AS f, target.scbf_index_info('public.t_a')::text AS r

@@ -10,8 +10,10 @@
 #      sleeps in the cost delay between ledger pages, and the error's
 #      context names the index); a build, scbf_verify (heapallindexed) and
 #      scbf_rebuild('heap') at a row of the table (their index expression
-#      waits for an advisory lock the test holds).  The scan is made long
-#      instead: a million values, which it checks segment after segment.
+#      waits for an advisory lock the test holds); a scan at the hashing of
+#      its key (the index's operator class has a hash support function that
+#      waits for the same lock).  Each wait is indefinite, so no assertion
+#      depends on how fast the machine is.
 #
 # A full disk is not tested: it needs a file system of limited size (a
 # loop device or tmpfs mounted for the test), which the unprivileged user
@@ -39,11 +41,23 @@ $node->safe_psql('postgres', q{
 		END IF;
 		RETURN a;
 	END $$;
+	-- an operator class whose hash function waits like gate(): a scan
+	-- through it waits while it hashes its key
+	CREATE FUNCTION gatehash(id int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+	BEGIN
+		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
+			PERFORM pg_advisory_xact_lock(id);
+		END IF;
+		RETURN hashint4(id);
+	END $$;
+	CREATE OPERATOR CLASS gated_ops FOR TYPE int4 USING scbf AS
+		OPERATOR 1 =(int4, int4), FUNCTION 1 gatehash(int4);
 	CREATE TABLE t (id int, a int, b text);
 	INSERT INTO t SELECT g, g % 10, 'b' || (g % 5000) FROM generate_series(1, 200000) g;
 	CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
 	CREATE INDEX t_b ON t USING scbf (b) WITH (pages_per_segment = 8);
 	CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
+	CREATE INDEX t_h ON t USING scbf (id gated_ops) WITH (pages_per_segment = 8);
 	VACUUM t;
 });
 
@@ -129,17 +143,28 @@ cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_re
 	$gate->quit;
 }
 
-# ---- 4. a scan of a million values (hashed at the scan's start, then
-# checked against every segment's filters; most of the statement's time is
-# the scan's)
-times_out("SET enable_seqscan = off;\n"
-	  . 'SELECT count(*) FROM t WHERE b = ANY (ARRAY(SELECT \'x\' || g FROM generate_series(1, 1000000) g))',
-	'2s', 'a scan of a million values');
+# ---- 4. a scan through t_h, waiting while it hashes its key
+{
+	my $scan = "SET enable_seqscan = off;\nSELECT count(*) FROM t WHERE id = $row";
+	like(q1("$scan;\nEXPLAIN (COSTS OFF) SELECT count(*) FROM t WHERE id = $row"),
+		qr/Bitmap Index Scan on t_h/, 'scan: the plan scans t_h');
+	cancel_at_gate($scan, $row, undef, 'scan');
+	my $gate = $node->background_psql('postgres');
+	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	times_out($scan, '2s', 'scan', "SET crash.gate = '$row';\n");
+	$gate->quit;
+}
 
 # ---- 5. VACUUM, asleep in the cost delay of its index pass: rows deleted
-# on two heap pages (the others are all-visible and skipped)
+# on the first two heap pages (the rest, all-visible, is one run that the
+# heap pass skips, so it sleeps only a few times).  The index pass sleeps
+# at least vacuum_cost_delay per index page it reads, so with far more
+# index pages than the timeout has tenths of a second, the timeout can
+# only end it there, however slow the machine.
 {
-	q1("DELETE FROM t WHERE ctid >= '(10,0)' AND ctid < '(12,0)'");
+	q1("DELETE FROM t WHERE ctid < '(2,0)'");
+	my $index_pages = q1("SELECT sum(pg_relation_size(i) / current_setting('block_size')::int) FROM unnest('{t_a,t_b,t_g,t_h}'::regclass[]) i");
+	cmp_ok($index_pages, '>', 200, "VACUUM: the index pass has $index_pages pages to read");
 	my $s = $node->background_psql('postgres', on_error_stop => 0);
 	my $pid = $s->query_safe('SELECT pg_backend_pid()');
 	$s->query_until(qr/running/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
@@ -153,7 +178,7 @@ times_out("SET enable_seqscan = off;\n"
 		'VACUUM: canceled in the index pass');
 	$s->quit;
 
-	my $err = times_out('VACUUM (PARALLEL 0, INDEX_CLEANUP ON) t', '3s', 'VACUUM',
+	my $err = times_out('VACUUM (PARALLEL 0, INDEX_CLEANUP ON) t', '5s', 'VACUUM',
 		"SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n");
 	like($err, qr/CONTEXT:  while vacuuming index "t_\w+" of relation "public.t"/,
 		'VACUUM: statement_timeout ends it in the index pass');
@@ -161,9 +186,9 @@ times_out("SET enable_seqscan = off;\n"
 
 # the indexes are whole after all of it
 $node->safe_psql('postgres', 'VACUUM t');
-verify_clean($_, 'after the cancels') for ('t_a', 't_b', 't_g');
+verify_clean($_, 'after the cancels') for ('t_a', 't_b', 't_g', 't_h');
 scbf_same($node, 'postgres', [ 'SELECT * FROM t WHERE a = 3', "SELECT * FROM t WHERE b = 'b77'",
-	'SELECT * FROM t WHERE gate(id, a) = 5' ], name => 'after the cancels');
+	'SELECT * FROM t WHERE gate(id, a) = 5', "SELECT * FROM t WHERE id = $row" ], name => 'after the cancels');
 
 $node->stop;
 done_testing();
