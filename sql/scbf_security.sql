@@ -68,12 +68,38 @@ WHERE d.deptype = 'e' AND (d.classid, d.objid) IN (
 	UNION ALL SELECT 'pg_operator'::regclass, oid FROM pg_operator WHERE oprnamespace <> 'pg_catalog'::regnamespace
 	UNION ALL SELECT 'pg_type'::regclass, oid FROM pg_type WHERE typnamespace IN ('target'::regnamespace, 'hostile'::regnamespace));
 
+-- The rules PostgreSQL documents for extension scripts, checked on every
+-- installed script of scbf (this version's and any upgrade script), with
+-- comments removed: no CREATE OR REPLACE and no IF NOT EXISTS (either
+-- would adopt an object someone created first), and no SQL or PL function
+-- body (whose unqualified names would resolve at run time under the
+-- caller's search_path) unless the function carries SET search_path.  The
+-- extension is not trusted: only a superuser installs it.
+SELECT count(*) > 0 AS scripts_read,
+	count(*) FILTER (WHERE body ~* 'create\s+or\s+replace') AS create_or_replace,
+	count(*) FILTER (WHERE body ~* 'if\s+not\s+exists') AS if_not_exists
+FROM (SELECT f, regexp_replace(pg_read_file(d || '/' || f), '--[^\n]*', '', 'g') AS body
+	  FROM (SELECT setting || '/extension' AS d FROM pg_config WHERE name = 'SHAREDIR') dir,
+		   pg_ls_dir(d) f
+	  WHERE f ~ '^scbf--.*\.sql$') scripts;
+SELECT count(*) AS functions,
+	count(*) FILTER (WHERE l.lanname <> 'c') AS not_c,
+	count(*) FILTER (WHERE l.lanname <> 'c' AND NOT coalesce(p.proconfig::text ~ 'search_path=', false)) AS not_c_without_search_path,
+	count(*) FILTER (WHERE p.prosecdef) AS security_definer
+FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
+JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+JOIN pg_language l ON l.oid = p.prolang
+WHERE d.deptype = 'e';
+SELECT name, version, superuser, trusted FROM pg_available_extension_versions WHERE name = 'scbf';
+
 -- a table and its indexes, made under a clean search_path
 SET search_path = public, target;
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
 SET client_min_messages = warning;
+\set ECHO none
 \i :scbf_same_sql
+\set ECHO all
 RESET client_min_messages;
 CREATE TABLE t (a int4, b text);
 INSERT INTO t SELECT g % 100, 'v' || g FROM generate_series(1, 5000) g;
@@ -101,14 +127,19 @@ CREATE TEMP TABLE answers AS
 -- the same answers under a clean search_path
 RESET search_path;
 SELECT count(*) AS answers, count(*) FILTER (WHERE f = 'probe') AS probe_rows FROM pg_temp.answers;
-SELECT f, r FROM pg_temp.answers
-EXCEPT ALL
-(SELECT 'info', target.scbf_index_info('t_a')::text
- UNION ALL SELECT 'segments', s::text FROM target.scbf_segments('t_ab') s
- UNION ALL SELECT 'filters', s::text FROM target.scbf_filters('t_a') s
- UNION ALL SELECT 'pages', s::text FROM target.scbf_pages('t_a') s
- UNION ALL SELECT 'probe', s::text FROM target.scbf_probe('t_a', 7) s
- UNION ALL SELECT 'probe text', s::text FROM target.scbf_probe('t_ab', '7'::text) s);
+CREATE TEMP TABLE clean_answers AS
+	SELECT 'info' AS f, target.scbf_index_info('t_a')::text AS r
+	UNION ALL SELECT 'segments', s::text FROM target.scbf_segments('t_ab') s
+	UNION ALL SELECT 'filters', s::text FROM target.scbf_filters('t_a') s
+	UNION ALL SELECT 'pages', s::text FROM target.scbf_pages('t_a') s
+	UNION ALL SELECT 'probe', s::text FROM target.scbf_probe('t_a', 7) s
+	UNION ALL SELECT 'probe text', s::text FROM target.scbf_probe('t_ab', '7'::text) s;
+-- no row in one set that is not in the other, in either direction
+(SELECT 'hostile only' AS side, f, r FROM pg_temp.answers
+ EXCEPT ALL SELECT 'hostile only', f, r FROM pg_temp.clean_answers)
+UNION ALL
+(SELECT 'clean only', f, r FROM pg_temp.clean_answers
+ EXCEPT ALL SELECT 'clean only', f, r FROM pg_temp.answers);
 
 -- and the index, changed under the attacker's search_path, answers right
 SET search_path = public, target;
