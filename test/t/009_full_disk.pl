@@ -68,18 +68,29 @@ sub fill
 	return -1;
 }
 
+# scbf_verify with heapallindexed finds nothing wrong.  With $above, it may
+# report counters above what the ledgers imply (a NOTICE: false positives,
+# never a wrong answer), which an insert of several columns leaves when it
+# fails between raising the counters and writing its ledger entry.
 sub verify_clean
 {
-	my ($idx, $what) = @_;
+	my ($idx, $what, $above) = @_;
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
+	my $notice = qr/^psql:<stdin>:1: NOTICE:  index "$idx" has \d+ counter\(s\) above what its ledgers imply(?:\n(?:DETAIL|HINT):  [^\n]*)*\n?\z/;
+	if ($above && $err ne '' && $err =~ $notice)
+	{
+		pass("$what: scbf_verify('$idx', true) finds nothing wrong");
+		note("$what: $err");
+		return;
+	}
 	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
 }
 
 # The probes: values with rows, and values never inserted
 sub check_all
 {
-	my ($what) = @_;
-	verify_clean($_, $what) for ('t_a', 't_b');
+	my ($what, $above) = @_;
+	verify_clean($_, $what, $above) for ('t_a', 't_b');
 	scbf_same($node, 'postgres',
 		[ 'SELECT * FROM t WHERE a = 7', 'SELECT * FROM t WHERE a IN (1, 500, 999)',
 		  "SELECT * FROM t WHERE b = 'b17'", "SELECT * FROM t WHERE b = 'b20010'",
@@ -124,7 +135,7 @@ my $insert = "INSERT INTO t SELECT g, g % 1000, 'b' || (g % 20011) FROM generate
 	is(q1('SELECT count(*) FROM t'), $rows, 'INSERT: its rows are lost');
 	my $now = q1("SELECT sum(pg_relation_size(i)) / current_setting('block_size')::int FROM unnest('{t_a,t_b}'::regclass[]) i");
 	note("index pages: $pages before the INSERT, $now after");
-	check_all('after an INSERT on a full disk, the disk still full');
+	check_all('after an INSERT on a full disk, the disk still full', 'counters above');
 
 	# VACUUM takes out the lost rows' entries, or fails for want of space:
 	# either way the indexes stay whole
