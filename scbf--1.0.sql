@@ -105,19 +105,9 @@ DEFAULT FOR TYPE uuid USING scbf AS
 	OPERATOR	1	=(uuid, uuid),
 	FUNCTION	1	uuid_hash(uuid);
 
-CREATE OPERATOR CLASS date_ops
-DEFAULT FOR TYPE date USING scbf AS
-	OPERATOR	1	=(date, date),
-	FUNCTION	1	hashint4(int4);
-
 CREATE OPERATOR CLASS timestamp_ops
 DEFAULT FOR TYPE timestamp USING scbf AS
 	OPERATOR	1	=(timestamp, timestamp),
-	FUNCTION	1	timestamp_hash(timestamp);
-
-CREATE OPERATOR CLASS timestamptz_ops
-DEFAULT FOR TYPE timestamptz USING scbf AS
-	OPERATOR	1	=(timestamptz, timestamptz),
 	FUNCTION	1	timestamp_hash(timestamp);
 
 CREATE OPERATOR CLASS time_ops
@@ -135,16 +125,6 @@ DEFAULT FOR TYPE interval USING scbf AS
 	OPERATOR	1	=(interval, interval),
 	FUNCTION	1	interval_hash(interval);
 
-CREATE OPERATOR CLASS bytea_ops
-DEFAULT FOR TYPE bytea USING scbf AS
-	OPERATOR	1	=(bytea, bytea),
-	FUNCTION	1	hashvarlena(internal);
-
-CREATE OPERATOR CLASS bool_ops
-DEFAULT FOR TYPE bool USING scbf AS
-	OPERATOR	1	=(bool, bool),
-	FUNCTION	1	hashchar("char");
-
 CREATE OPERATOR CLASS char_ops
 DEFAULT FOR TYPE "char" USING scbf AS
 	OPERATOR	1	=("char", "char"),
@@ -154,6 +134,58 @@ CREATE OPERATOR CLASS oid_ops
 DEFAULT FOR TYPE oid USING scbf AS
 	OPERATOR	1	=(oid, oid),
 	FUNCTION	1	hashoid(oid);
+
+-- date, timestamptz, bytea, bool: up to PostgreSQL 17 the hash access
+-- method hashes these with another type's function (hashint4, timestamp_hash,
+-- hashvarlena, hashchar), from 18 with functions of their own (hashdate,
+-- timestamptz_hash, hashbytea, hashbool) that return the same values.  Each
+-- class takes the function that this server's default hash operator class
+-- for the type uses, which is also what scbfvalidate() accepts, so one
+-- script serves every major and the hash values do not depend on it.
+DO $$
+DECLARE
+	c			record;
+BEGIN
+	FOR c IN
+		SELECT v.opcname, tn.nspname AS typnsp, t.typname,
+			   pn.nspname AS procnsp, p.proname,
+			   pg_catalog.oidvectortypes(p.proargtypes) AS procargs
+		FROM (VALUES ('date_ops', 'pg_catalog.date'::pg_catalog.regtype),
+					 ('timestamptz_ops', 'pg_catalog.timestamptz'::pg_catalog.regtype),
+					 ('bytea_ops', 'pg_catalog.bytea'::pg_catalog.regtype),
+					 ('bool_ops', 'pg_catalog.bool'::pg_catalog.regtype))
+			 AS v(opcname, typid)
+		JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) v.typid
+		JOIN pg_catalog.pg_namespace tn ON tn.oid OPERATOR(pg_catalog.=) t.typnamespace
+		LEFT JOIN (pg_catalog.pg_opclass oc
+				   JOIN pg_catalog.pg_am am
+				   ON am.oid OPERATOR(pg_catalog.=) oc.opcmethod
+				   AND am.amname OPERATOR(pg_catalog.=) 'hash'
+				   JOIN pg_catalog.pg_amproc ap
+				   ON ap.amprocfamily OPERATOR(pg_catalog.=) oc.opcfamily
+				   AND ap.amproclefttype OPERATOR(pg_catalog.=) oc.opcintype
+				   AND ap.amprocrighttype OPERATOR(pg_catalog.=) oc.opcintype
+				   AND ap.amprocnum OPERATOR(pg_catalog.=) 1
+				   JOIN pg_catalog.pg_proc p
+				   ON p.oid OPERATOR(pg_catalog.=) ap.amproc
+				   JOIN pg_catalog.pg_namespace pn
+				   ON pn.oid OPERATOR(pg_catalog.=) p.pronamespace)
+		ON oc.opcintype OPERATOR(pg_catalog.=) v.typid AND oc.opcdefault
+	LOOP
+		IF c.proname IS NULL THEN
+			RAISE EXCEPTION 'type %.% has no default hash operator class',
+				c.typnsp, c.typname
+				USING ERRCODE = 'undefined_object';
+		END IF;
+		EXECUTE pg_catalog.format(
+			'CREATE OPERATOR CLASS %I DEFAULT FOR TYPE %I.%I USING scbf AS '
+			'OPERATOR 1 pg_catalog.= (%I.%I, %I.%I), FUNCTION 1 %I.%I(%s)',
+			c.opcname, c.typnsp, c.typname,
+			c.typnsp, c.typname, c.typnsp, c.typname,
+			c.procnsp, c.proname, c.procargs);
+	END LOOP;
+END
+$$;
 
 -- inet (cidr columns use it through binary coercion)
 CREATE OPERATOR CLASS inet_ops

@@ -26,6 +26,22 @@ FROM pg_opclass c JOIN pg_opfamily f ON f.oid = c.opcfamily
 WHERE c.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'scbf')
 ORDER BY 1;
 
+-- support function 1 of every class is the function of the default hash
+-- operator class of its type, on every major (18 gave bool, bytea, date and
+-- timestamptz hash functions of their own, which the install script looks
+-- up), so a value hashes to the same bits on every major
+SELECT c.opcname, s.amproc = h.amproc AS hash_am_function
+FROM pg_opclass c
+JOIN pg_amproc s ON s.amprocfamily = c.opcfamily AND s.amprocnum = 1
+	AND s.amproclefttype = c.opcintype AND s.amprocrighttype = c.opcintype
+LEFT JOIN (pg_opclass hc JOIN pg_amproc h ON h.amprocfamily = hc.opcfamily
+	AND h.amprocnum = 1 AND h.amproclefttype = hc.opcintype
+	AND h.amprocrighttype = hc.opcintype)
+	ON hc.opcintype = c.opcintype AND hc.opcdefault
+	AND hc.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'hash')
+WHERE c.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'scbf')
+ORDER BY 1;
+
 -- the operators each family supports, cross-type ones included
 SELECT f.opfname, o.amoplefttype::regtype, o.amoprighttype::regtype, o.amopstrategy
 FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily

@@ -40,8 +40,11 @@
 /*
  * True if funcid can serve as the hash function of type typid: an int4
  * function of one argument that the type is binary-coercible to, or the
- * very function the hash access method uses for the type (hashint4 for
- * date, hashchar for bool, hashvarlena(internal) for bytea, ...).
+ * very function the hash access method uses for the type.  The second case
+ * covers the types that up to PostgreSQL 17 borrow another type's function
+ * (hashint4 for date, timestamp_hash for timestamptz, hashchar for bool,
+ * hashvarlena(internal) for bytea); 18 gave them functions of their own.
+ * scbf--1.0.sql creates those classes with the same rule.
  */
 static bool
 ScbfCheckHashProc(Oid funcid, Oid typid)
