@@ -39,4 +39,42 @@ DROP INDEX pl_customer_btree;
 SELECT pg_stat_force_next_flush();
 SELECT idx_scan > 0 AS scanned FROM pg_stat_user_indexes WHERE indexrelname = 'pl_customer';
 
+-- EXPLAIN ANALYZE: from PostgreSQL 18 each Bitmap Index Scan shows "Index
+-- Searches", which the access method counts: one per scan, so the inner
+-- side of a nested loop searches once per loop.  Earlier majors show no
+-- such line.  The rows of the same queries are compared with a sequential
+-- scan.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
+\i :scbf_same_sql
+\set ECHO all
+CREATE FUNCTION pl_searches(q text) RETURNS text LANGUAGE plpgsql
+SET enable_seqscan = off SET enable_indexscan = off AS $$
+DECLARE
+	j			jsonb;
+	node		jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
+		INTO j;
+	node := jsonb_path_query_first(j, '$.** ? (@."Node Type" == "Bitmap Index Scan")');
+	IF node IS NULL THEN
+		RETURN 'no bitmap index scan';
+	END IF;
+	RETURN format('%s, %s loops: %s', node->>'Index Name', node->>'Actual Loops',
+		CASE
+			WHEN current_setting('server_version_num')::int < 180000 THEN
+				CASE WHEN node ? 'Index Searches' THEN 'Index Searches shown before 18'
+					ELSE 'one search per loop' END
+			WHEN node->>'Index Searches' = node->>'Actual Loops' THEN 'one search per loop'
+			ELSE 'Index Searches ' || coalesce(node->>'Index Searches', 'missing')
+		END);
+END $$;
+SELECT pl_searches('SELECT * FROM pl WHERE customer = 4242');
+SELECT pl_searches('SELECT * FROM pl WHERE customer IN (1, 2, 3)');
+SELECT pl_searches('SELECT * FROM (VALUES (7), (70), (700)) v(c) JOIN pl ON pl.customer = v.c');
+SELECT scbf_same('SELECT * FROM pl WHERE customer = 4242');
+SELECT scbf_same('SELECT * FROM pl WHERE customer IN (1, 2, 3)');
+SELECT scbf_same('SELECT * FROM (VALUES (7), (70), (700)) v(c) JOIN pl ON pl.customer = v.c');
+
 DROP TABLE pl;

@@ -85,6 +85,20 @@
 #endif
 
 /*
+ * EXPLAIN ANALYZE's "Index Searches" (18): the access method counts each
+ * search of the index in the scan's instrumentation, when it has one.
+ */
+#if PG_VERSION_NUM >= 180000
+#define ScbfCountIndexSearch(scan) \
+	do { \
+		if ((scan)->instrument) \
+			(scan)->instrument->nsearches++; \
+	} while (0)
+#else
+#define ScbfCountIndexSearch(scan)		((void) 0)
+#endif
+
+/*
  * "Snapshot too old": old_snapshot_threshold and TestForOldSnapshot() were
  * removed in 17, so a scan has nothing to check there.
  */

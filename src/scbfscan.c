@@ -844,8 +844,9 @@ ScbfScanDirEntry(IndexScanDesc scan, ScbfState *state, uint32 segno,
  * Exact TIDs (with recheck) from the ledgers; every page of a segment the
  * scan cannot judge.  Returns the number of TIDs added, counting each page
  * of a whole segment as 10 tuples (as BRIN does).  A traced scan
- * (ScbfTraceScan) reports each segment's attempts and outcome, and is not
- * counted as a scan of the index.
+ * (ScbfTraceScan) reports each segment's attempts and outcome, and is
+ * counted as a scan of the index neither in the statistics nor in EXPLAIN
+ * ANALYZE's "Index Searches" (18).
  */
 int64
 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
@@ -860,7 +861,10 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	int64		ntuples = 0;
 
 	if (so->trace == NULL)
+	{
 		pgstat_count_index_scan(index);
+		ScbfCountIndexSearch(scan);
+	}
 	if (so->unsatisfiable)
 		return 0;
 

@@ -26,9 +26,11 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'bkp', has_streaming => 1);
 if (my $d = $ENV{SCBF_EXTENSION_DESTDIR})
 {
+	# as new_node() does: the server's library directory under $d
+	my $pkglibdir = $standby->config_data('--pkglibdir');
 	$standby->append_conf('postgresql.conf',
 		"extension_destdir = '$d'\n"
-		  . "dynamic_library_path = '$d/usr/lib/postgresql/15/lib:\$libdir'\n");
+		  . "dynamic_library_path = '$d$pkglibdir:\$libdir'\n");
 }
 $standby->start;
 
