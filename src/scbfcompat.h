@@ -74,6 +74,17 @@
 #endif
 
 /*
+ * Whether this backend is an autovacuum worker: IsAutoVacuumWorkerProcess()
+ * (postmaster/autovacuum.h) until 16, AmAutoVacuumWorkerProcess()
+ * (miscadmin.h) from 17.
+ */
+#if PG_VERSION_NUM >= 170000
+#define ScbfIsAutoVacuumWorker()		AmAutoVacuumWorkerProcess()
+#else
+#define ScbfIsAutoVacuumWorker()		IsAutoVacuumWorkerProcess()
+#endif
+
+/*
  * Elements of an "= ANY" array: estimate_array_length() gained a root
  * argument in 17, for statistics of non-constant arrays.  NULL (allowed)
  * keeps 15's estimate: the length of a constant array, else 10.

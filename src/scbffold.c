@@ -573,7 +573,7 @@ Scbf2Fold(Relation index, bool wait)
 		i = j;
 
 		/* interrupts; and VACUUM's cost delay, between segments */
-		vacuum_delay_point();
+		ScbfVacuumDelayPoint();
 	}
 
 	/* 4: a band wide enough, and the new keys' bits */

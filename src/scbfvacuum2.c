@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "postmaster/autovacuum.h"
 #include "utils/rel.h"
 
@@ -66,7 +67,7 @@ IndexBulkDeleteResult *
 scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	/* a plain ANALYZE leaves the index alone; autovacuum's folds, as GIN's */
-	if (info->analyze_only && !IsAutoVacuumWorkerProcess())
+	if (info->analyze_only && !ScbfIsAutoVacuumWorker())
 		return stats;
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
