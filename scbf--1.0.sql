@@ -302,7 +302,10 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 -- search_path; the operators, hash functions and types named here resolve
 -- while CREATE EXTENSION searches pg_catalog first and pg_temp last
 -- (sql/scbf_security.sql installs and runs all of it under a search_path
--- an attacker prepared).
+-- an attacker prepared).  The routing functions at the end are SQL and
+-- PL/pgSQL: each has SET search_path FROM CURRENT (the schema the extension
+-- is installed in; pg_catalog is searched first), names every catalog with
+-- pg_catalog, and calls dblink's functions qualified by dblink's schema.
 --
 -- These reveal indexed values or their presence, or change the index: not
 -- for PUBLIC (each also checks that the caller may SELECT from the table;
@@ -382,3 +385,559 @@ CREATE FUNCTION scbf_paper_table4(OUT b int, OUT printed float8,
 	OUT naive_double float8, OUT exact numeric)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+--
+-- Routing by filters, the seed paper's global level (README, "Sharding and
+-- scale-out"): a shard answers "may this table hold the value?" from its
+-- scbf index alone, and only the shards that say "maybe" are read.  Each
+-- shard server is asked in the same round trip that reads its shards, so
+-- the summary a decision uses is never older than the probe: nothing is
+-- cached on the coordinator, because a cache there cannot learn of a write
+-- made on a shard directly without asking the shard.  An index entry is
+-- written before its transaction commits (src/README, invariant I3), so a
+-- write committed before the probe, through the coordinator or on the shard
+-- itself, is in the answer.  A shard that cannot answer is read anyway.
+--
+
+-- false only if no filter and ledger of the index holds an entry whose hash
+-- is the value's: then no row of the table equals it.  The scan's own walk
+-- (scbf_probe), never the heap: a filter that says "maybe" counts only if
+-- its ledger has a matching entry, a segment the scan would read whole
+-- counts always.
+CREATE FUNCTION scbf_may_contain(index regclass, value anyelement,
+	col int DEFAULT 1)
+RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL RESTRICTED
+SET search_path FROM CURRENT
+AS $$
+	SELECT EXISTS (SELECT FROM scbf_probe($1, $2, $3) p
+				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
+$$;
+
+CREATE FUNCTION scbf_may_contain(index regclass, value text, col int DEFAULT 1)
+RETURNS boolean
+LANGUAGE sql VOLATILE PARALLEL RESTRICTED
+SET search_path FROM CURRENT
+AS $$
+	SELECT EXISTS (SELECT FROM scbf_probe($1, $2, $3) p
+				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
+$$;
+
+-- The same question of a table's column, the value as text in the column's
+-- input syntax: asks the first valid, complete (not partial) scbf index
+-- that has the column as a key column; the leaf partitions of a partitioned
+-- table in turn.  True when no such index can rule the value out (none
+-- exists, its format is one scbf_probe does not read yet, or a partition is
+-- a foreign table).  On a Citus worker, Citus
+-- hides shards from queries on pg_class unless told otherwise.
+CREATE FUNCTION scbf_table_may_contain(tbl regclass, column_name name,
+	value text)
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
+SET search_path FROM CURRENT
+SET citus.override_table_visibility = off
+AS $$
+DECLARE
+	kind "char";
+	idx regclass;
+	pos int;
+	part regclass;
+BEGIN
+	SELECT c.relkind INTO kind FROM pg_catalog.pg_class c WHERE c.oid = tbl;
+	IF kind = 'p' THEN
+		FOR part IN
+			SELECT t.relid FROM pg_catalog.pg_partition_tree(tbl) t
+			WHERE t.isleaf
+		LOOP
+			IF scbf_table_may_contain(part, column_name, value) THEN
+				RETURN true;
+			END IF;
+		END LOOP;
+		RETURN false;
+	END IF;
+	IF kind IS DISTINCT FROM 'r' AND kind IS DISTINCT FROM 'm' THEN
+		RETURN true;
+	END IF;
+	SELECT i.indexrelid::regclass, k.n INTO idx, pos
+	FROM pg_catalog.pg_index i
+	JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid AND ic.relkind = 'i'
+	JOIN pg_catalog.pg_am am ON am.oid = ic.relam AND am.amname = 'scbf'
+	CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY k(attnum, n)
+	JOIN pg_catalog.pg_attribute a
+		ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+	WHERE i.indrelid = tbl AND i.indisvalid AND i.indisready
+		AND i.indpred IS NULL AND k.n <= i.indnkeyatts
+		AND a.attname = column_name
+	ORDER BY k.n, ic.relname
+	LIMIT 1;
+	IF idx IS NULL THEN
+		RETURN true;
+	END IF;
+	BEGIN
+		RETURN scbf_may_contain(idx, value, pos);
+	EXCEPTION WHEN feature_not_supported THEN
+		-- an index that scbf_probe cannot read yet (storage format 2): the
+		-- table may hold anything
+		RETURN true;
+	END;
+END
+$$;
+
+-- The schema scbf is installed in, quoted: where the commands sent to
+-- Citus workers find scbf's functions (Citus installs the extension in the
+-- same schema on every node)
+CREATE FUNCTION scbf_schema()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+	SELECT pg_catalog.quote_ident(n.nspname)
+	FROM pg_catalog.pg_extension e
+	JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+	WHERE e.extname = 'scbf'
+$$;
+
+-- Whether a table is a Citus distributed table (false without Citus)
+CREATE FUNCTION scbf_is_distributed(tbl regclass)
+RETURNS boolean
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+	found boolean := false;
+BEGIN
+	IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_partition d'
+			' WHERE d.logicalrelid = $1)' INTO found USING tbl;
+	END IF;
+	RETURN found;
+END
+$$;
+
+-- The shards of a Citus distributed table grouped by the worker node that
+-- holds them (the first healthy placement of each shard), the shard names
+-- in shard id order.
+CREATE FUNCTION scbf_shard_nodes(tbl regclass,
+	OUT nodename text, OUT nodeport int, OUT shards text[])
+RETURNS SETOF record
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+SET search_path FROM CURRENT
+AS $$
+BEGIN
+	-- plpgsql, not sql: the catalogs exist only where Citus does
+	RETURN QUERY
+	SELECT n.nodename::text, n.nodeport,
+		array_agg(pg_catalog.shard_name(tbl, s.shardid) ORDER BY s.shardid)
+	FROM pg_catalog.pg_dist_shard s
+	JOIN LATERAL (SELECT p.groupid FROM pg_catalog.pg_dist_placement p
+				  WHERE p.shardid = s.shardid AND p.shardstate = 1
+				  ORDER BY p.placementid LIMIT 1) p ON true
+	JOIN pg_catalog.pg_dist_node n
+		ON n.groupid = p.groupid AND n.noderole = 'primary'
+	WHERE s.logicalrelid = tbl
+	GROUP BY n.nodename, n.nodeport
+	ORDER BY n.nodename, n.nodeport;
+END
+$$;
+
+-- Run one command on each of the given nodes, in parallel, and return each
+-- command's first column of its first row as text, as Citus's
+-- master_run_on_worker does.  With the dblink extension installed (and on
+-- the search path) the connections are dblink's named connections
+-- "scbf:host:port", opened on first use and kept for the session, so a
+-- probe pays no connection start; connected as the current user to the
+-- current database, which the nodes must accept as they accept Citus's
+-- connections (a password in ~/.pgpass, or trust).  Without dblink, Citus's
+-- master_run_on_worker, which opens new connections on every call.  A node
+-- that fails gives success = false and the error as result (its dblink
+-- connection is closed, and opened again on the next call).
+CREATE FUNCTION scbf_run_on_nodes(names text[], ports int[], cmds text[],
+	OUT node_name text, OUT node_port int, OUT success boolean,
+	OUT result text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+	n int := coalesce(cardinality(names), 0);
+	conns text[] := '{}';
+	connstrs text[] := '{}';
+	errs text[] := '{}';
+	fresh boolean[] := '{}';
+	open text[];
+	c text;
+	connstr text;
+	sent boolean;
+	dbl text;
+BEGIN
+	IF n = 0 THEN
+		RETURN;
+	END IF;
+	-- dblink's functions, qualified by the schema dblink is installed in
+	SELECT pg_catalog.quote_ident(ns.nspname) INTO dbl
+	FROM pg_catalog.pg_extension e
+	JOIN pg_catalog.pg_namespace ns ON ns.oid = e.extnamespace
+	WHERE e.extname = 'dblink';
+	IF dbl IS NULL THEN
+		RETURN QUERY SELECT w.node_name, w.node_port, w.success, w.result
+			FROM pg_catalog.master_run_on_worker(names, ports, cmds, true) w;
+		RETURN;
+	END IF;
+
+	-- send every command, connecting where needed; a connection that
+	-- fails to send (the node restarted since) is opened again, once
+	EXECUTE format('SELECT coalesce(%s.dblink_get_connections(), ''{}'')', dbl) INTO open;
+	FOR i IN 1 .. n
+	LOOP
+		c := format('scbf:%s:%s', names[i], ports[i]);
+		conns[i] := c;
+		connstr := format('host=%s port=%s dbname=%s user=%s',
+						  quote_literal(names[i]), ports[i],
+						  quote_literal(current_database()),
+						  quote_literal(current_user));
+		connstrs[i] := connstr;
+		fresh[i] := NOT c = ANY (open);
+		sent := false;
+		FOR attempt IN 1 .. 2
+		LOOP
+			BEGIN
+				IF NOT c = ANY (open) THEN
+					EXECUTE format('SELECT %s.dblink_connect($1, $2)', dbl) USING c, connstr;
+					open := open || c;
+					fresh[i] := true;
+				END IF;
+				EXECUTE format('SELECT %s.dblink_send_query($1, $2) = 1', dbl) INTO sent
+					USING c, cmds[i];
+				IF NOT sent THEN
+					errs[i] := 'could not send the command';
+				END IF;
+			EXCEPTION WHEN OTHERS THEN
+				errs[i] := SQLERRM;
+			END;
+			EXIT WHEN sent;
+			IF c = ANY (open) THEN
+				EXECUTE format('SELECT %s.dblink_disconnect($1)', dbl) USING c;
+				open := array_remove(open, c);
+			END IF;
+		END LOOP;
+		IF sent THEN
+			errs[i] := NULL;
+		END IF;
+	END LOOP;
+
+	-- collect: one result per command, then the empty one that ends it.  A
+	-- kept connection can fail only now (its server ended it while idle):
+	-- the command, which only reads, runs again on a new connection.
+	FOR i IN 1 .. n
+	LOOP
+		node_name := names[i];
+		node_port := ports[i];
+		success := errs[i] IS NULL;
+		result := errs[i];
+		IF success THEN
+			BEGIN
+				EXECUTE format('SELECT r FROM %s.dblink_get_result($1) AS t(r text)', dbl)
+					INTO result USING conns[i];
+				EXECUTE format('SELECT count(*) FROM %s.dblink_get_result($1) AS t(r text)', dbl)
+					USING conns[i];
+			EXCEPTION WHEN OTHERS THEN
+				success := false;
+				result := SQLERRM;
+				EXECUTE format('SELECT %s.dblink_disconnect($1)', dbl) USING conns[i];
+			END;
+		END IF;
+		IF NOT success AND NOT fresh[i] THEN
+			BEGIN
+				EXECUTE format('SELECT %s.dblink_connect($1, $2)', dbl) USING conns[i], connstrs[i];
+				EXECUTE format('SELECT r FROM %s.dblink($1, $2) AS t(r text)', dbl)
+					INTO result USING conns[i], cmds[i];
+				success := true;
+			EXCEPTION WHEN OTHERS THEN
+				result := SQLERRM;
+				EXECUTE format('SELECT coalesce(%s.dblink_get_connections(), ''{}'')', dbl) INTO open;
+				IF conns[i] = ANY (open) THEN
+					EXECUTE format('SELECT %s.dblink_disconnect($1)', dbl) USING conns[i];
+				END IF;
+			END;
+		END IF;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+
+-- A worker node's side of scbf_lookup: the rows of the given shards (or
+-- tables) whose column equals the value, read only from those that
+-- scbf_table_may_contain does not rule out, as one JSON object
+-- {"read": <tables read>, "rows": [...]}.  One call answers for all the
+-- shards of a node, so a routed lookup costs one round trip per node.
+CREATE FUNCTION scbf_read_shards(shards text[], column_name name, value text)
+RETURNS json
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path FROM CURRENT
+SET citus.override_table_visibility = off
+AS $$
+DECLARE
+	s text;
+	typ text;
+	sql text;
+	n int := 0;
+	result json;
+BEGIN
+	FOREACH s IN ARRAY shards
+	LOOP
+		CONTINUE WHEN NOT scbf_table_may_contain(s::regclass, column_name, value);
+		SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) INTO typ
+		FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = s::regclass AND a.attname = column_name
+			AND NOT a.attisdropped;
+		IF typ IS NULL THEN
+			RAISE EXCEPTION 'column "%" of relation "%" does not exist',
+				column_name, s USING ERRCODE = 'undefined_column';
+		END IF;
+		n := n + 1;
+		sql := coalesce(sql || ' UNION ALL ', '')
+			|| format('SELECT * FROM %s WHERE %I = $1::%s', s, column_name, typ);
+	END LOOP;
+	IF sql IS NULL THEN
+		RETURN json_build_object('read', 0, 'rows', '[]'::json);
+	END IF;
+	EXECUTE format('SELECT json_build_object(''read'', %s, ''rows'','
+				   ' coalesce(json_agg(t), ''[]''::json)) FROM (%s) t', n, sql)
+		INTO result USING value;
+	RETURN result;
+END
+$$;
+
+-- The coordinator's side: which shards of a Citus distributed table, or
+-- which leaf partitions of a partitioned table (local ones, or foreign
+-- tables of postgres_fdw), may hold rows whose column equals the value.  One
+-- row per shard or partition; may_contain is NULL when its server did not
+-- answer, and scbf_lookup then queries it all the same.  Citus shards are
+-- asked with one command per worker node (scbf_run_on_nodes, in parallel),
+-- foreign partitions with one dblink query per foreign server
+-- (this needs the dblink extension and a user mapping for the server), local
+-- partitions here.
+CREATE FUNCTION scbf_route(tbl regclass, column_name name, value text,
+	OUT target text, OUT server text, OUT may_contain boolean)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+	r record;
+	names text[] := '{}';
+	ports int[] := '{}';
+	cmds text[] := '{}';
+	lists text[] := '{}';
+	maybe text[];
+	dbl text;
+	ext text := scbf_schema();
+BEGIN
+	IF scbf_is_distributed(tbl) THEN
+		-- Citus: one command per node, over the shards placed there (the
+		-- first healthy placement of each)
+		FOR r IN SELECT * FROM scbf_shard_nodes(tbl)
+		LOOP
+			names := names || r.nodename;
+			ports := ports || r.nodeport;
+			lists := lists || r.shards::text;
+			cmds := cmds || format(
+				'SELECT coalesce(string_agg(s, '',''), '''') FROM unnest(%L::text[]) s'
+				' WHERE %s.scbf_table_may_contain(s::regclass, %L, %L)',
+				r.shards, ext, column_name, value);
+		END LOOP;
+		FOR r IN
+			SELECT c.name, c.port, c.list, w.success, w.result
+			FROM unnest(names, ports, lists) c(name, port, list)
+			LEFT JOIN scbf_run_on_nodes(names, ports, cmds) w
+				ON w.node_name = c.name AND w.node_port = c.port
+		LOOP
+			maybe := CASE WHEN r.success THEN string_to_array(r.result, ',') END;
+			server := r.name || ':' || r.port;
+			FOR target IN SELECT unnest(r.list::text[])
+			LOOP
+				may_contain := CASE WHEN r.success THEN target = ANY (maybe) END;
+				RETURN NEXT;
+			END LOOP;
+		END LOOP;
+		RETURN;
+	END IF;
+
+	IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = tbl)
+		IS DISTINCT FROM 'p' THEN
+		RAISE EXCEPTION 'cannot route queries on table "%"', tbl
+			USING ERRCODE = 'wrong_object_type',
+			DETAIL = 'Routing needs a Citus distributed table or a partitioned table.';
+	END IF;
+
+	-- local leaf partitions: here
+	FOR target IN
+		SELECT t.relid::regclass::text
+		FROM pg_catalog.pg_partition_tree(tbl) t
+		JOIN pg_catalog.pg_class c ON c.oid = t.relid
+		WHERE t.isleaf AND c.relkind <> 'f'
+		ORDER BY 1
+	LOOP
+		server := NULL;
+		may_contain := scbf_table_may_contain(target::regclass, column_name, value);
+		RETURN NEXT;
+	END LOOP;
+
+	-- foreign leaf partitions: one query per server, over the remote names
+	FOR r IN
+		SELECT s.srvname,
+			array_agg(t.relid::regclass::text ORDER BY t.relid::regclass::text) AS locals,
+			array_agg(format('%I.%I',
+				coalesce((SELECT substr(o, 13) FROM unnest(ft.ftoptions) o
+						  WHERE o LIKE 'schema\_name=%'), ns.nspname),
+				coalesce((SELECT substr(o, 12) FROM unnest(ft.ftoptions) o
+						  WHERE o LIKE 'table\_name=%'), c.relname))
+				ORDER BY t.relid::regclass::text) AS remotes,
+			array_agg(coalesce((SELECT substr(o, 13) FROM unnest(a.attfdwoptions) o
+								WHERE o LIKE 'column\_name=%'), a.attname::text)
+				ORDER BY t.relid::regclass::text) AS columns
+		FROM pg_catalog.pg_partition_tree(tbl) t
+		JOIN pg_catalog.pg_class c ON c.oid = t.relid AND c.relkind = 'f'
+		JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
+		JOIN pg_catalog.pg_foreign_table ft ON ft.ftrelid = t.relid
+		JOIN pg_catalog.pg_foreign_server s ON s.oid = ft.ftserver
+		LEFT JOIN pg_catalog.pg_attribute a
+			ON a.attrelid = t.relid AND a.attname = column_name
+		WHERE t.isleaf
+		GROUP BY s.srvname
+		ORDER BY s.srvname
+	LOOP
+		SELECT pg_catalog.quote_ident(ns.nspname) INTO dbl
+		FROM pg_catalog.pg_extension e
+		JOIN pg_catalog.pg_namespace ns ON ns.oid = e.extnamespace
+		WHERE e.extname = 'dblink';
+		IF dbl IS NULL THEN
+			RAISE EXCEPTION 'routing to foreign partitions needs the dblink extension'
+				USING ERRCODE = 'feature_not_supported',
+				HINT = 'Run CREATE EXTENSION dblink on the coordinator.';
+		END IF;
+		BEGIN
+			-- the positions (from 1) of the partitions that may hold it
+			EXECUTE format('SELECT m FROM %s.dblink(%L, %L) AS t(m int[])',
+				dbl, r.srvname,
+				format('SELECT coalesce(array_agg(n), ''{}'') FROM unnest(%L::text[], %L::text[]) WITH ORDINALITY u(rel, col, n)'
+					   ' WHERE scbf_table_may_contain(rel::regclass, col, %L)',
+					   r.remotes, r.columns, value))
+				INTO maybe;
+		EXCEPTION WHEN OTHERS THEN
+			maybe := NULL;
+		END;
+		server := r.srvname;
+		FOR i IN 1 .. array_length(r.locals, 1)
+		LOOP
+			target := r.locals[i];
+			may_contain := CASE WHEN maybe IS NOT NULL THEN i = ANY (maybe::int[]) END;
+			RETURN NEXT;
+		END LOOP;
+	END LOOP;
+END
+$$;
+
+-- The rows of a Citus distributed table or partitioned table whose column
+-- equals the value, read only from the shards or partitions that scbf_route
+-- says may hold it (or that did not answer): the rows of
+-- SELECT * FROM tbl WHERE column = value.  The table is given by its row
+-- type: SELECT * FROM scbf_lookup(NULL::orders, 'customer_id', '42').  On
+-- Citus, one command per worker node (scbf_run_on_nodes, in parallel) both
+-- asks and reads: scbf_read_shards there reads the node's shards that its
+-- filters do not rule out, and the rows come back as JSON; a node that
+-- fails raises an error, never a shorter answer.  Partitions are asked
+-- with scbf_route, then the ones that may hold the value are read.  The
+-- shards are read outside the caller's transaction, so they show what is
+-- committed.  A DEBUG1 message says how many shards or partitions were
+-- read.
+CREATE FUNCTION scbf_lookup(tbl anyelement, column_name name, value text)
+RETURNS SETOF anyelement
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+SET search_path FROM CURRENT
+AS $$
+DECLARE
+	rel regclass;
+	cond text;
+	cols text;
+	r record;
+	names text[] := '{}';
+	ports int[] := '{}';
+	cmds text[] := '{}';
+	sql text;
+	asked int := 0;
+	total int := 0;
+	ext text := scbf_schema();
+BEGIN
+	SELECT t.typrelid INTO rel FROM pg_catalog.pg_type t
+	WHERE t.oid = pg_catalog.pg_typeof(tbl) AND t.typrelid <> 0;
+	IF rel IS NULL THEN
+		RAISE EXCEPTION 'scbf_lookup needs the row type of a table, not %',
+			pg_catalog.pg_typeof(tbl)
+			USING ERRCODE = 'wrong_object_type',
+			HINT = 'Pass NULL::tablename.';
+	END IF;
+	SELECT format('%I = %L::%s', a.attname, value,
+				  pg_catalog.format_type(a.atttypid, NULL))
+	INTO cond
+	FROM pg_catalog.pg_attribute a
+	WHERE a.attrelid = rel AND a.attname = column_name AND NOT a.attisdropped;
+	IF cond IS NULL THEN
+		RAISE EXCEPTION 'column "%" of relation "%" does not exist',
+			column_name, rel USING ERRCODE = 'undefined_column';
+	END IF;
+	SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+	FROM pg_catalog.pg_attribute a
+	WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped;
+
+	IF scbf_is_distributed(rel) THEN
+		FOR r IN SELECT * FROM scbf_shard_nodes(rel)
+		LOOP
+			total := total + cardinality(r.shards);
+			names := names || r.nodename;
+			ports := ports || r.nodeport;
+			cmds := cmds || format('SELECT %s.scbf_read_shards(%L::text[], %L, %L)',
+								   ext, r.shards, column_name, value);
+		END LOOP;
+		FOR r IN
+			SELECT w.node_name, w.node_port, w.success, w.result
+			FROM scbf_run_on_nodes(names, ports, cmds) w
+		LOOP
+			IF NOT r.success THEN
+				RAISE EXCEPTION 'could not read the shards on %:%',
+					r.node_name, r.node_port
+					USING ERRCODE = 'connection_failure', DETAIL = r.result;
+			END IF;
+			asked := asked + (r.result::json ->> 'read')::int;
+			RETURN QUERY SELECT * FROM json_populate_recordset(tbl, r.result::json -> 'rows');
+		END LOOP;
+		RAISE DEBUG 'scbf_lookup: % of % shards read', asked, total;
+		RETURN;
+	END IF;
+
+	FOR r IN SELECT x.target, x.may_contain
+		FROM scbf_route(rel, column_name, value) x ORDER BY x.target
+	LOOP
+		total := total + 1;
+		CONTINUE WHEN r.may_contain IS false;
+		asked := asked + 1;
+		sql := coalesce(sql || ' UNION ALL ', '')
+			|| format('SELECT %s FROM %s WHERE %s', cols, r.target, cond);
+	END LOOP;
+	RAISE DEBUG 'scbf_lookup: % of % partitions read', asked, total;
+	IF sql IS NOT NULL THEN
+		RETURN QUERY EXECUTE sql;
+	END IF;
+END
+$$;
+
+REVOKE ALL ON FUNCTION scbf_may_contain(regclass, anyelement, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_may_contain(regclass, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_table_may_contain(regclass, name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_route(regclass, name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_lookup(anyelement, name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_is_distributed(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_shard_nodes(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_read_shards(text[], name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_run_on_nodes(text[], int[], text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION scbf_schema() FROM PUBLIC;

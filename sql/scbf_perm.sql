@@ -20,7 +20,10 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-					'scbf_probe', 'scbf_verify', 'scbf_rebuild', 'scbf_clean_pending')
+					'scbf_probe', 'scbf_verify', 'scbf_rebuild', 'scbf_clean_pending',
+					'scbf_may_contain', 'scbf_table_may_contain', 'scbf_route', 'scbf_lookup',
+					'scbf_is_distributed', 'scbf_shard_nodes', 'scbf_read_shards',
+					'scbf_run_on_nodes', 'scbf_schema')
 ORDER BY p.oid::regprocedure::text;
 -- but the mathematics, yes
 SELECT count(*) AS math_functions,
@@ -30,7 +33,9 @@ JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
   AND p.proname NOT IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
 						'scbf_probe', 'scbf_verify', 'scbf_rebuild',
-						'scbf_clean_pending');
+						'scbf_clean_pending', 'scbf_may_contain', 'scbf_table_may_contain',
+						'scbf_route', 'scbf_lookup', 'scbf_is_distributed', 'scbf_shard_nodes',
+						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema');
 
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
