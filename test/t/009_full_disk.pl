@@ -1,20 +1,24 @@
 # A full disk under scbf indexes: their tablespace lies on a small file
 # system (a tmpfs that test/run-tests mounts, as root, for this test and
 # names in SCBF_SMALL_FS), which an unlogged filler table fills until the
-# server reports "No space left on device".  The table itself and the WAL
-# stay on the ordinary disk, so the server goes on; only the index files
-# cannot grow.
+# server reports "No space left on device"; a few hundred kB are then freed,
+# so that a build or an insert fails part-way, after the index has grown.
+# The table itself and the WAL stay on the ordinary disk, so the server goes
+# on; only the index files cannot grow.
 #
 #   1. CREATE INDEX into the full tablespace ends in the error and leaves
 #      no index; with space again, the same CREATE INDEX succeeds;
 #   2. a large INSERT into a table whose scbf indexes lie in the full
 #      tablespace ends in the error; its rows are lost, and every index
 #      passes scbf_verify (heapallindexed) and answers as a sequential scan
-#      does, still with the disk full; so does VACUUM, whether it succeeds
-#      or ends in the same error;
+#      does, still with the disk full; so after VACUUM, whether it
+#      succeeds or ends in the same error (it can: recording a freed page
+#      may need a new page of the index's free space map);
 #   3. with space again, the same INSERT succeeds (it also finishes
 #      whatever the failed one left half-made), VACUUM takes out the lost
-#      rows' entries, and the indexes are whole.
+#      rows' entries, and the indexes are whole;
+#   4. an index of storage format 2 goes through 1 to 3 too (compared
+#      with a sequential scan: it has no verifier yet).
 #
 # Without SCBF_SMALL_FS (make prove_installcheck run by a user who cannot
 # mount) the test is skipped.
@@ -50,22 +54,34 @@ $node->safe_psql('postgres', qq{
 my $enospc = qr/ERROR:  could not (?:extend|write to) file .*: No space left on device/;
 
 # Fill the tablespace: an unlogged table (no WAL) of uncompressed 1 kB rows,
-# a few MB per statement, until a statement fails for want of space.
-# Returns the number of statements that succeeded.
+# a few MB per statement, until a statement fails for want of space; then
+# drop a table of $gap such rows made first, so that about $gap kB are free
+# and an index can grow a little before it finds no more space.  Returns the
+# number of statements that succeeded.
 sub fill
 {
-	my ($name) = @_;
-	q1("CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
+	my ($name, $gap) = @_;
+	q1("CREATE UNLOGGED TABLE ${name}_gap (x text) TABLESPACE small;\n"
+		  . "INSERT INTO ${name}_gap SELECT repeat('x', 1000) FROM generate_series(1, $gap);\n"
+		  . "CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
 	for my $i (0 .. 1000)
 	{
 		my ($ret, $out, $err) = $node->psql('postgres',
 			"INSERT INTO $name SELECT repeat('x', 1000) FROM generate_series(1, 4000)");
 		next if $ret == 0;
 		like($err, $enospc, "$name: the tablespace is full after $i statements");
+		q1("DROP TABLE ${name}_gap");
 		return $i;
 	}
 	fail("$name: the tablespace never filled up");
 	return -1;
+}
+
+# pages of the indexes $list (a comma-separated list)
+sub index_pages
+{
+	return q1("SELECT (sum(pg_relation_size(i)) / current_setting('block_size')::int)::bigint "
+		  . "FROM unnest('{$_[0]}'::regclass[]) i");
 }
 
 # scbf_verify with heapallindexed finds nothing wrong.  With $above, it may
@@ -107,7 +123,7 @@ sub entries
 }
 
 # ---- 1. CREATE INDEX into the full tablespace
-fill('fill1');
+fill('fill1', 200);
 {
 	my ($ret, $out, $err) = $node->psql('postgres',
 		'CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small');
@@ -126,15 +142,15 @@ fill('fill1');
 my $rows = q1('SELECT count(*) FROM t');
 my %entries = map { $_ => entries($_) } ('t_a', 't_b');
 is($entries{t_a}, $rows, "before the full disk: t_a holds an entry per row ($rows)");
-my $pages = q1("SELECT sum(pg_relation_size(i)) / current_setting('block_size')::int FROM unnest('{t_a,t_b}'::regclass[]) i");
-fill('fill2');
+my $pages = index_pages('t_a,t_b');
+fill('fill2', 1000);
 my $insert = "INSERT INTO t SELECT g, g % 1000, 'b' || (g % 20011) FROM generate_series(100001, 300000) g";
 {
 	my ($ret, $out, $err) = $node->psql('postgres', $insert);
 	like($err, $enospc, 'INSERT: ends in the error of the full disk');
 	is(q1('SELECT count(*) FROM t'), $rows, 'INSERT: its rows are lost');
-	my $now = q1("SELECT sum(pg_relation_size(i)) / current_setting('block_size')::int FROM unnest('{t_a,t_b}'::regclass[]) i");
-	note("index pages: $pages before the INSERT, $now after");
+	my $now = index_pages('t_a,t_b');
+	cmp_ok($now, '>', $pages, "INSERT: the indexes grew from $pages to $now pages before the disk was full");
 	check_all('after an INSERT on a full disk, the disk still full', 'counters above');
 
 	# VACUUM takes out the lost rows' entries, or fails for want of space:
@@ -143,6 +159,7 @@ my $insert = "INSERT INTO t SELECT g, g % 1000, 'b' || (g % 20011) FROM generate
 	ok($ret == 0 || $err =~ $enospc, 'VACUUM on the full disk: succeeds or ends in the error of the full disk')
 	  or diag($err);
 	note('VACUUM on the full disk: ' . ($ret == 0 ? 'succeeded' : $err));
+	note('in the small tablespace: ' . q1("SELECT string_agg(relname || ' ' || relfilenode, ', ') FROM pg_class WHERE reltablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'small')"));
 	check_all('after VACUUM on a full disk');
 }
 
@@ -155,6 +172,50 @@ is(entries('t_a'), $rows + 200000, 'after VACUUM, t_a holds an entry per row, no
 is(entries('t_b'), $rows + 200000, 'after VACUUM, t_b holds an entry per row, none of the lost rows');
 check_all('after the full disk, with space again');
 
-$node->safe_psql('postgres', 'DROP TABLE t; DROP TABLESPACE small');
+# ---- 4. the same for an index of storage format 2 (in development,
+# behind scbf.build_format): a build, inserts into its pending area and
+# VACUUM's fold on a full disk.  It has no verifier yet: its answers are
+# compared with a sequential scan.
+{
+	my $f2 = "SET scbf.build_format = 2;\n"
+	  . 'CREATE INDEX t2_a ON t2 USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small';
+	my $check2 = sub {
+		my ($what) = @_;
+		scbf_same($node, 'postgres', [ 'SELECT * FROM t2 WHERE a = 7', 'SELECT * FROM t2 WHERE a IN (1, 500, 999)' ],
+			name => "format 2, $what");
+		scbf_same($node, 'postgres', 'SELECT * FROM t2 WHERE a = -1', rows => 'empty',
+			name => "format 2, $what: a value never inserted");
+	};
+	q1('CREATE TABLE t2 (id int, a int); INSERT INTO t2 SELECT g, g % 1000 FROM generate_series(1, 100000) g');
+	fill('fill3', 200);
+	my ($ret, $out, $err) = $node->psql('postgres', $f2);
+	like($err, $enospc, 'format 2: CREATE INDEX ends in the error of the full disk');
+	is(q1("SELECT count(*) FROM pg_class WHERE relname = 't2_a'"), '0', 'format 2: CREATE INDEX leaves no index');
+	q1('DROP TABLE fill3');
+	q1($f2);
+	$check2->('built');
+	my $rows2 = q1('SELECT count(*) FROM t2');
+	my $pages2 = index_pages('t2_a');
+	fill('fill4', 1000);
+	my $insert2 = 'INSERT INTO t2 SELECT g, g % 1000 FROM generate_series(100001, 300000) g';
+	($ret, $out, $err) = $node->psql('postgres', $insert2);
+	like($err, $enospc, 'format 2: INSERT ends in the error of the full disk');
+	my $now = index_pages('t2_a');
+	cmp_ok($now, '>', $pages2, "format 2: INSERT: the index grew from $pages2 to $now pages before the disk was full");
+	is(q1('SELECT count(*) FROM t2'), $rows2, 'format 2: its rows are lost');
+	$check2->('after an INSERT on a full disk');
+	($ret, $out, $err) = $node->psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t2');
+	ok($ret == 0 || $err =~ $enospc, 'format 2: VACUUM on the full disk succeeds or ends in the error of the full disk')
+	  or diag($err);
+	note('format 2: VACUUM on the full disk: ' . ($ret == 0 ? 'succeeded' : $err));
+	$check2->('after VACUUM on a full disk');
+	q1('DROP TABLE fill4');
+	q1($insert2);
+	is(q1('SELECT count(*) FROM t2'), $rows2 + 200000, 'format 2: with space again, the INSERT succeeds');
+	q1('VACUUM (INDEX_CLEANUP ON) t2');
+	$check2->('with space again');
+}
+
+$node->safe_psql('postgres', 'DROP TABLE t, t2; DROP TABLESPACE small');
 $node->stop;
 done_testing();
