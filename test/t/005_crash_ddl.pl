@@ -51,6 +51,7 @@ $node->safe_psql('postgres', q{
 	INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(1, 60000) g;
 	CREATE INDEX t_id ON t USING btree (id);
 	CREATE INDEX t_b ON t USING scbf (b);
+	CREATE TABLE flush (x int);
 	CHECKPOINT;
 });
 
@@ -82,6 +83,12 @@ sub index_state
 	return q1("SELECT coalesce((SELECT indisvalid::text || ' ' || indisready::text FROM pg_index "
 		  . "WHERE indexrelid = to_regclass('$idx')), 'absent')");
 }
+
+# Flush WAL up to now: the commit of a write flushes every WAL record
+# inserted before it, also those of the transactions still running, which
+# a crash would otherwise lose if the WAL writer had not written them yet
+# (an xid alone, like SELECT txid_current(), commits asynchronously)
+sub flush_wal { q1('INSERT INTO flush VALUES (1)'); }
 
 # A session that will die in the crash: end it without caring how
 sub end_session { my ($s) = @_; eval { $s->quit }; }
@@ -246,6 +253,7 @@ check_all('after REINDEX CONCURRENTLY');
 	my $changed = q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
 		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END');
 	is($changed, '0,1,2', 'scbf_rebuild: at the crash, segments 0 to 2 are rebuilt, no other');
+	flush_wal();
 	crash($gate, $s);
 	is(q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
 		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END'),
@@ -274,7 +282,7 @@ check_all('after REINDEX CONCURRENTLY');
 	my $written = q1("SELECT sum(entries) FROM scbf_segments('t_g')") - $entries;
 	ok($written > 0 && $written < 150000,
 		"SIGKILL insert: at the crash, the index holds entries of $written of the 150000 rows inserted");
-	q1('SELECT pg_switch_wal()');
+	flush_wal();
 	my $offset = -s $node->logfile;
 	kill('KILL', $pid) or die "SIGKILL $pid: $!";
 	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
