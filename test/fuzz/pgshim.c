@@ -28,6 +28,7 @@
 
 #include "access/generic_xlog.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/indexfsm.h"
@@ -50,6 +51,9 @@ char		pgshim_message[256];
 /* never read: BufferGetPage() refers to them */
 char	   *BufferBlocks;
 Block	   *LocalBufferBlockPointers;
+
+/* CHECK_FOR_INTERRUPTS() reads it; nothing sets it here */
+volatile sig_atomic_t InterruptPending = false;
 
 static int	cur_elevel;
 
@@ -133,6 +137,12 @@ psprintf(const char *fmt,...)
 	return buf;
 }
 
+char *
+pstrdup(const char *in)
+{
+	return psprintf("%s", in);
+}
+
 /*
  * PageInit, as the server's (src/backend/storage/page/bufpage.c): the
  * harness builds its seed pages with it.
@@ -161,6 +171,18 @@ MemoryContextAllocZero(MemoryContext context, Size size)
 
 #define UNREACHED(name) \
 	do { fprintf(stderr, "pgshim: %s called\n", name); abort(); } while (0)
+
+void
+ProcessInterrupts(void)
+{
+	UNREACHED("ProcessInterrupts");
+}
+
+BlockNumber
+RelationGetNumberOfBlocksInFork(Relation relation, ForkNumber forkNum)
+{
+	UNREACHED("RelationGetNumberOfBlocksInFork");
+}
 
 Buffer
 ReadBuffer(Relation reln, BlockNumber blockNum)
