@@ -7,8 +7,8 @@
 -- table.  Inserts go to the pending area and are found at once: in the
 -- inserting transaction, after commit, in new segments, in an index built
 -- on an empty table; rolled-back ones are not.  Operations format 2 does
--- not support yet fail cleanly, and deleted rows stay right through VACUUM
--- (nothing is removed yet; the heap scan rechecks every TID).
+-- not support yet fail cleanly.  VACUUM removes deleted rows' entries and
+-- bits, and merges the runs of filters that took many folds.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
@@ -174,12 +174,95 @@ SELECT scbf_same('SELECT * FROM f2u WHERE a IS NULL');
 SELECT count(*) FROM scbf_index_info('f2_cust');
 \set VERBOSITY terse
 
--- deleted rows: VACUUM removes nothing from a format-2 index yet, and the
--- answers stay right
+-- deleted rows: VACUUM removes their entries from every column's ledger
+-- and clears the row bits no entry needs any more.  f2_probe() reports
+-- what the Bitmap Index Scan returned (TIDs, before the heap recheck) and
+-- the index pages it read.
+CREATE FUNCTION f2_probe(q text, OUT tids bigint, OUT pages bigint)
+LANGUAGE plpgsql SET enable_seqscan = off SET enable_indexscan = off AS $$
+DECLARE
+	plan json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q
+		INTO plan;
+	SELECT (n->>'Actual Rows')::bigint,
+		(n->>'Shared Hit Blocks')::bigint + (n->>'Shared Read Blocks')::bigint
+	INTO tids, pages
+	FROM json_array_elements(plan -> 0 -> 'Plan' -> 'Plans') n
+	WHERE n->>'Node Type' = 'Bitmap Index Scan';
+END $$;
+CREATE TEMP TABLE f2_before AS
+SELECT 'cust' AS probe, * FROM f2_probe('SELECT * FROM f2 WHERE cust = 1050')
+UNION ALL
+SELECT 'code', * FROM f2_probe('SELECT * FROM f2 WHERE code = md5(''21010'')')
+UNION ALL
+SELECT 'half', * FROM f2_probe('SELECT * FROM f2 WHERE cust = 500');
 DELETE FROM f2 WHERE cust BETWEEN 1000 AND 1100;
+DELETE FROM f2 WHERE cust = 500 AND id % 2 = 0;
+-- before VACUUM the index still hands out the dead rows' TIDs
+SELECT probe, f.tids = b.tids AS same_tids
+FROM f2_before b, LATERAL f2_probe(CASE probe
+	WHEN 'cust' THEN 'SELECT * FROM f2 WHERE cust = 1050'
+	WHEN 'code' THEN 'SELECT * FROM f2 WHERE code = md5(''21010'')'
+	ELSE 'SELECT * FROM f2 WHERE cust = 500' END) f ORDER BY probe;
 VACUUM f2;
+-- after it, none of them; a value whose entries all went reads no ledger
+SELECT probe, b.tids AS tids_before, f.tids AS tids_after,
+	CASE probe WHEN 'half' THEN f.pages <= b.pages
+		ELSE f.pages < b.pages END AS fewer_pages
+FROM f2_before b, LATERAL f2_probe(CASE probe
+	WHEN 'cust' THEN 'SELECT * FROM f2 WHERE cust = 1050'
+	WHEN 'code' THEN 'SELECT * FROM f2 WHERE code = md5(''21010'')'
+	ELSE 'SELECT * FROM f2 WHERE cust = 500' END) f ORDER BY probe;
 SELECT scbf_empty('SELECT * FROM f2 WHERE cust = 1050');
-SELECT scbf_same('SELECT * FROM f2 WHERE cust IN (1050, 1101)');
+SELECT scbf_empty('SELECT * FROM f2 WHERE code = md5(''21010'')');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 500');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust IN (999, 1050, 1101)');
+SELECT scbf_same('SELECT * FROM f2 WHERE code IN (md5(''19999''), md5(''21010''), md5(''22020''))');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1101 AND status = 3');
+SELECT scbf_empty('SELECT * FROM f2 WHERE cust = 1000 AND status = 1');
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 500 AND status = 1');
+-- the freed line pointers take new rows with other values: found, and the
+-- old values stay gone
+INSERT INTO f2 SELECT -g, 900000 + g % 7, 'reused' || g, g % 10
+FROM generate_series(1, 3000) g;
+SELECT scbf_same('SELECT * FROM f2 WHERE cust = 900003');
+SELECT scbf_same('SELECT * FROM f2 WHERE code = ''reused77''');
+SELECT scbf_empty('SELECT * FROM f2 WHERE cust = 1050');
+VACUUM f2;
+SELECT scbf_same('SELECT * FROM f2 WHERE cust IN (900003, 1050, 1101)');
+SELECT scbf_same('SELECT * FROM f2 WHERE code = ''reused77'' AND cust = 900000');
+-- everything deleted: the index answers nothing, and takes rows again
+DELETE FROM f2n;
+VACUUM f2n;
+SELECT tids FROM f2_probe('SELECT * FROM f2n WHERE v IS NULL');
+SELECT scbf_empty('SELECT * FROM f2n WHERE v = 250');
+INSERT INTO f2n VALUES (1, 250), (2, NULL);
+SELECT scbf_same('SELECT * FROM f2n WHERE v = 250');
+SELECT scbf_same('SELECT * FROM f2n WHERE v IS NULL');
+
+-- runs merge: a filter that took many folds (a run each) has its runs
+-- merged into one by VACUUM, and a probe reads fewer leaves
+CREATE TABLE f2m (a int, b int);
+INSERT INTO f2m SELECT g % 40, g FROM generate_series(1, 200) g;
+CREATE INDEX f2m_a ON f2m USING scbf (a) WITH (pages_per_segment = 64);
+INSERT INTO f2m SELECT 7, -1;
+SELECT scbf_clean_pending('f2m_a') AS folded;
+INSERT INTO f2m SELECT 7, -2;
+SELECT scbf_clean_pending('f2m_a') AS folded;
+INSERT INTO f2m SELECT 7, -3;
+SELECT scbf_clean_pending('f2m_a') AS folded;
+INSERT INTO f2m SELECT 7, -4;
+SELECT scbf_clean_pending('f2m_a') AS folded;
+CREATE TEMP TABLE f2m_before AS
+SELECT * FROM f2_probe('SELECT * FROM f2m WHERE a = 7');
+SELECT scbf_same('SELECT * FROM f2m WHERE a = 7');
+VACUUM f2m;
+SELECT f.tids = b.tids AS same_tids, f.pages < b.pages AS fewer_pages
+FROM f2m_before b, f2_probe('SELECT * FROM f2m WHERE a = 7') f;
+SELECT scbf_same('SELECT * FROM f2m WHERE a = 7');
+SELECT scbf_same('SELECT * FROM f2m WHERE a IN (6, 7, 8)');
+SELECT scbf_empty('SELECT * FROM f2m WHERE a = 40');
 
 -- REINDEX writes the format the setting names
 RESET scbf.build_format;
@@ -189,4 +272,5 @@ INSERT INTO f2 VALUES (0, 1234, 'new', 1);
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = ''new''');
 
-DROP TABLE f2, f2n, f2s, f2e, f2u, f2w;
+DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2m;
+DROP FUNCTION f2_probe(text);

@@ -118,6 +118,14 @@ typedef struct Scbf2RowKey
 	uint32		hash;
 } Scbf2RowKey;
 
+/* A bit of the rows: filter (column of the band), slice and position */
+typedef struct Scbf2RowBit
+{
+	uint32		filterno;
+	uint32		slice;
+	uint32		position;
+} Scbf2RowBit;
+
 /* A key of a filter, and the enumeration of a filter's keys (build) */
 typedef void (*Scbf2KeyFn) (int col, uint32 hash, void *arg);
 typedef void (*Scbf2KeysFn) (uint32 filterno, Scbf2KeyFn emit, void *emit_arg,
@@ -131,26 +139,39 @@ typedef struct Scbf2PendingCut
 	uint16		nentries;		/* the entries it had */
 } Scbf2PendingCut;
 
-/* What a fold's metapage record writes */
-typedef struct Scbf2FoldCommit
+/*
+ * What the metapage record that commits a serial writes: a fold's, or a
+ * VACUUM's (which reads no partition and keeps the band)
+ */
+typedef struct Scbf2Commit
 {
-	uint64		serial;			/* the fold's serial */
+	uint64		serial;			/* committed serial + 1 */
 	Scbf2PendingCut cuts[SCBF2_NPENDING];	/* Invalid: partition not read */
 	bool		band_changed;
 	Scbf2Band	band;			/* the new band, if band_changed */
 	uint32		nfilters;
 	BlockNumber *tablepages;
 	uint32		ntablepages;
-	uint64		nentries_added;
+	int64		nentries_delta;	/* ledger entries added less removed */
 	uint32		nsegments_added;
-	uint32		nledger_pages_added;
-} Scbf2FoldCommit;
+	int64		nledger_pages_delta;	/* leaves and roots written less freed */
+} Scbf2Commit;
+
+/* A (hash, item) pair of one column of a filter's ledger */
+typedef struct Scbf2Pair
+{
+	uint32		hash;
+	uint16		item;			/* segment-relative TID */
+} Scbf2Pair;
 
 /* A ledger run encoded by a fold, not yet written; opaque (scbfledger.c) */
 typedef struct Scbf2EncodedRun Scbf2Run;
 
 /* Runs a ledger root takes before the fold starts a new filter */
 #define SCBF2_MAX_RUNS				8
+
+/* Runs of a filter's ledger from which VACUUM merges them into one */
+#define SCBF2_MERGE_RUNS			4
 
 /*
  * A segment with more distinct keys than a filter takes is split into at
@@ -181,7 +202,9 @@ extern uint32 Scbf2MetaFilters(const Scbf2Meta *meta);
 extern uint64 Scbf2MetaFoldSerial(const Scbf2Meta *meta);
 extern void Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats);
 extern uint32 Scbf2MetaGraveRoom(const Scbf2Meta *meta);
-extern void Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc);
+extern bool Scbf2MetaGoneReadable(const Scbf2Meta *meta, uint64 gone);
+extern void Scbf2FreePage(Relation index, Buffer buf);
+extern void Scbf2CommitSerial(Relation index, const Scbf2Commit *fc);
 extern void Scbf2RecycleGraves(Relation index);
 extern void Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout);
 extern void Scbf2InitMetaPage(Page page, const Scbf2Layout *layout);
@@ -214,6 +237,7 @@ extern void Scbf2UpdateTable(Relation index, Scbf2State *state,
 extern uint32 Scbf2FilterEntries(const Scbf2Filter *f);
 extern bool Scbf2FilterIsActive(const Scbf2Filter *f);
 extern void Scbf2FilterClose(Scbf2Filter *f);
+extern void Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n);
 extern void Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n);
 extern void Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice);
 
@@ -231,6 +255,9 @@ extern void Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band);
 extern void Scbf2RowsSet(Relation index, Scbf2State *state,
 						 const Scbf2Band *band, const Scbf2RowKey *keys, int n,
 						 Scbf2Filter **filters, BlockNumber nblocks);
+extern void Scbf2RowsClear(Relation index, Scbf2State *state,
+						   const Scbf2Band *band, const Scbf2RowBit *bits,
+						   int n, BlockNumber nblocks);
 extern void Scbf2BandRelayout(Relation index, Scbf2State *state,
 							  const Scbf2Band *old, uint32 nfilters,
 							  Scbf2Band *band, BlockNumber nblocks);
@@ -249,14 +276,25 @@ extern BlockNumber Scbf2LedgerWrite(Relation index, uint32 segno,
 extern Scbf2Run *Scbf2LedgerEncode(Relation index, uint32 segno, int col,
 								   uint64 serial, const uint32 *hashes,
 								   const uint16 *items, int n);
-extern bool Scbf2LedgerHasRoom(Relation index, BlockNumber root,
-							   const Scbf2Run *run, BlockNumber nblocks);
+extern bool Scbf2LedgerHasRoom(Relation index, BlockNumber root, int col,
+							   const Scbf2Run *run, const Scbf2Meta *meta,
+							   bool replace, BlockNumber nblocks);
 extern BlockNumber Scbf2LedgerAppend(Relation index, BlockNumber root,
 									 uint32 filterno, int col, Scbf2Run *run,
-									 BlockNumber nblocks, uint32 *npages);
-extern void Scbf2LedgerScan(Relation index, BlockNumber root, int col,
+									 const Scbf2Meta *meta,
+									 BlockNumber nblocks, int64 *npages);
+extern int64 Scbf2LedgerReplace(Relation index, BlockNumber root,
+								uint32 filterno, int col, Scbf2Run *run,
+								const Scbf2Meta *meta, BlockNumber nblocks);
+extern bool Scbf2LedgerScan(Relation index, BlockNumber root, int col,
 							uint64 fold_serial, Scbf2PostingFn fn, void *arg,
 							BlockNumber nblocks);
+extern int	Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
+							 uint64 fold_serial, Scbf2Pair **pairs,
+							 BlockNumber nblocks);
+extern int	Scbf2PairCmp(const void *a, const void *b);
+extern int	Scbf2LedgerRuns(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, BlockNumber nblocks);
 
 /* scbfpending.c */
 extern int	Scbf2PendingPartition(uint32 hash0);

@@ -54,6 +54,9 @@ typedef Scbf2PageOpaqueData *Scbf2PageOpaque;
 
 #define Scbf2PageGetOpaque(page) ((Scbf2PageOpaque) PageGetSpecialPointer(page))
 
+/* scbfutils.c */
+extern bool Scbf2PageHasOpaque(Page page);
+
 /* Bytes of a page between the header and the special space */
 #define SCBF2_PAGE_SPACE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
@@ -109,6 +112,22 @@ typedef struct Scbf2Grave
 	BlockNumber stop;			/* pending: where the piece ends */
 } Scbf2Grave;
 
+/*
+ * The next transaction id at the commit of each of the last SCBF2_MARKS
+ * fold serials, in slot serial % SCBF2_MARKS.  A ledger run superseded by
+ * serial G (its "gone") may still be read by a probe that copied the
+ * metapage before G committed; once G's mark is older than every snapshot,
+ * no probe can, and the run leaves its root and its leaves are freed.  A
+ * serial older than every mark takes the oldest mark, which is later.
+ */
+#define SCBF2_MARKS					8
+
+typedef struct Scbf2SerialMark
+{
+	uint64		serial;
+	FullTransactionId nextxid;
+} Scbf2SerialMark;
+
 typedef struct Scbf2MetaPageData
 {
 	uint32		magic;			/* SCBF_MAGIC_NUMBER */
@@ -151,6 +170,9 @@ typedef struct Scbf2MetaPageData
 	uint32		ngraves;
 	uint32		unused2;
 	Scbf2Grave	graves[SCBF2_GRAVES];
+
+	/* when the last serials committed */
+	Scbf2SerialMark marks[SCBF2_MARKS];
 
 	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
 } Scbf2MetaPageData;

@@ -104,27 +104,6 @@ typedef struct Scbf2BuildState
 	MemoryContext tuplecxt;		/* reset after each tuple */
 } Scbf2BuildState;
 
-/* A (hash, item) pair of one column, for sorting */
-typedef struct Scbf2Pair
-{
-	uint32		hash;
-	uint16		item;
-} Scbf2Pair;
-
-/*
- * qsort comparator: by hash, then item.
- */
-static int
-Scbf2CmpPair(const void *a, const void *b)
-{
-	const Scbf2Pair *x = a;
-	const Scbf2Pair *y = b;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return (int) x->item - (int) y->item;
-}
-
 /*
  * The pairs of column col of n entries, sorted; *distinct gets their
  * number of distinct hashes.
@@ -141,7 +120,7 @@ Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
 		pairs[i].hash = ScbfEntryGetHash(entries + bs->esize * i, col);
 		pairs[i].item = ScbfEntryGetTid(entries + bs->esize * i);
 	}
-	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2CmpPair);
+	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2PairCmp);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 		if (i == 0 || pairs[i].hash != pairs[i - 1].hash)
@@ -488,8 +467,8 @@ Scbf2BuildFilterKeys(uint32 filterno, Scbf2KeyFn emit, void *emit_arg, void *arg
 	ka->emit = emit;
 	ka->emit_arg = emit_arg;
 	for (ka->col = 0; ka->col < ka->bs->ncols; ka->col++)
-		Scbf2LedgerScan(ka->bs->index, Scbf2FilterRoot(f, ka->col), ka->col,
-						0, Scbf2EmitPosting, ka, ka->nblocks);
+		(void) Scbf2LedgerScan(ka->bs->index, Scbf2FilterRoot(f, ka->col),
+							   ka->col, 0, Scbf2EmitPosting, ka, ka->nblocks);
 }
 
 /*

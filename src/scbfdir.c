@@ -371,6 +371,15 @@ Scbf2FilterClose(Scbf2Filter *f)
 }
 
 /*
+ * Set its entries, as VACUUM recounted them.
+ */
+void
+Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n)
+{
+	f->nentries = n;
+}
+
+/*
  * Count n more entries.
  */
 void

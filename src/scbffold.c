@@ -95,15 +95,8 @@ typedef struct Scbf2FoldState
 	/* statistics for the metapage */
 	uint64		nentries_added;
 	uint32		nsegments_added;
-	uint32		nledger_pages_added;
+	int64		nledger_pages_delta;
 } Scbf2FoldState;
-
-/* A (hash, item) pair of one column, for sorting */
-typedef struct Scbf2FoldPair
-{
-	uint32		hash;
-	uint16		item;
-} Scbf2FoldPair;
 
 /*
  * Scbf2PendingScan callback: keep an entry for the fold.
@@ -144,20 +137,6 @@ Scbf2CmpFoldEntry(const void *a, const void *b)
 
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
-	return (int) x->item - (int) y->item;
-}
-
-/*
- * qsort comparator of pairs: by hash, then item.
- */
-static int
-Scbf2CmpFoldPair(const void *a, const void *b)
-{
-	const Scbf2FoldPair *x = a;
-	const Scbf2FoldPair *y = b;
-
-	if (x->hash != y->hash)
-		return (x->hash > y->hash) - (x->hash < y->hash);
 	return (int) x->item - (int) y->item;
 }
 
@@ -254,10 +233,10 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
  * e[0 .. n); *distinct receives the number of distinct hashes.
  */
 static int
-Scbf2FoldPairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
+Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
 			   uint32 *hashes, uint16 *items, uint32 *distinct)
 {
-	Scbf2FoldPair *pairs = palloc(sizeof(Scbf2FoldPair) * Max(n, 1));
+	Scbf2Pair *pairs = palloc(sizeof(Scbf2Pair) * Max(n, 1));
 	int			np = 0;
 	int			i;
 
@@ -266,7 +245,7 @@ Scbf2FoldPairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
 		pairs[i].hash = fs->hashes[e[i].first + col];
 		pairs[i].item = e[i].item;
 	}
-	qsort(pairs, n, sizeof(Scbf2FoldPair), Scbf2CmpFoldPair);
+	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2PairCmp);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -374,15 +353,15 @@ Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
 		uint32		distinct;
 
 		hashes[col] = palloc(sizeof(uint32) * n);
-		np[col] = Scbf2FoldPairs(fs, e, n, col, hashes[col], items, &distinct);
+		np[col] = Scbf2Pairs(fs, e, n, col, hashes[col], items, &distinct);
 		nkeys += distinct;
 		runs[col] = Scbf2LedgerEncode(fs->index, segno, col, fs->serial,
 									  hashes[col], items, np[col]);
 		pfree(items);
 		if (c != PG_UINT32_MAX &&
 			!Scbf2LedgerHasRoom(fs->index,
-								Scbf2FilterRoot(fs->filters[c], col),
-								runs[col], nblocks))
+								Scbf2FilterRoot(fs->filters[c], col), col,
+								runs[col], fs->meta, false, nblocks))
 			return false;
 	}
 
@@ -390,14 +369,14 @@ Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
 		c = Scbf2FoldNewFilter(fs, segno, position);
 	for (col = 0; col < ncols; col++)
 	{
-		uint32		npages;
+		int64		npages;
 
 		Scbf2FilterSetRoot(fs->filters[c], col,
 						   Scbf2LedgerAppend(fs->index,
 											 Scbf2FilterRoot(fs->filters[c], col),
-											 c, col, runs[col], nblocks,
-											 &npages));
-		fs->nledger_pages_added += npages;
+											 c, col, runs[col], fs->meta,
+											 nblocks, &npages));
+		fs->nledger_pages_delta += npages;
 		Scbf2FoldAddKeys(fs, c, col, hashes[col], np[col]);
 	}
 	Scbf2FilterAddEntries(fs->filters[c], (uint32) np[0]);
@@ -423,7 +402,7 @@ Scbf2FoldDistinct(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n)
 	{
 		uint32		d;
 
-		Scbf2FoldPairs(fs, e, n, col, hashes, items, &d);
+		Scbf2Pairs(fs, e, n, col, hashes, items, &d);
 		total += d;
 	}
 	pfree(hashes);
@@ -496,7 +475,7 @@ int64
 Scbf2Fold(Relation index, bool wait)
 {
 	Scbf2FoldState fs;
-	Scbf2FoldCommit fc;
+	Scbf2Commit fc;
 	MemoryContext foldcxt;
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
@@ -598,13 +577,13 @@ Scbf2Fold(Relation index, bool wait)
 	/* 6: commit */
 	fc.serial = fs.serial;
 	fc.nfilters = fs.nfilters;
-	fc.nentries_added = fs.nentries_added;
+	fc.nentries_delta = (int64) fs.nentries_added;
 	fc.nsegments_added = fs.nsegments_added;
-	fc.nledger_pages_added = fs.nledger_pages_added;
-	Scbf2CommitFold(index, &fc);
+	fc.nledger_pages_delta = fs.nledger_pages_delta;
+	Scbf2CommitSerial(index, &fc);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(foldcxt);
 	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
-	return fc.nentries_added;
+	return (int64) fs.nentries_added;
 }

@@ -25,6 +25,7 @@
 #include "postgres.h"
 
 #include "access/generic_xlog.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
 
@@ -102,8 +103,14 @@ Scbf2RunVisible(const Scbf2RunData *run, uint64 fold_serial)
 
 /*
  * Copy leaf i of a run into lc, unless lc already holds it.
+ *
+ * VACUUM frees the leaves of a superseded run once no snapshot on the
+ * primary is older than the supersession (Scbf2MetaGoneReadable); a
+ * standby's probe has no such protection and may meet such a leaf freed
+ * or reused: there this returns false, and the probe starts over.  On a
+ * primary a leaf that is not the run's is corruption.
  */
-static void
+static bool
 Scbf2ReadLeaf(Relation index, const Scbf2RunData *run, int i, int col,
 			  BlockNumber nblocks, Scbf2LeafCopy *lc)
 {
@@ -113,10 +120,27 @@ Scbf2ReadLeaf(Relation index, const Scbf2RunData *run, int i, int col,
 	Scbf2LeafPageData *ld;
 
 	if (lc->blkno == blkno)
-		return;
+		return true;
 	CHECK_FOR_INTERRUPTS();
-	buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_LEAF,
-						nblocks);
+	if (RecoveryInProgress() && blkno != SCBF_METAPAGE_BLKNO &&
+		blkno < nblocks)
+	{
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!Scbf2PageHasOpaque(page) ||
+			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_LEAF ||
+			Scbf2PageGetOpaque(page)->column != col ||
+			Scbf2PageGetOpaque(page)->index != (uint32) run->made ||
+			Scbf2PageGetLeaf(page)->fence != run->fences[i].hash)
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+	}
+	else
+		buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_LEAF,
+							nblocks);
 	page = BufferGetPage(buf);
 	ld = Scbf2PageGetLeaf(page);
 	if (Scbf2PageGetOpaque(page)->column != col ||
@@ -132,6 +156,7 @@ Scbf2ReadLeaf(Relation index, const Scbf2RunData *run, int i, int col,
 	lc->nbytes = ld->nbytes;
 	memcpy(lc->bytes, Scbf2LeafBytes(page), ld->nbytes);
 	UnlockReleaseBuffer(buf);
+	return true;
 }
 
 /*
@@ -191,7 +216,8 @@ Scbf2CmpItem(const void *a, const void *b)
  *		The items (segment-relative TIDs) whose hash in column col is one of
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
  *		of the ledger at root visible at fold_serial.  Returns their number;
- *		*items is palloc'd.
+ *		*items is palloc'd.  Returns -1 if a standby's probe met a leaf
+ *		recycled under it (see Scbf2ReadLeaf).
  *
  * hashes must be sorted ascending.
  */
@@ -237,7 +263,12 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
 			for (leaf = Max(lo - 1, 0);
 				 leaf < run->nleaves && run->fences[leaf].hash <= h; leaf++)
 			{
-				Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc);
+				if (!Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc))
+				{
+					pfree(rc);
+					pfree(lc);
+					return -1;
+				}
 				Scbf2DecodeLeaf(index, lc, NULL, NULL, h, items, &nitems,
 								&maxitems);
 			}
@@ -259,9 +290,11 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
  * Scbf2LedgerScan
  *		Call fn for every posting list of every run visible at fold_serial,
  *		in hash order within each run.  A hash whose list goes on to the
- *		next leaf is reported once per leaf.
+ *		next leaf is reported once per leaf.  Returns false if a standby's
+ *		probe met a leaf recycled under it (see Scbf2ReadLeaf): fn may have
+ *		been called for some lists then.
  */
-void
+bool
 Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 				Scbf2PostingFn fn, void *arg, BlockNumber nblocks)
 {
@@ -280,12 +313,113 @@ Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 			continue;
 		for (leaf = 0; leaf < run->nleaves; leaf++)
 		{
-			Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc);
+			if (!Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc))
+			{
+				pfree(rc);
+				pfree(lc);
+				return false;
+			}
 			Scbf2DecodeLeaf(index, lc, fn, arg, 0, NULL, NULL, NULL);
 		}
 	}
 	pfree(rc);
 	pfree(lc);
+	return true;
+}
+
+/* The (hash, item) pairs of a ledger, collected by Scbf2LedgerPairs */
+typedef struct Scbf2PairCollect
+{
+	Scbf2Pair  *pairs;
+	int			npairs;
+	int			maxpairs;
+} Scbf2PairCollect;
+
+/*
+ * Scbf2LedgerScan callback: keep the pairs of a posting list.
+ */
+static void
+Scbf2CollectPairs(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	Scbf2PairCollect *pc = (Scbf2PairCollect *) arg;
+	int			i;
+
+	if (pc->npairs + nitems > pc->maxpairs)
+	{
+		pc->maxpairs = Max(pc->maxpairs * 2, pc->npairs + nitems);
+		pc->pairs = repalloc_huge(pc->pairs, sizeof(Scbf2Pair) * pc->maxpairs);
+	}
+	for (i = 0; i < nitems; i++)
+	{
+		pc->pairs[pc->npairs].hash = hash;
+		pc->pairs[pc->npairs].item = items[i];
+		pc->npairs++;
+	}
+}
+
+/*
+ * Scbf2PairCmp
+ *		qsort comparator of pairs: by hash, then item.
+ */
+int
+Scbf2PairCmp(const void *a, const void *b)
+{
+	const Scbf2Pair *x = a;
+	const Scbf2Pair *y = b;
+
+	if (x->hash != y->hash)
+		return (x->hash > y->hash) - (x->hash < y->hash);
+	return (int) x->item - (int) y->item;
+}
+
+/*
+ * Scbf2LedgerPairs
+ *		Every (hash, item) of the runs of a ledger visible at fold_serial,
+ *		sorted by hash, then item, and distinct.  Returns their number;
+ *		*pairs is palloc'd.  For VACUUM, on a primary under the fold lock.
+ */
+int
+Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
+				 uint64 fold_serial, Scbf2Pair **pairs, BlockNumber nblocks)
+{
+	Scbf2PairCollect pc;
+	int			n = 0;
+	int			i;
+
+	pc.maxpairs = 256;
+	pc.npairs = 0;
+	pc.pairs = palloc(sizeof(Scbf2Pair) * pc.maxpairs);
+	if (!Scbf2LedgerScan(index, root, col, fold_serial, Scbf2CollectPairs,
+						 &pc, nblocks))
+		elog(ERROR, "a ledger of index \"%s\" moved under the fold lock",
+			 RelationGetRelationName(index));
+	qsort(pc.pairs, pc.npairs, sizeof(Scbf2Pair), Scbf2PairCmp);
+	for (i = 0; i < pc.npairs; i++)
+		if (n == 0 || Scbf2PairCmp(&pc.pairs[i], &pc.pairs[n - 1]) != 0)
+			pc.pairs[n++] = pc.pairs[i];
+	*pairs = pc.pairs;
+	return n;
+}
+
+/*
+ * Scbf2LedgerRuns
+ *		The runs of a ledger visible at fold_serial: what a probe reads per
+ *		candidate, one leaf or two each.
+ */
+int
+Scbf2LedgerRuns(Relation index, BlockNumber root, int col, uint64 fold_serial,
+				BlockNumber nblocks)
+{
+	Scbf2RootCopy *rc = palloc(sizeof(Scbf2RootCopy));
+	int			n = 0;
+	int			r;
+
+	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	for (r = 0; r < rc->nruns; r++)
+		if (Scbf2RunVisible(rc->runs[r], fold_serial))
+			n++;
+	pfree(rc);
+	return n;
 }
 
 /* A run encoded into leaf images, before it has blocks (Scbf2Run) */
@@ -530,84 +664,214 @@ Scbf2LedgerEncode(Relation index, uint32 segno, int col, uint64 serial,
 	return run;
 }
 
+/* Leaves of runs a root dropped, freed once the root's record is written */
+typedef struct Scbf2Freed
+{
+	int			n;
+	int			max;
+	BlockNumber *blocks;
+	uint32	   *made;			/* the low 32 bits of each one's run serial */
+} Scbf2Freed;
+
 /*
- * The bytes and runs of a root page image that stay when runs of fold
- * serial `serial` or newer are left out: those a fold wrote before it
- * crashed, invisible forever, which the next fold with that serial
- * replaces.  Runs are appended in serial order, so they are the last ones.
+ * Tidy the runs of a root page (an image, or a page registered for WAL)
+ * before a fold or VACUUM of serial `serial` adds one:
+ *	- runs a crashed fold or VACUUM wrote with this serial or a newer one
+ *	  are dropped: they are invisible until that serial commits, and this
+ *	  operation is the one that will commit it;
+ *	- a supersession such a crash left (gone >= serial) is undone: the runs
+ *	  it marked are current again;
+ *	- runs superseded by a committed serial that no probe can still read
+ *	  (Scbf2MetaGoneReadable) are dropped.
+ * The leaves of dropped runs go to *freed, if not NULL.  Returns the runs
+ * left that are current (not superseded).
  */
-static void
-Scbf2RootKept(Relation index, BlockNumber root, Page page, uint64 serial,
-			  uint32 *nbytes, uint16 *nruns)
+static int
+Scbf2RootTidy(Relation index, BlockNumber root, Page page, uint64 serial,
+			  const Scbf2Meta *meta, Scbf2Freed *freed)
 {
 	Scbf2RootPageData *rd = Scbf2PageGetRoot(page);
+	char	   *runs = Scbf2RootRuns(page);
+	char	   *kept = palloc(SCBF2_ROOT_BYTES);
 	uint32		off = 0;
+	uint32		nbytes = 0;
+	uint16		nruns = 0;
+	int			current = 0;
 	uint16		i;
 
+	if (rd->nbytes > SCBF2_ROOT_BYTES)
+		ScbfReportCorrupt(index, root,
+						  "A ledger root lists runs that overflow its page.");
 	for (i = 0; i < rd->nruns; i++)
 	{
-		Scbf2RunData *run = (Scbf2RunData *) (Scbf2RootRuns(page) + off);
+		Scbf2RunData *run = (Scbf2RunData *) (runs + off);
+		Size		size;
+		bool		drop;
 
 		if (off + offsetof(Scbf2RunData, fences) > rd->nbytes ||
-			off + Scbf2RunSize(run->nleaves) > rd->nbytes ||
-			rd->nbytes > SCBF2_ROOT_BYTES)
+			off + Scbf2RunSize(run->nleaves) > rd->nbytes)
 			ScbfReportCorrupt(index, root,
 							  "A ledger root lists runs that overflow its page.");
-		if (run->made >= serial)
-			break;
-		off += MAXALIGN(Scbf2RunSize(run->nleaves));
+		size = MAXALIGN(Scbf2RunSize(run->nleaves));
+		off += size;
+		if (run->gone >= serial && run->gone != PG_UINT64_MAX &&
+			run->made < serial)
+			run->gone = PG_UINT64_MAX;
+		drop = run->made >= serial ||
+			(run->gone != PG_UINT64_MAX &&
+			 !Scbf2MetaGoneReadable(meta, run->gone));
+		if (drop)
+		{
+			int			l;
+
+			if (freed == NULL)
+				continue;
+			if (freed->n + run->nleaves > freed->max)
+			{
+				freed->max = Max(freed->max * 2, freed->n + run->nleaves);
+				freed->blocks = repalloc(freed->blocks,
+										 sizeof(BlockNumber) * freed->max);
+				freed->made = repalloc(freed->made, sizeof(uint32) * freed->max);
+			}
+			for (l = 0; l < run->nleaves; l++)
+			{
+				freed->blocks[freed->n] = run->fences[l].blkno;
+				freed->made[freed->n] = (uint32) run->made;
+				freed->n++;
+			}
+			continue;
+		}
+		if (run->gone == PG_UINT64_MAX)
+			current++;
+		memcpy(kept + nbytes, run, size);
+		nbytes += size;
+		nruns++;
 	}
-	*nbytes = off;
-	*nruns = i;
+	memcpy(runs, kept, nbytes);
+	rd->nbytes = nbytes;
+	rd->nruns = nruns;
+	((PageHeader) page)->pd_lower = (runs + nbytes) - (char *) page;
+	pfree(kept);
+	return current;
+}
+
+/*
+ * An empty list of freed leaves.
+ */
+static void
+Scbf2FreedInit(Scbf2Freed *freed)
+{
+	freed->n = 0;
+	freed->max = 16;
+	freed->blocks = palloc(sizeof(BlockNumber) * freed->max);
+	freed->made = palloc(sizeof(uint32) * freed->max);
+}
+
+/*
+ * Free the leaves a root dropped, now that its record is written; a block
+ * that is no longer that run's leaf column col (a crash between a free and
+ * the root's record, replayed) is left alone.  Returns the pages freed.
+ */
+static int
+Scbf2FreeLeaves(Relation index, int col, Scbf2Freed *freed)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	int			nfree = 0;
+	int			i;
+
+	for (i = 0; i < freed->n; i++)
+	{
+		BlockNumber blkno = freed->blocks[i];
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+			continue;
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (Scbf2PageHasOpaque(page) &&
+			Scbf2PageGetOpaque(page)->type == SCBF_PAGE_LEAF &&
+			Scbf2PageGetOpaque(page)->column == col &&
+			Scbf2PageGetOpaque(page)->index == freed->made[i])
+		{
+			Scbf2FreePage(index, buf);
+			nfree++;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(freed->blocks);
+	pfree(freed->made);
+	return nfree;
 }
 
 /*
  * Scbf2LedgerHasRoom
- *		True if the root of a filter's column can take one more run: it has
- *		fewer than SCBF2_MAX_RUNS committed runs and room for the fences.
- *		An InvalidBlockNumber root (a new filter) always can.
+ *		True if the root of a filter's column can take run, once tidied
+ *		(Scbf2RootTidy) for its serial.  A fold appends a run (replace
+ *		false): the root must have fewer than SCBF2_MAX_RUNS current runs.
+ *		VACUUM replaces the current runs by one (replace true): only the
+ *		fences must fit.  An InvalidBlockNumber root (a new filter) always
+ *		can take a run.
  */
 bool
-Scbf2LedgerHasRoom(Relation index, BlockNumber root, const Scbf2Run *run,
+Scbf2LedgerHasRoom(Relation index, BlockNumber root, int col,
+				   const Scbf2Run *run, const Scbf2Meta *meta, bool replace,
 				   BlockNumber nblocks)
 {
 	Buffer		buf;
-	uint32		nbytes;
-	uint16		nruns;
+	Page		copy;
+	int			current;
+	bool		room;
 
 	if (root == InvalidBlockNumber)
 		return true;
+	copy = palloc(BLCKSZ);
 	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
 						nblocks);
-	Scbf2RootKept(index, root, BufferGetPage(buf), run->serial, &nbytes,
-				  &nruns);
+	memcpy(copy, BufferGetPage(buf), BLCKSZ);
 	UnlockReleaseBuffer(buf);
-	return nruns < SCBF2_MAX_RUNS &&
-		nbytes + MAXALIGN(Scbf2RunSize(run->nleaves)) <= SCBF2_ROOT_BYTES;
+	if (Scbf2PageGetOpaque(copy)->column != col)
+		ScbfReportCorrupt(index, root,
+						  "A ledger root is not the one of its column.");
+	current = Scbf2RootTidy(index, root, copy, run->serial, meta, NULL);
+	room = (replace || current < SCBF2_MAX_RUNS) &&
+		Scbf2PageGetRoot(copy)->nbytes + MAXALIGN(Scbf2RunSize(run->nleaves)) <=
+		SCBF2_ROOT_BYTES;
+	pfree(copy);
+	return room;
 }
 
 /*
- * Scbf2LedgerAppend
- *		Write an encoded run to the ledger of filter filterno's column col,
- *		WAL-logged: its leaves as full images, then the run at the end of
- *		the root (a new root if root is InvalidBlockNumber).  Returns the
- *		root's block; *npages counts the pages written.  The caller checked
- *		Scbf2LedgerHasRoom under the fold lock; the run is freed.
- *
- * The run is invisible until the fold commits its serial.  Runs a crashed
- * fold left with this serial or a newer one are dropped from the root
- * first (their leaves leak until VACUUM's page census).
+ * Free an encoded run that was written or given up.
  */
-BlockNumber
-Scbf2LedgerAppend(Relation index, BlockNumber root, uint32 filterno, int col,
-				  Scbf2Run *run, BlockNumber nblocks, uint32 *npages)
+static void
+Scbf2RunFree(Scbf2Run *run)
+{
+	pfree(run->images);
+	pfree(run->fences);
+	pfree(run);
+}
+
+/*
+ * Write an encoded run into the ledger root of filter filterno's column
+ * col, WAL-logged: its leaves as full images, then one record on the root
+ * that tidies it (Scbf2RootTidy), marks the runs visible at the committed
+ * serial gone at the run's serial if replace, and appends the run.  A new
+ * root if root is InvalidBlockNumber.  Frees the leaves the root dropped.
+ * Returns the root's block; *npages receives the pages written less the
+ * pages freed.  The caller checked Scbf2LedgerHasRoom under the fold lock.
+ */
+static BlockNumber
+Scbf2RootWrite(Relation index, BlockNumber root, uint32 filterno, int col,
+			   Scbf2Run *run, const Scbf2Meta *meta, bool replace,
+			   BlockNumber nblocks, int64 *npages)
 {
 	Buffer		buf;
 	GenericXLogState *xlog;
 	Page		page;
-	Scbf2RootPageData *rd;
-	uint32		nbytes;
-	uint16		nruns;
+	Scbf2Freed	freed;
 
 	Scbf2WriteLeaves(index, run, true);
 	*npages = run->nleaves;
@@ -622,29 +886,76 @@ Scbf2LedgerAppend(Relation index, BlockNumber root, uint32 filterno, int col,
 		(*npages)++;
 		root = Scbf2WriteImage(index, image, true);
 		pfree(image);
+		Scbf2RunFree(run);
+		return root;
 	}
-	else
+
+	Scbf2FreedInit(&freed);
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROOT,
+						nblocks);
+	xlog = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(xlog, buf, 0);
+	Scbf2RootTidy(index, root, page, run->serial, meta, &freed);
+	if (replace)
 	{
-		buf = Scbf2ReadPage(index, root, BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROOT,
-							nblocks);
-		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-		rd = Scbf2PageGetRoot(page);
-		Scbf2RootKept(index, root, page, run->serial, &nbytes, &nruns);
-		rd->nbytes = nbytes;
-		rd->nruns = nruns;
-		if (!Scbf2RootAddRun(page, run->serial, run->nentries, run))
+		Scbf2RootPageData *rd = Scbf2PageGetRoot(page);
+		uint32		off = 0;
+		uint16		i;
+
+		for (i = 0; i < rd->nruns; i++)
 		{
-			GenericXLogAbort(xlog);
-			UnlockReleaseBuffer(buf);
-			elog(ERROR, "the ledger root at block %u of index \"%s\" has no room for a run",
-				 root, RelationGetRelationName(index));
+			Scbf2RunData *r = (Scbf2RunData *) (Scbf2RootRuns(page) + off);
+
+			if (Scbf2RunVisible(r, Scbf2MetaFoldSerial(meta)))
+				r->gone = run->serial;
+			off += MAXALIGN(Scbf2RunSize(r->nleaves));
 		}
-		GenericXLogFinish(xlog);
-		UnlockReleaseBuffer(buf);
 	}
-	pfree(run->images);
-	pfree(run->fences);
-	pfree(run);
+	if (!Scbf2RootAddRun(page, run->serial, run->nentries, run))
+	{
+		GenericXLogAbort(xlog);
+		UnlockReleaseBuffer(buf);
+		elog(ERROR, "the ledger root at block %u of index \"%s\" has no room for a run",
+			 root, RelationGetRelationName(index));
+	}
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(buf);
+	*npages -= Scbf2FreeLeaves(index, col, &freed);
+	Scbf2RunFree(run);
 	return root;
+}
+
+/*
+ * Scbf2LedgerAppend
+ *		A fold's run into the ledger of filter filterno's column col (see
+ *		Scbf2RootWrite): invisible until the fold commits its serial.
+ *		Returns the root's block; *npages: pages written less freed.
+ */
+BlockNumber
+Scbf2LedgerAppend(Relation index, BlockNumber root, uint32 filterno, int col,
+				  Scbf2Run *run, const Scbf2Meta *meta, BlockNumber nblocks,
+				  int64 *npages)
+{
+	return Scbf2RootWrite(index, root, filterno, col, run, meta, false,
+						  nblocks, npages);
+}
+
+/*
+ * Scbf2LedgerReplace
+ *		VACUUM's run (the surviving entries of every visible run, merged)
+ *		in place of the runs of filter filterno's column col visible at the
+ *		committed serial (see Scbf2RootWrite).  Until VACUUM commits the
+ *		run's serial probes read the old runs, from then on the new one; the
+ *		old ones leave the root once no probe can still read them.  Returns
+ *		the pages written less the pages freed.
+ */
+int64
+Scbf2LedgerReplace(Relation index, BlockNumber root, uint32 filterno, int col,
+				   Scbf2Run *run, const Scbf2Meta *meta, BlockNumber nblocks)
+{
+	int64		npages;
+
+	Scbf2RootWrite(index, root, filterno, col, run, meta, true, nblocks,
+				   &npages);
+	return npages;
 }

@@ -264,7 +264,7 @@ Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band)
 	band->serial = meta->band_serial;
 }
 
-/* One bit to set: row page, row within it, filter, slice */
+/* One bit to set or clear: row page, row within it, filter, slice */
 typedef struct Scbf2BitOp
 {
 	uint32		pageno;
@@ -340,6 +340,59 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			if (scbf_rows_set(Scbf2PageGetRows(page), ops[i].row, band->width,
 							  ops[i].filterno))
 				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].slice);
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(ops);
+}
+
+/*
+ * Scbf2RowsClear
+ *		Clear bits[0 .. n) in the band, WAL-logged, one record per row page
+ *		touched.
+ *
+ * Invariant R1 (src/README): only VACUUM calls this, under the fold lock,
+ * after the commit that took the last ledger entry needing each bit out
+ * of its filter's visible runs; a crash before leaves the bits set.
+ */
+void
+Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
+			   const Scbf2RowBit *bits, int n, BlockNumber nblocks)
+{
+	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max(n, 1));
+	int			i = 0;
+	int			j;
+
+	for (j = 0; j < n; j++)
+	{
+		uint64		row = (uint64) bits[j].slice * state->geom.m +
+			bits[j].position;
+
+		ops[j].pageno = (uint32) (row / band->rows_per_page);
+		ops[j].row = (uint32) (row % band->rows_per_page);
+		ops[j].filterno = bits[j].filterno;
+		ops[j].slice = bits[j].slice;
+		if (bits[j].filterno >= band->width || ops[j].pageno >= band->pages)
+			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
+				 RelationGetRelationName(index));
+	}
+	qsort(ops, n, sizeof(Scbf2BitOp), Scbf2CmpBitOp);
+
+	while (i < n)
+	{
+		uint32		pageno = ops[i].pageno;
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
+							SCBF_PAGE_ROWS, nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		for (; i < n && ops[i].pageno == pageno; i++)
+			scbf_rows_clear(Scbf2PageGetRows(page), ops[i].row, band->width,
+							ops[i].filterno);
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
 	}

@@ -84,7 +84,7 @@ Scbf2CmpItem(const void *a, const void *b)
 
 /*
  * The items of column col's whole ledger (without NULLs if notnull),
- * sorted and distinct.
+ * sorted and distinct; -1 if a standby's probe met a recycled leaf.
  */
 static int
 Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
@@ -98,8 +98,9 @@ Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	c.maxitems = 256;
 	c.nitems = 0;
 	c.items = palloc(sizeof(uint16) * c.maxitems);
-	Scbf2LedgerScan(index, root, col, fold_serial, Scbf2CollectPosting, &c,
-					nblocks);
+	if (!Scbf2LedgerScan(index, root, col, fold_serial, Scbf2CollectPosting,
+						 &c, nblocks))
+		return -1;
 	qsort(c.items, c.nitems, sizeof(uint16), Scbf2CmpItem);
 	for (i = 0; i < c.nitems; i++)
 		if (n == 0 || c.items[i] != c.items[n - 1])
@@ -135,14 +136,15 @@ Scbf2Intersect(uint16 *a, int na, const uint16 *b, int nb)
 }
 
 /*
- * The items of one filter that satisfy every condition; -1 stands for "no
- * condition restricted them" (only SCBF_COND_ANY conditions).
+ * The items of one filter that satisfy every condition, sorted and
+ * distinct; -1 if a standby's probe met a leaf recycled under it (see
+ * Scbf2ReadLeaf in scbfledger.c).
  */
 static int
 Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
 				 uint64 fold_serial, uint16 **items, BlockNumber nblocks)
 {
-	int			n = -1;
+	int			n = -1;			/* no condition restricted them yet */
 	int			c;
 
 	for (c = 0; c < nconds && n != 0; c++)
@@ -161,6 +163,8 @@ Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
 		else
 			nthese = Scbf2CollectAll(index, root, cond->col, fold_serial,
 									 true, &these, nblocks);
+		if (nthese < 0)
+			return -1;
 		if (n < 0)
 		{
 			*items = these;
@@ -280,8 +284,8 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 
 /*
  * The filters' part of a probe: the candidates' ledgers.  Adds the count
- * of TIDs it found to *ntuples; false if the band moved under the probe
- * (nothing was added then).
+ * of TIDs it found to *ntuples; false if the band or a leaf moved under
+ * the probe (on a standby), when the probe starts over.
  */
 static bool
 Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
@@ -323,6 +327,13 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		{
 			n = Scbf2FilterItems(index, f, conds, nconds, fold_serial, &items,
 								 nblocks);
+			if (n < 0)
+			{
+				MemoryContextSwitchTo(oldcxt);
+				MemoryContextDelete(filtercxt);
+				pfree(acc);
+				return false;
+			}
 			segstart = Scbf2FilterSegment(f) * state->pages_per_segment;
 			for (i = 0; i < n; i++)
 			{
@@ -348,9 +359,10 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  *		(none of them unsatisfiable).
  *
  * The filters and the pending area are read as of one metapage copy.  The
- * pages a fold supersedes (the band, folded pending pages) are recycled
- * only once no snapshot is older than the fold (scbfutils.c), so on a
- * primary a probe always finds them.  A standby has no such protection:
+ * pages a fold or VACUUM supersedes (the band, folded pending pages, the
+ * leaves of merged ledger runs) are recycled only once no snapshot is
+ * older than the serial that superseded them, so on a primary a probe
+ * always finds them.  A standby has no such protection:
  * there a probe that meets a recycled page starts over from a new copy (a
  * TID added twice to the bitmap is added once).  On a primary, a probe
  * that had to start over SCBF2_SCAN_RETRIES times takes the fold lock in

@@ -43,9 +43,10 @@ StaticAssertDecl(offsetof(Scbf2PageOpaqueData, type) ==
 				 "both formats keep the page type in one place");
 
 /*
- * True if the page carries an scbf special space (any format).
+ * Scbf2PageHasOpaque
+ *		True if the page carries an scbf special space (any format).
  */
-static bool
+bool
 Scbf2PageHasOpaque(Page page)
 {
 	if (PageIsNew(page))
@@ -387,17 +388,45 @@ Scbf2MetaGraveRoom(const Scbf2Meta *meta)
 }
 
 /*
- * Scbf2CommitFold
- *		The fold's last record, on the metapage: its serial becomes the
- *		committed one, each folded partition's head moves to its cut, the
- *		new band and filter table are switched in, and what they superseded
- *		goes to the graveyard.
+ * Scbf2MetaGoneReadable
+ *		True while a probe may still read a ledger run that fold serial
+ *		`gone` superseded: gone has not committed, or it committed after the
+ *		oldest snapshot began (see SCBF2_MARKS).
+ */
+bool
+Scbf2MetaGoneReadable(const Scbf2Meta *meta, uint64 gone)
+{
+	const Scbf2SerialMark *best = NULL;
+	int			i;
+
+	if (gone > meta->fold_serial)
+		return true;
+	for (i = 0; i < SCBF2_MARKS; i++)
+	{
+		const Scbf2SerialMark *mk = &meta->marks[i];
+
+		if (mk->serial >= gone && mk->serial > 0 &&
+			(best == NULL || mk->serial < best->serial))
+			best = mk;
+	}
+	if (best == NULL)
+		return true;
+	return !GlobalVisCheckRemovableFullXid(NULL, best->nextxid);
+}
+
+/*
+ * Scbf2CommitSerial
+ *		The last record of a fold or of a VACUUM's group of filters, on the
+ *		metapage: its serial becomes the committed one (and gets its mark),
+ *		each folded partition's head moves to its cut, the new band and
+ *		filter table are switched in, and what they superseded goes to the
+ *		graveyard.
  */
 void
-Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
+Scbf2CommitSerial(Relation index, const Scbf2Commit *fc)
 {
 	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
-	FullTransactionId safexid = ReadNextFullTransactionId();
+	FullTransactionId safexid;
 	GenericXLogState *xlog;
 	Scbf2MetaPageData *meta;
 	Buffer		cutbufs[SCBF2_NPENDING];
@@ -425,7 +454,14 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 			Scbf2PageGetPending(page)->next != InvalidBlockNumber;
 	}
 
+	/*
+	 * A probe takes its snapshot before it copies the metapage, so one that
+	 * copies it before this record has a snapshot no newer than safexid,
+	 * read under the exclusive lock: what this commit supersedes is freed
+	 * only once safexid is older than every snapshot.
+	 */
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	safexid = ReadNextFullTransactionId();
 	xlog = GenericXLogStart(index);
 	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	if (meta->fold_serial + 1 != fc->serial)
@@ -468,10 +504,13 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 	meta->ntablepages = fc->ntablepages;
 	meta->nfilters = fc->nfilters;
 	meta->table_generation++;
-	meta->nentries += fc->nentries_added;
+	meta->nentries = (uint64) Max((int64) meta->nentries + fc->nentries_delta, 0);
 	meta->nsegments += fc->nsegments_added;
-	meta->nledger_pages += fc->nledger_pages_added;
+	meta->nledger_pages = (uint32) Max((int64) meta->nledger_pages +
+									   fc->nledger_pages_delta, 0);
 	meta->fold_serial = fc->serial;
+	meta->marks[fc->serial % SCBF2_MARKS].serial = fc->serial;
+	meta->marks[fc->serial % SCBF2_MARKS].nextxid = safexid;
 	GenericXLogFinish(xlog);
 	UnlockReleaseBuffer(metabuf);
 	for (part = 0; part < SCBF2_NPENDING; part++)
@@ -480,9 +519,11 @@ Scbf2CommitFold(Relation index, const Scbf2FoldCommit *fc)
 }
 
 /*
- * Free one superseded page: a free page, WAL-logged, in the FSM.
+ * Scbf2FreePage
+ *		Free one superseded page, locked exclusively by the caller: a free
+ *		page, WAL-logged, in the FSM.
  */
-static void
+void
 Scbf2FreePage(Relation index, Buffer buf)
 {
 	GenericXLogState *xlog = GenericXLogStart(index);

@@ -4,14 +4,33 @@
  *	  VACUUM of an scbf index of storage format 2.
  *
  * NOTES
- *	  Both passes fold the pending area (waiting for the fold lock), so an
- *	  insert-only table's VACUUM folds too, as GIN's cleanup does, and
- *	  recycle the pages folds superseded.  Until the removal of dead
- *	  entries lands (src/README, "Steps", 4), ambulkdelete removes nothing.
- *	  That keeps every answer right: a dead tuple's entry only makes a scan
- *	  hand its TID to the bitmap heap scan, which rechecks it (the line
- *	  pointer may be unused or reused by then, as for BRIN's lossy pages);
- *	  it can never hide a live tuple.
+ *	  Both passes take the fold lock (waiting for it) and fold the pending
+ *	  area first, so an insert-only table's VACUUM folds too, as GIN's
+ *	  cleanup does.  Then, with S the committed serial, per filter in use:
+ *
+ *	  - ambulkdelete reads the pairs of the first column's visible runs and
+ *		asks the callback once per heap TID (every column has the same
+ *		TIDs); amvacuumcleanup asks nothing and only merges;
+ *	  - a filter that lost entries, or whose ledger has SCBF2_MERGE_RUNS
+ *		visible runs, gets per column one run of serial S + 1 holding the
+ *		surviving pairs of all its runs, in place of them
+ *		(Scbf2LedgerReplace: readers at S keep the old runs);
+ *	  - its positions are recounted from the surviving hashes (src/README,
+ *		D3: the ledger is the counting filter), which gives its set bits
+ *		per slice and the bits no surviving entry needs any more.
+ *
+ *	  A group of such filters commits with one metapage record (serial
+ *	  S + 1), and only then are the unneeded bits cleared (invariant R1:
+ *	  a probe at S may still find the old runs' dead entries through them,
+ *	  which is harmless, and no probe at S + 1 needs them).  A crash before
+ *	  the commit leaves runs of serial S + 1 that the next fold or VACUUM
+ *	  of that serial drops, or that the next commit of S + 1 makes visible
+ *	  in place of the old ones, holding exactly their surviving entries;
+ *	  a crash after it leaves set bits that no entry needs: false
+ *	  positives only.
+ *
+ *	  Entries still pending (a fold that found no room in the graveyard)
+ *	  are not removed: their TIDs only reach the rechecking heap scan.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -22,11 +41,371 @@
  */
 #include "postgres.h"
 
+#include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "scbf2.h"
+
+/* Filters one commit takes at most */
+#define SCBF2_VACUUM_GROUP		256
+
+/* Bits to clear one commit takes at most */
+#define SCBF2_VACUUM_BITS		(1 << 20)
+
+/* One VACUUM pass over the filters */
+typedef struct Scbf2VacState
+{
+	Relation	index;
+	Scbf2State *state;
+	IndexBulkDeleteCallback callback;	/* NULL in amvacuumcleanup */
+	void	   *callback_state;
+	IndexBulkDeleteResult *stats;
+	MemoryContext passcxt;		/* lives as long as the pass */
+	MemoryContext filtercxt;	/* reset after each filter */
+
+	/* the group the next commit takes */
+	Scbf2Meta  *meta;
+	uint64		serial;			/* the group's: committed + 1 */
+	Scbf2Filter **filters;
+	bool	   *changed;
+	uint32		nfilters;
+	int			ngroup;
+	Scbf2RowBit *bits;			/* to clear after the commit */
+	int			nbits;
+	int			maxbits;
+	int64		nentries_delta;
+	int64		npages_delta;
+} Scbf2VacState;
+
+/*
+ * Start a group: the metapage and the filter table as of the committed
+ * serial.
+ */
+static void
+Scbf2VacStart(Scbf2VacState *vs)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(vs->passcxt);
+
+	vs->meta = Scbf2ReadMeta(vs->index);
+	vs->serial = Scbf2MetaFoldSerial(vs->meta) + 1;
+	vs->nfilters = Scbf2MetaFilters(vs->meta);
+	vs->filters = Scbf2ReadTable(vs->index, vs->state, vs->meta,
+								 RelationGetNumberOfBlocks(vs->index));
+	vs->changed = palloc0(sizeof(bool) * Max(vs->nfilters, 1));
+	vs->ngroup = 0;
+	vs->nbits = 0;
+	vs->nentries_delta = 0;
+	vs->npages_delta = 0;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Commit the group: the changed table entries, then the metapage record of
+ * its serial, then the bits no entry needs any more.
+ */
+static void
+Scbf2VacCommit(Scbf2VacState *vs)
+{
+	Scbf2Commit fc;
+	Scbf2Band	band;
+	int			part;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.serial = vs->serial;
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		fc.cuts[part].blkno = InvalidBlockNumber;
+	fc.band_changed = false;
+	fc.nfilters = vs->nfilters;
+	Scbf2UpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
+					 vs->nfilters, vs->nfilters, &fc.tablepages,
+					 &fc.ntablepages, RelationGetNumberOfBlocks(vs->index));
+	fc.nentries_delta = vs->nentries_delta;
+	fc.nledger_pages_delta = vs->npages_delta;
+	Scbf2CommitSerial(vs->index, &fc);
+
+	Scbf2MetaBand(vs->meta, &band);
+	Scbf2RowsClear(vs->index, vs->state, &band, vs->bits, vs->nbits,
+				   RelationGetNumberOfBlocks(vs->index));
+}
+
+/*
+ * qsort comparator of uint64 rows.
+ */
+static int
+Scbf2CmpRow(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The rows (slice * m + position) of the distinct hashes of pairs[0 .. n)
+ * of column col, appended to rows[*nrows ..]; returns the distinct hashes.
+ */
+static uint32
+Scbf2VacRows(Scbf2VacState *vs, int col, const Scbf2Pair *pairs, int n,
+			 uint64 *rows, int *nrows)
+{
+	uint32		k = vs->state->geom.k;
+	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		distinct = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint32		s;
+
+		if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
+			continue;
+		distinct++;
+		Scbf2KeyPositions(vs->state, col, pairs[i].hash, pos);
+		for (s = 0; s < k; s++)
+			rows[(*nrows)++] = (uint64) s * vs->state->geom.m + pos[s];
+	}
+	return distinct;
+}
+
+/*
+ * Sort rows[0 .. n) and drop repeats; returns the count left.
+ */
+static int
+Scbf2VacUniqueRows(uint64 *rows, int n)
+{
+	int			m = 0;
+	int			i;
+
+	qsort(rows, n, sizeof(uint64), Scbf2CmpRow);
+	for (i = 0; i < n; i++)
+		if (m == 0 || rows[i] != rows[m - 1])
+			rows[m++] = rows[i];
+	return m;
+}
+
+/*
+ * Remember the bits of filter c to clear after the commit: the rows in
+ * old[0 .. nold) and not in new[0 .. nnew) (both sorted, distinct).
+ */
+static void
+Scbf2VacAddBits(Scbf2VacState *vs, uint32 c, const uint64 *old, int nold,
+				const uint64 *new, int nnew)
+{
+	uint32		m = vs->state->geom.m;
+	int			i;
+	int			j = 0;
+
+	for (i = 0; i < nold; i++)
+	{
+		MemoryContext oldcxt;
+
+		while (j < nnew && new[j] < old[i])
+			j++;
+		if (j < nnew && new[j] == old[i])
+			continue;
+		if (vs->nbits == vs->maxbits)
+		{
+			oldcxt = MemoryContextSwitchTo(vs->passcxt);
+			vs->maxbits *= 2;
+			vs->bits = repalloc_huge(vs->bits,
+									 sizeof(Scbf2RowBit) * vs->maxbits);
+			MemoryContextSwitchTo(oldcxt);
+		}
+		vs->bits[vs->nbits].filterno = c;
+		vs->bits[vs->nbits].slice = (uint32) (old[i] / m);
+		vs->bits[vs->nbits].position = (uint32) (old[i] % m);
+		vs->nbits++;
+	}
+}
+
+/*
+ * The heap TIDs among a filter's first-column pairs that the callback
+ * calls dead, as a map indexed by item; returns how many there are.
+ */
+static int
+Scbf2VacDead(Scbf2VacState *vs, uint32 segno, const Scbf2Pair *pairs, int n,
+			 bool *dead)
+{
+	bool	   *asked = palloc0(sizeof(bool) * (PG_UINT16_MAX + 1));
+	BlockNumber segstart = segno * vs->state->pages_per_segment;
+	int			ndead = 0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint16		item = pairs[i].item;
+		ItemPointerData tid;
+
+		if (asked[item])
+			continue;
+		asked[item] = true;
+		ItemPointerSet(&tid, segstart + ScbfTidRelBlock(item),
+					   ScbfTidOffset(item));
+		if (vs->callback(&tid, vs->callback_state))
+		{
+			dead[item] = true;
+			ndead++;
+		}
+	}
+	pfree(asked);
+	return ndead;
+}
+
+/*
+ * VACUUM one filter: remove the entries of dead TIDs and merge the runs of
+ * every column into one when it lost entries or has SCBF2_MERGE_RUNS runs;
+ * recount its bits.  Leaves the filter alone if a root has no room for
+ * the merged run beside the runs probes may still read (a later VACUUM,
+ * once they are dropped, does it).
+ */
+static void
+Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
+{
+	Scbf2Filter *f = vs->filters[c];
+	int			ncols = vs->state->ncols;
+	uint32		k = vs->state->geom.k;
+	uint64		committed = vs->serial - 1;
+	uint32		segno = Scbf2FilterSegment(f);
+	Scbf2Pair  *pairs[INDEX_MAX_KEYS];
+	int			npairs[INDEX_MAX_KEYS];
+	Scbf2Run   *runs[INDEX_MAX_KEYS];
+	bool	   *dead = NULL;
+	int			ndead = 0;
+	int			nruns;
+	int			nkept = 0;
+	uint64	   *oldrows;
+	uint64	   *newrows;
+	int			nold = 0;
+	int			nnew = 0;
+	int			totalpairs = 0;
+	uint32		nkeys = 0;
+	uint32		nset[SCBF_ROWS_MAX_K];
+	int			col;
+	int			i;
+
+	nruns = Scbf2LedgerRuns(vs->index, Scbf2FilterRoot(f, 0), 0, committed,
+							nblocks);
+	if (vs->callback == NULL && nruns < SCBF2_MERGE_RUNS)
+		return;
+	npairs[0] = Scbf2LedgerPairs(vs->index, Scbf2FilterRoot(f, 0), 0,
+								 committed, &pairs[0], nblocks);
+	if (vs->callback != NULL)
+	{
+		dead = palloc0(sizeof(bool) * (PG_UINT16_MAX + 1));
+		ndead = Scbf2VacDead(vs, segno, pairs[0], npairs[0], dead);
+	}
+	if (ndead == 0 && nruns < SCBF2_MERGE_RUNS)
+		return;
+
+	/* every column's pairs, the dead ones dropped, encoded as one run */
+	for (col = 1; col < ncols; col++)
+		npairs[col] = Scbf2LedgerPairs(vs->index, Scbf2FilterRoot(f, col),
+									   col, committed, &pairs[col], nblocks);
+	for (col = 0; col < ncols; col++)
+		totalpairs += npairs[col];
+	oldrows = palloc(sizeof(uint64) * Max((Size) totalpairs * k, 1));
+	newrows = palloc(sizeof(uint64) * Max((Size) totalpairs * k, 1));
+	for (col = 0; col < ncols; col++)
+	{
+		uint32	   *hashes = palloc(sizeof(uint32) * Max(npairs[col], 1));
+		uint16	   *items = palloc(sizeof(uint16) * Max(npairs[col], 1));
+		int			n = 0;
+
+		Scbf2VacRows(vs, col, pairs[col], npairs[col], oldrows, &nold);
+		for (i = 0; i < npairs[col]; i++)
+			if (dead == NULL || !dead[pairs[col][i].item])
+				pairs[col][n++] = pairs[col][i];
+		nkeys += Scbf2VacRows(vs, col, pairs[col], n, newrows, &nnew);
+		if (col == 0)
+			nkept = n;
+		for (i = 0; i < n; i++)
+		{
+			hashes[i] = pairs[col][i].hash;
+			items[i] = pairs[col][i].item;
+		}
+		runs[col] = Scbf2LedgerEncode(vs->index, segno, col, vs->serial,
+									  hashes, items, n);
+		if (!Scbf2LedgerHasRoom(vs->index, Scbf2FilterRoot(f, col), col,
+								runs[col], vs->meta, true, nblocks))
+			return;
+	}
+
+	/* the runs; the table entry; the bits to clear once committed */
+	for (col = 0; col < ncols; col++)
+		vs->npages_delta += Scbf2LedgerReplace(vs->index,
+											   Scbf2FilterRoot(f, col), c, col,
+											   runs[col], vs->meta, nblocks);
+	nold = Scbf2VacUniqueRows(oldrows, nold);
+	nnew = Scbf2VacUniqueRows(newrows, nnew);
+	memset(nset, 0, sizeof(nset));
+	for (i = 0; i < nnew; i++)
+		nset[Min(newrows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
+	Scbf2FilterSetEntries(f, (uint32) nkept);
+	Scbf2FilterSetKeys(f, nkeys);
+	Scbf2FilterSetBits(f, k, nset);
+	vs->changed[c] = true;
+	vs->ngroup++;
+	vs->nentries_delta -= npairs[0] - nkept;
+	vs->stats->tuples_removed += npairs[0] - nkept;
+	Scbf2VacAddBits(vs, c, oldrows, nold, newrows, nnew);
+}
+
+/*
+ * One pass of VACUUM over a format-2 index (see the file header): with a
+ * callback, ambulkdelete's; without, amvacuumcleanup's merges.
+ */
+static void
+Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+				IndexBulkDeleteCallback callback, void *callback_state)
+{
+	Relation	index = info->index;
+	Scbf2VacState vs;
+	MemoryContext oldcxt;
+	uint32		c;
+
+	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+	Scbf2Fold(index, true);
+
+	memset(&vs, 0, sizeof(vs));
+	vs.index = index;
+	vs.state = Scbf2GetState(index);
+	vs.callback = callback;
+	vs.callback_state = callback_state;
+	vs.stats = stats;
+	vs.passcxt = AllocSetContextCreate(CurrentMemoryContext, "scbf vacuum",
+									   ALLOCSET_DEFAULT_SIZES);
+	vs.filtercxt = AllocSetContextCreate(vs.passcxt, "scbf vacuum filter",
+										 ALLOCSET_DEFAULT_SIZES);
+	vs.maxbits = 1024;
+	vs.bits = MemoryContextAlloc(vs.passcxt, sizeof(Scbf2RowBit) * vs.maxbits);
+	Scbf2VacStart(&vs);
+
+	for (c = 0; c < vs.nfilters; c++)
+	{
+		if (!Scbf2FilterInUse(vs.filters[c]))
+			continue;
+		oldcxt = MemoryContextSwitchTo(vs.filtercxt);
+		Scbf2VacuumFilter(&vs, c, RelationGetNumberOfBlocks(index));
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(vs.filtercxt);
+		if (vs.ngroup >= SCBF2_VACUUM_GROUP || vs.nbits >= SCBF2_VACUUM_BITS)
+		{
+			Scbf2VacCommit(&vs);
+			Scbf2VacStart(&vs);
+		}
+		/* interrupts; and VACUUM's cost delay, between filters */
+		ScbfVacuumDelayPoint();
+	}
+	if (vs.ngroup > 0)
+		Scbf2VacCommit(&vs);
+
+	MemoryContextDelete(vs.passcxt);
+	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+}
 
 /*
  * The statistics VACUUM reports for a format-2 index.
@@ -46,7 +425,7 @@ Scbf2VacuumStats(Relation index, IndexBulkDeleteResult *stats)
 
 /*
  * scbf2bulkdelete
- *		ambulkdelete of a format-2 index: nothing is removed yet.
+ *		ambulkdelete of a format-2 index: remove the entries of dead TIDs.
  */
 IndexBulkDeleteResult *
 scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -54,14 +433,15 @@ scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	Scbf2Fold(info->index, true);
+	Scbf2VacuumPass(info, stats, callback, callback_state);
 	Scbf2VacuumStats(info->index, stats);
 	return stats;
 }
 
 /*
  * scbf2vacuumcleanup
- *		amvacuumcleanup of a format-2 index: the statistics only.
+ *		amvacuumcleanup of a format-2 index: fold, merge ledgers of many
+ *		runs, statistics.
  */
 IndexBulkDeleteResult *
 scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
@@ -71,7 +451,10 @@ scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		return stats;
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	Scbf2Fold(info->index, true);
+	if (info->analyze_only)
+		Scbf2Fold(info->index, true);
+	else
+		Scbf2VacuumPass(info, stats, NULL, NULL);
 	Scbf2VacuumStats(info->index, stats);
 	return stats;
 }

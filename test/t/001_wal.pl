@@ -4,7 +4,8 @@
 # standby compares with its own replay of every generic WAL record).  Rounds
 # of CREATE INDEX (filled and empty), inserts that grow filter chains,
 # deletes, VACUUM (removals, recounts, consolidation), updates, TRUNCATE and
-# REINDEX, and a storage-format-2 index with pending inserts; after each,
+# REINDEX, and a storage-format-2 index with pending inserts, folds and
+# VACUUM's removals and merges; after each,
 # the standby's index answers (forced) must equal the primary's sequential
 # scan for every probe.
 use strict;
@@ -164,6 +165,42 @@ scbf_same($standby, 'postgres',
 	],
 	reference => $primary,
 	name => 'format 2: after VACUUM folded on the standby');
+
+# format 2's removals: VACUUM drops the dead rows' entries from every
+# column's runs (a merged run in place of the old ones), clears the bits no
+# entry needs, and merges the runs of a filter that took many folds; a
+# second VACUUM drops the superseded runs from their roots and frees their
+# leaves, and the freed pages take new rows
+$primary->safe_psql('postgres', q{
+	DELETE FROM tst3 WHERE a BETWEEN 100 AND 300 OR id % 7 = 0;
+	VACUUM tst3;
+});
+for my $i (1 .. 4)
+{
+	$primary->safe_psql('postgres',
+		"INSERT INTO tst3 VALUES (-$i, 5, 'm$i'); SELECT scbf_clean_pending('tst3_a')");
+}
+$primary->safe_psql('postgres', q{
+	VACUUM tst3;
+	DELETE FROM tst3 WHERE a = 5 AND id > 0;
+	VACUUM tst3;
+	INSERT INTO tst3 SELECT -g, 90000 + g % 11, 'r' || g FROM generate_series(10, 3000) g;
+	VACUUM tst3;
+});
+$primary->wait_for_catchup($standby);
+scbf_same($standby, 'postgres',
+	[
+		[ 'SELECT * FROM tst3 WHERE a = 200', 'empty' ],
+		[ 'SELECT * FROM tst3 WHERE a IN (99, 200, 301)', '>0' ],
+		[ 'SELECT * FROM tst3 WHERE a = 5', 4 ],
+		[ "SELECT * FROM tst3 WHERE b = 'm3' AND a = 5", 1 ],
+		[ 'SELECT * FROM tst3 WHERE a = 90004', '>0' ],
+		[ "SELECT * FROM tst3 WHERE b = md5('4004')", 'empty' ],
+		[ "SELECT * FROM tst3 WHERE b = md5('4005') AND a = 200", 'empty' ],
+		[ "SELECT * FROM tst3 WHERE b = md5('1002')", 1 ],
+	],
+	reference => $primary,
+	name => 'format 2: after VACUUM removed entries and merged runs, on the standby');
 
 # the standby replayed every record without a consistency failure
 my $log = slurp_file($standby->logfile);

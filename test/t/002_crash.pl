@@ -18,7 +18,10 @@
 #      backend crash: the postmaster reinitializes and replays WAL);
 #   5. after a finished consolidation;
 #   7. (storage format 2) inside VACUUM's fold of the pending area, between
-#      two segments, frozen and killed as in 3 and 4.
+#      two segments, frozen and killed as in 3 and 4;
+#   8. (storage format 2) inside VACUUM's removal of dead entries, between
+#      two filters, twice: once redone by the next VACUUM, once made visible
+#      by a fold that commits the crashed serial first.
 #
 # After each restart the index must hold exactly what the WAL said before the
 # crash, every probe must equal a sequential scan, and the index must keep
@@ -339,6 +342,87 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	is(q1("SELECT scbf_clean_pending('f_a')"), '0', 'fold: VACUUM folds again');
 	scbf_same($node, 'postgres', [ @probes_f, 'SELECT * FROM f WHERE a = 1041' ],
 		name => 'fold: answers after a new VACUUM');
+}
+
+# ---- 8. storage format 2: crashes inside VACUUM's removal (ambulkdelete),
+# after it wrote merged runs (serial S + 1) in place of the old ones for
+# some filters and before its commit record.  The old runs stay visible, so
+# every answer is right.  Then either a VACUUM redoes the removal (dropping
+# the crashed runs and undoing their supersession), or a fold commits S + 1
+# first, which makes the crashed runs visible: they hold exactly the
+# surviving entries.  Either way the next VACUUM leaves the index handing
+# out exactly the live rows' TIDs.
+{
+	$node->safe_psql('postgres', q{
+		CREATE TABLE r (id int, a int, pad text);
+		INSERT INTO r SELECT g, g % 300, repeat('x', 300) FROM generate_series(1, 6000) g;
+		SET scbf.build_format = 2;
+		CREATE INDEX r_a ON r USING scbf (a) WITH (pages_per_segment = 8);
+		VACUUM r;
+		-- what the Bitmap Index Scan hands out, before the heap recheck
+		CREATE FUNCTION index_tids(q text) RETURNS bigint LANGUAGE plpgsql
+		SET enable_seqscan = off SET enable_indexscan = off AS $$
+		DECLARE
+			plan json;
+		BEGIN
+			EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+			RETURN (SELECT (n->>'Actual Rows')::bigint
+					FROM json_array_elements(plan -> 0 -> 'Plan' -> 'Plans') n
+					WHERE n->>'Node Type' = 'Bitmap Index Scan');
+		END $$;
+	});
+	my @probes_r = ('SELECT * FROM r WHERE a = 7', 'SELECT * FROM r WHERE a IN (107, 208)',
+		'SELECT * FROM r WHERE a = 209', 'SELECT * FROM r WHERE a = 299',
+		[ 'SELECT * FROM r WHERE a = 5000', 'empty' ]);
+
+	# the index hands out as many TIDs as live rows hold each value
+	my $exact = sub {
+		my ($what) = @_;
+		for my $v (7, 107, 207, 209)
+		{
+			is(q1("SELECT index_tids('SELECT * FROM r WHERE a = $v')"),
+				q1("SELECT count(*) FROM r WHERE a = $v"),
+				"$what: the index hands out exactly the live rows of a = $v");
+		}
+	};
+
+	for my $round ('vacuum', 'fold')
+	{
+		my $step = $round eq 'vacuum' ? 7 : 9;
+		# one row in each of 12 heap pages: a short heap pass
+		$node->safe_psql('postgres', "DELETE FROM r WHERE id % 500 = $step");
+		my $vac = $node->background_psql('postgres');
+		my $pid = $vac->query_safe('SELECT pg_backend_pid()');
+		$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
+			  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) r;\n");
+		my $ready = "SELECT count(*) > 0 FROM pg_stat_progress_vacuum WHERE pid = $pid "
+		  . "AND phase = 'vacuuming indexes'";
+		ok($node->poll_query_until('postgres', $ready), "removal ($round): VACUUM reached its index pass");
+		# about a third of the 32 filters: a sleep of 100 ms after each
+		usleep(1_200_000);
+		my $phase = freeze_vacuum($pid, $ready, "removal ($round)");
+		is($phase, 'vacuuming indexes', "removal ($round): frozen between two filters");
+		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers during the removal");
+		flush_wal();
+		kill_backend($pid, "removal ($round)");
+		end_session($vac);
+		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers after the crash");
+		if ($round eq 'fold')
+		{
+			is(q1("INSERT INTO r VALUES (-1, 1000, 'p'); SELECT scbf_clean_pending('r_a')"), '1',
+				'removal (fold): a fold commits the crashed serial');
+			scbf_same($node, 'postgres', [ @probes_r, 'SELECT * FROM r WHERE a = 1000' ],
+				name => 'removal (fold): answers once the crashed runs are visible');
+		}
+		q1('VACUUM r');
+		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers after a new VACUUM");
+		$exact->("removal ($round)");
+	}
+	# the superseded runs leave their roots and their leaves take new rows
+	q1('VACUUM r');
+	$node->safe_psql('postgres', "INSERT INTO r SELECT -g, g % 300, 'n' FROM generate_series(2, 2000) g; VACUUM r;");
+	scbf_same($node, 'postgres', \@probes_r, name => 'removal: answers after the freed pages took new rows');
+	$exact->('removal: after new rows');
 }
 
 $node->stop;
