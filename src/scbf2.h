@@ -183,6 +183,9 @@ typedef struct Scbf2EncodedRun Scbf2Run;
 /* Pages a partition may reach before a flush asks for a fold */
 #define SCBF2_FOLD_PAGES			3
 
+/* A block some structure names, handed to the census's callbacks */
+typedef void (*Scbf2BlockFn) (BlockNumber blkno, void *arg);
+
 /* One pending entry, handed to Scbf2PendingScan's callback */
 typedef void (*Scbf2PendingFn) (ItemPointer tid, const uint32 *hashes,
 								void *arg);
@@ -203,6 +206,10 @@ extern uint64 Scbf2MetaFoldSerial(const Scbf2Meta *meta);
 extern void Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats);
 extern uint32 Scbf2MetaGraveRoom(const Scbf2Meta *meta);
 extern bool Scbf2MetaGoneReadable(const Scbf2Meta *meta, uint64 gone);
+extern void Scbf2MetaBlocks(const Scbf2Meta *meta, Scbf2BlockFn fn,
+							void *arg);
+extern BlockNumber Scbf2Census(Relation index, const uint8 *named,
+							   BlockNumber nblocks, BlockNumber *nfree);
 extern void Scbf2FreePage(Relation index, Buffer buf);
 extern void Scbf2CommitSerial(Relation index, const Scbf2Commit *fc);
 extern void Scbf2RecycleGraves(Relation index);
@@ -293,6 +300,10 @@ extern int	Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
 							 uint64 fold_serial, Scbf2Pair **pairs,
 							 BlockNumber nblocks);
 extern int	Scbf2PairCmp(const void *a, const void *b);
+extern int	Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
+							const Scbf2Meta *meta, BlockNumber nblocks);
+extern void Scbf2LedgerBlocks(Relation index, BlockNumber root, int col,
+							  Scbf2BlockFn fn, void *arg, BlockNumber nblocks);
 extern int	Scbf2LedgerRuns(Relation index, BlockNumber root, int col,
 							uint64 fold_serial, BlockNumber nblocks);
 

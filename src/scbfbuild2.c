@@ -254,41 +254,58 @@ Scbf2WriteSegment(Scbf2BuildState *bs, uint32 segno, char *entries, int n)
 }
 
 /*
- * qsort comparator for uint32.
+ * qsort comparator for doubles.
  */
 static int
-Scbf2CmpUint32(const void *a, const void *b)
+Scbf2CmpDouble(const void *a, const void *b)
 {
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
+	double		x = *(const double *) a;
+	double		y = *(const double *) b;
 
 	return (x > y) - (x < y);
 }
 
 /*
+ * The distinct keys a held segment would have if its rows filled all its
+ * pages: a segment that ends early (the table's last one; the only one of
+ * a small table) is scaled up by the pages it lacks, as if its keys grew
+ * with its rows.  Sizing filters by a partial segment would make every
+ * later, full one split into SCBF2_MAX_SPLIT filters past their target.
+ */
+static double
+Scbf2FullSegmentKeys(Scbf2BuildState *bs, Scbf2HeldSegment *hs)
+{
+	BlockNumber used = 0;
+	int			i;
+
+	for (i = 0; i < hs->n; i++)
+		used = Max(used,
+				   ScbfTidRelBlock(ScbfEntryGetTid(hs->entries + bs->esize * i)) + 1);
+	return (double) Scbf2DistinctKeys(bs, hs->entries, hs->n) *
+		bs->pages_per_segment / Max(used, 1);
+}
+
+/*
  * Choose m and the capacity from the held segments' distinct keys (the
- * 90th percentile, with headroom), then write the held segments.
+ * 90th percentile, each scaled to a full segment, with headroom), then
+ * write the held segments.
  */
 static void
 Scbf2ChooseGeometry(Scbf2BuildState *bs)
 {
 	int			nheld = list_length(bs->held);
-	uint32	   *keys = palloc(sizeof(uint32) * Max(nheld, 1));
+	double	   *keys = palloc(sizeof(double) * Max(nheld, 1));
 	double		target;
 	ListCell   *lc;
 	int			i = 0;
 
 	foreach(lc, bs->held)
-	{
-		Scbf2HeldSegment *hs = lfirst(lc);
-
-		keys[i++] = Scbf2DistinctKeys(bs, hs->entries, hs->n);
-	}
+		keys[i++] = Scbf2FullSegmentKeys(bs, lfirst(lc));
 	if (nheld == 0)
 		target = (double) bs->pages_per_segment * SCBF2_KEYS_PER_PAGE_GUESS;
 	else
 	{
-		qsort(keys, nheld, sizeof(uint32), Scbf2CmpUint32);
+		qsort(keys, nheld, sizeof(double), Scbf2CmpDouble);
 		target = keys[Min((int) ceil(0.9 * nheld), nheld) - 1];
 	}
 	target = Max(target * SCBF_SIZING_HEADROOM, SCBF2_MIN_FILTER_KEYS);

@@ -402,6 +402,27 @@ Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
 }
 
 /*
+ * Scbf2LedgerBlocks
+ *		Call fn for a ledger's root and for every leaf its runs list,
+ *		visible or not (the census: what a root lists is not free).
+ */
+void
+Scbf2LedgerBlocks(Relation index, BlockNumber root, int col, Scbf2BlockFn fn,
+				  void *arg, BlockNumber nblocks)
+{
+	Scbf2RootCopy *rc = palloc(sizeof(Scbf2RootCopy));
+	int			r;
+	int			l;
+
+	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	fn(root, arg);
+	for (r = 0; r < rc->nruns; r++)
+		for (l = 0; l < rc->runs[r]->nleaves; l++)
+			fn(rc->runs[r]->fences[l].blkno, arg);
+	pfree(rc);
+}
+
+/*
  * Scbf2LedgerRuns
  *		The runs of a ledger visible at fold_serial: what a probe reads per
  *		candidate, one leaf or two each.
@@ -958,4 +979,51 @@ Scbf2LedgerReplace(Relation index, BlockNumber root, uint32 filterno, int col,
 	Scbf2RootWrite(index, root, filterno, col, run, meta, true, nblocks,
 				   &npages);
 	return npages;
+}
+
+/*
+ * Scbf2LedgerTidy
+ *		Tidy a ledger root as a write at the next serial would
+ *		(Scbf2RootTidy), if that changes anything: superseded runs no probe
+ *		can still read leave it and their leaves are freed, and what a
+ *		crashed fold or VACUUM left is undone.  Under the fold lock.
+ *		Returns the pages freed.
+ */
+int
+Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
+				const Scbf2Meta *meta, BlockNumber nblocks)
+{
+	uint64		serial = Scbf2MetaFoldSerial(meta) + 1;
+	Page		copy = palloc(BLCKSZ);
+	Buffer		buf;
+	GenericXLogState *xlog;
+	Page		page;
+	Scbf2Freed	freed;
+	bool		same;
+
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
+						nblocks);
+	memcpy(copy, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	if (Scbf2PageGetOpaque(copy)->column != col)
+		ScbfReportCorrupt(index, root,
+						  "A ledger root is not the one of its column.");
+	page = palloc(BLCKSZ);
+	memcpy(page, copy, BLCKSZ);
+	Scbf2RootTidy(index, root, page, serial, meta, NULL);
+	same = memcmp(page, copy, BLCKSZ) == 0;
+	pfree(page);
+	pfree(copy);
+	if (same)
+		return 0;
+
+	Scbf2FreedInit(&freed);
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROOT,
+						nblocks);
+	xlog = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(xlog, buf, 0);
+	Scbf2RootTidy(index, root, page, serial, meta, &freed);
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(buf);
+	return Scbf2FreeLeaves(index, col, &freed);
 }

@@ -24,6 +24,7 @@
 
 #include "access/generic_xlog.h"
 #include "access/transam.h"
+#include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "utils/snapmgr.h"
@@ -627,4 +628,77 @@ Scbf2RecycleGraves(Relation index)
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (i = 0; i < (uint32) ndead; i++)
 		Scbf2FreeGrave(index, &dead[i], nblocks);
+}
+
+/*
+ * Scbf2MetaBlocks
+ *		Call fn for every block a metapage copy names itself: the filter
+ *		table's pages, the band, and the bands waiting in the graveyard.
+ *		(Roots and leaves are named by the table and the roots; pending
+ *		pages are never freed by the census, see Scbf2Census.)
+ */
+void
+Scbf2MetaBlocks(const Scbf2Meta *meta, Scbf2BlockFn fn, void *arg)
+{
+	uint32		i;
+	uint32		p;
+
+	for (i = 0; i < meta->ntablepages && i < SCBF2_MAX_TABLE_PAGES; i++)
+		fn(meta->tablepages[i], arg);
+	for (p = 0; p < meta->band_pages; p++)
+		fn(meta->band_start + p, arg);
+	for (i = 0; i < meta->ngraves && i < SCBF2_GRAVES; i++)
+		if (meta->graves[i].kind == SCBF2_GRAVE_BAND)
+			for (p = 0; p < meta->graves[i].n; p++)
+				fn(meta->graves[i].first + p, arg);
+}
+
+/*
+ * Scbf2Census
+ *		amvacuumcleanup's page census, under the fold lock.  named has a bit
+ *		per block below nblocks for every block a structure names.  A table,
+ *		row, root or leaf page that no structure names was left by a fold or
+ *		VACUUM that crashed before its commit (only the fold-lock holder
+ *		writes those kinds) and is freed; a free page goes to the FSM again
+ *		(the FSM is not WAL-logged).  Pending pages are left alone: an
+ *		append links a new one without the fold lock.  New, never
+ *		initialized pages too: an extension may be under way.  Returns the
+ *		pages freed; *nfree receives the free pages.
+ */
+BlockNumber
+Scbf2Census(Relation index, const uint8 *named, BlockNumber nblocks,
+			BlockNumber *nfree)
+{
+	BlockNumber nfreed = 0;
+	BlockNumber blkno;
+
+	*nfree = 0;
+	for (blkno = SCBF_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		uint8		type;
+
+		ScbfVacuumDelayPoint();
+		if (named[blkno / 8] & (1 << (blkno % 8)))
+			continue;
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		type = Scbf2PageHasOpaque(page) ? Scbf2PageGetOpaque(page)->type : 0;
+		if (type == SCBF_PAGE_TABLE || type == SCBF_PAGE_ROWS ||
+			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF)
+		{
+			Scbf2FreePage(index, buf);
+			nfreed++;
+			(*nfree)++;
+		}
+		else if (type == SCBF_PAGE_FREE)
+		{
+			RecordFreeIndexPage(index, blkno);
+			(*nfree)++;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	return nfreed;
 }

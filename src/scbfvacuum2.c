@@ -44,6 +44,7 @@
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "postmaster/autovacuum.h"
+#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -407,6 +408,75 @@ Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 }
 
+/* The blocks structures name, for the census */
+typedef struct Scbf2Named
+{
+	uint8	   *bits;
+	BlockNumber nblocks;
+} Scbf2Named;
+
+/*
+ * Census callback: mark a named block.
+ */
+static void
+Scbf2Name(BlockNumber blkno, void *arg)
+{
+	Scbf2Named *named = (Scbf2Named *) arg;
+
+	if (blkno < named->nblocks)
+		named->bits[blkno / 8] |= 1 << (blkno % 8);
+}
+
+/*
+ * amvacuumcleanup's page census, under the fold lock: tidy every root (the
+ * superseded runs no probe can read any more leave it, their leaves are
+ * freed), mark every block the metapage, the filter table and the roots
+ * name, then free the table, row, root and leaf pages none names (what a
+ * crashed fold or VACUUM wrote before its commit) and give free pages back
+ * to the FSM.
+ */
+static void
+Scbf2VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
+{
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2Named	named;
+	Scbf2Meta  *meta;
+	Scbf2Filter **filters;
+	BlockNumber nfree;
+	uint32		nfilters;
+	uint32		c;
+	int			col;
+
+	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+	named.nblocks = RelationGetNumberOfBlocks(index);
+	named.bits = palloc0(named.nblocks / 8 + 1);
+	meta = Scbf2ReadMeta(index);
+	nfilters = Scbf2MetaFilters(meta);
+	Scbf2MetaBlocks(meta, Scbf2Name, &named);
+	filters = Scbf2ReadTable(index, state, meta, named.nblocks);
+	for (c = 0; c < nfilters; c++)
+	{
+		if (!Scbf2FilterInUse(filters[c]))
+			continue;
+		for (col = 0; col < state->ncols; col++)
+		{
+			BlockNumber root = Scbf2FilterRoot(filters[c], col);
+
+			Scbf2LedgerTidy(index, root, col, meta, named.nblocks);
+			Scbf2LedgerBlocks(index, root, col, Scbf2Name, &named,
+							  named.nblocks);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	Scbf2Census(index, named.bits, named.nblocks, &nfree);
+	if (nfree > 0)
+		IndexFreeSpaceMapVacuum(index);
+	stats->pages_free = nfree;
+	pfree(named.bits);
+	pfree(meta);
+	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+}
+
 /*
  * The statistics VACUUM reports for a format-2 index.
  */
@@ -441,7 +511,7 @@ scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 /*
  * scbf2vacuumcleanup
  *		amvacuumcleanup of a format-2 index: fold, merge ledgers of many
- *		runs, statistics.
+ *		runs, the page census, statistics.
  */
 IndexBulkDeleteResult *
 scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
@@ -454,7 +524,10 @@ scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	if (info->analyze_only)
 		Scbf2Fold(info->index, true);
 	else
+	{
 		Scbf2VacuumPass(info, stats, NULL, NULL);
+		Scbf2VacuumCensus(info->index, stats);
+	}
 	Scbf2VacuumStats(info->index, stats);
 	return stats;
 }
