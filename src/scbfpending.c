@@ -9,13 +9,14 @@
  *	  SCBF2_NPENDING partitions, chosen by the top bits of the first
  *	  column's hash, each a chain of pages from the metapage's head to its
  *	  tail.  An insert batch (scbfbatch.c) is appended partition by
- *	  partition, as many entries per WAL record as fit on the tail page;
- *	  entries sit below pd_lower, so generic WAL logs only the appended
- *	  bytes.  A probe of a value reads only its partition.
+ *	  partition, as many entries per WAL record as fit on the tail page,
+ *	  and a small batch's partitions a few per record; entries sit below
+ *	  pd_lower, so generic WAL logs only the appended bytes.  A probe of a
+ *	  value reads only its partition.
  *
- *	  Locks: an append locks its partition's tail page, and when it links
- *	  a new tail also the new page and then the metapage (tail before
- *	  metapage, always).  The tail named by the metapage is never freed, so
+ *	  Locks: an append locks its partition's tail page (several tails in
+ *	  partition order), and when it links a new tail also the new page and
+ *	  then the metapage (tails before metapage, always).  The tail named by the metapage is never freed, so
  *	  an appender that locks it finds a pending page; if it has a successor
  *	  by then, another appender extended the chain, and it starts over.
  *	  Readers copy the metapage, then each page under a share lock, and
@@ -258,10 +259,123 @@ Scbf2AppendPartition(Relation index, int part, Size esize,
 }
 
 /*
+ * Append, in one WAL record, the entries of up to MAX_GENERIC_XLOG_PAGES
+ * partitions (parts[0 .. nparts), ascending; entries of parts[i] at
+ * entries[i], counts[i] of them) whose tails have room for all of them:
+ * a flush of a few rows spread over several partitions costs one record
+ * instead of one per partition.  Tails are locked in partition order, then
+ * the metapage if a partition needs its flag (at most MAX - 1 tails then).
+ * Sets done[i] for the partitions appended; the caller appends the others
+ * one by one (Scbf2AppendPartition).
+ */
+static void
+Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
+				 char *const *entries, const int *counts, bool *done)
+{
+	Buffer		bufs[MAX_GENERIC_XLOG_PAGES];
+	int			which[MAX_GENERIC_XLOG_PAGES];
+	BlockNumber tails[MAX_GENERIC_XLOG_PAGES];
+	bool		flag[MAX_GENERIC_XLOG_PAGES];	/* of bufs[i] */
+	BlockNumber nblocks;
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Scbf2MetaPageData *meta;
+	GenericXLogState *xlog;
+	bool		needmeta = false;
+	int			nlocked = 0;
+	int			i;
+
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = Scbf2PageGetMeta(BufferGetPage(metabuf));
+	for (i = 0; i < nparts; i++)
+		tails[i] = meta->pending[parts[i]].tail;
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	/* after the tails were read: a tail linked since is within it */
+	nblocks = RelationGetNumberOfBlocks(index);
+
+	for (i = 0; i < nparts && nlocked < MAX_GENERIC_XLOG_PAGES; i++)
+	{
+		Buffer		buf;
+		Page		page;
+
+		if (tails[i] == InvalidBlockNumber)
+			continue;
+		buf = Scbf2ReadPage(index, tails[i], BUFFER_LOCK_EXCLUSIVE,
+							SCBF_PAGE_PENDING, nblocks);
+		page = BufferGetPage(buf);
+		if (Scbf2PageGetOpaque(page)->owner != (uint32) parts[i] ||
+			Scbf2PageGetPending(page)->next != InvalidBlockNumber ||
+			(Size) (Scbf2PageGetPending(page)->nentries + counts[i]) * esize >
+			SCBF2_PENDING_BYTES)
+		{
+			/* moved on, or too full: the caller's slow path sorts it out */
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		bufs[nlocked] = buf;
+		which[nlocked] = i;
+		nlocked++;
+	}
+	if (nlocked == 0)
+	{
+		ReleaseBuffer(metabuf);
+		return;
+	}
+
+	/*
+	 * The flags, read under the tails' locks: a fold's commit clears a
+	 * partition's flag only under its cut page's lock, and the cut page of
+	 * a partition without a successor is its tail.
+	 */
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = Scbf2PageGetMeta(BufferGetPage(metabuf));
+	for (i = 0; i < nlocked; i++)
+	{
+		flag[i] = !(meta->pending[parts[which[i]]].flags &
+					SCBF2_PENDING_MAYHAVE);
+		needmeta |= flag[i];
+	}
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	if (needmeta && nlocked == MAX_GENERIC_XLOG_PAGES)
+	{
+		/* the metapage takes the last slot: that tail waits */
+		nlocked--;
+		UnlockReleaseBuffer(bufs[nlocked]);
+	}
+
+	xlog = GenericXLogStart(index);
+	if (needmeta)
+	{
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	}
+	for (i = 0; i < nlocked; i++)
+	{
+		int			g = which[i];
+		Page		page = GenericXLogRegisterBuffer(xlog, bufs[i], 0);
+
+		if (Scbf2FillPendingPage(page, esize, entries[g], counts[g]) != counts[g])
+			elog(ERROR, "a pending page of index \"%s\" lost room under its lock",
+				 RelationGetRelationName(index));
+		if (flag[i])
+			meta->pending[parts[g]].flags |= SCBF2_PENDING_MAYHAVE;
+		done[g] = true;
+	}
+	GenericXLogFinish(xlog);
+	for (i = 0; i < nlocked; i++)
+		UnlockReleaseBuffer(bufs[i]);
+	if (needmeta)
+		UnlockReleaseBuffer(metabuf);
+	else
+		ReleaseBuffer(metabuf);
+}
+
+/*
  * Scbf2PendingAppend
  *		Append n entries, tids[i] with hashes[i * ncols ..], to the pending
- *		area: WAL-logged, many entries per record.  Returns true if a
- *		partition has grown to SCBF2_FOLD_PAGES pages: time to fold.
+ *		area: WAL-logged, many entries per record (up to a tail page's room
+ *		per partition, and the partitions of a small flush together).
+ *		Returns true if a partition has grown to SCBF2_FOLD_PAGES pages:
+ *		time to fold.
  */
 bool
 Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
@@ -271,6 +385,11 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	Size		esize = Scbf2PendingEntrySize(state->ncols);
 	char	   *packed = palloc(esize * Max(n, 1));
 	int			counts[SCBF2_NPENDING + 1] = {0};
+	int			parts[SCBF2_NPENDING];
+	char	   *starts[SCBF2_NPENDING];
+	int			lengths[SCBF2_NPENDING];
+	bool		done[SCBF2_NPENDING];
+	int			nparts = 0;
 	int			part;
 	int			i;
 
@@ -292,10 +411,33 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	for (part = 0, i = 0; part < SCBF2_NPENDING; part++)
 	{
 		if (counts[part] > i)
-			Scbf2AppendPartition(index, part, esize, packed + esize * i,
-								 counts[part] - i, &foldwanted);
+		{
+			parts[nparts] = part;
+			starts[nparts] = packed + esize * i;
+			lengths[nparts] = counts[part] - i;
+			done[nparts] = false;
+			nparts++;
+		}
 		i = counts[part];
 	}
+
+	/* the partitions whose tails take all their entries, a few per record */
+	for (i = 0; i < nparts;)
+	{
+		int			g = Min(nparts - i, MAX_GENERIC_XLOG_PAGES);
+
+		Scbf2AppendGroup(index, esize, parts + i, g, starts + i, lengths + i,
+						 done + i);
+		/* the next group starts after the last partition this one took */
+		while (g > 0 && !done[i + g - 1])
+			g--;
+		i += Max(g, 1);
+	}
+	/* the others, each alone, linking new tails as needed */
+	for (i = 0; i < nparts; i++)
+		if (!done[i])
+			Scbf2AppendPartition(index, parts[i], esize, starts[i],
+								 lengths[i], &foldwanted);
 	pfree(packed);
 	return foldwanted;
 }
