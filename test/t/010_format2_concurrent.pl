@@ -1,0 +1,136 @@
+# Concurrency of storage format 2 (src/README, "Storage v2"): pgbench
+# clients insert (transactions of one row and of twenty, so that a flush
+# appends to one partition or to several in one record), delete, fold on
+# demand and VACUUM (folds, removals, merges, the page census) while other
+# clients probe rows that exist all along (a probe that misses one fails
+# its transaction: division by zero) and rows their own transaction has
+# just inserted (the batch is flushed before the backend reads the index).
+# Then every value is compared with a sequential scan, before and after a
+# final VACUUM.  Last, CREATE INDEX CONCURRENTLY of a format-2 index while
+# clients insert: every committed row is found through the new index.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use lib 'test/t';
+use ScbfTest;
+
+my $node = new_node('f2concurrent');
+$node->append_conf('postgresql.conf',
+	"autovacuum = off\nmax_connections = 40\nshared_buffers = '64MB'\n");
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION scbf;
+	CREATE TABLE t (id bigserial, a int, b text, c int8);
+	-- anchors: rows that no client deletes; every probe must find them
+	INSERT INTO t (a, b, c) SELECT -g, 'anchor' || g, g FROM generate_series(1, 500) g;
+	INSERT INTO t (a, b, c) SELECT g % 5000, md5(g::text), g % 97 FROM generate_series(1, 60000) g;
+	SET scbf.build_format = 2;
+	CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
+	CREATE INDEX t_ba ON t USING scbf (b, a) WITH (pages_per_segment = 16);
+	-- free space in every segment: the inserts below land there
+	DELETE FROM t WHERE a >= 0 AND id % 3 = 0;
+	VACUUM t;
+});
+
+$node->pgbench(
+	'--no-vacuum --client=6 --jobs=2 --transactions=250 --random-seed=1010',
+	0,
+	[qr{processed: 1500/1500}],
+	[qr{^pgbench: setting random seed to 1010\n$}],
+	'format 2: inserts, deletes, probes, folds and VACUUM together',
+	{
+		'001_insert_many@6' => q{
+			\set r random(0, 4999)
+			INSERT INTO t (a, b, c) SELECT (:r + g) % 5000, md5((:r * 7 + g)::text), g FROM generate_series(1, 20) g;
+		},
+		'002_insert_one@6' => q{
+			\set r random(0, 4999)
+			BEGIN;
+			INSERT INTO t (a, b, c) VALUES (:r, 'one' || :r, 1);
+			SET LOCAL enable_seqscan = off;
+			SELECT 1 / count(*) FROM t WHERE a = :r AND b = 'one' || :r;
+			SELECT 1 / count(*) FROM t WHERE b = 'one' || :r;
+			COMMIT;
+		},
+		'003_delete@2' => q{
+			\set r random(0, 4990)
+			DELETE FROM t WHERE a BETWEEN :r AND :r + 3;
+		},
+		'004_probe@6' => q{
+			\set m random(1, 500)
+			SET enable_seqscan = off;
+			SELECT 1 / count(*) FROM t WHERE a = -:m;
+			SELECT 1 / count(*) FROM t WHERE b = 'anchor' || :m AND a = -:m;
+			SELECT 1 / count(*) FROM t WHERE a IN (-:m, -1, 123456);
+		},
+		'005_fold@1' => q{
+			SELECT scbf_clean_pending('t_a') + scbf_clean_pending('t_ba');
+		},
+		'006_vacuum@1' => q{
+			VACUUM t;
+		}
+	});
+
+# index vs seqscan for a = -500, -493, ... 4997, as TAP 003 does: the
+# anchors in one = ANY query, the others in = ANY queries of 50 (each holds
+# rows), and the first value of each of those alone
+sub probe_all
+{
+	my ($what) = @_;
+	my @v = map { -500 + 7 * $_ } 0 .. 785;
+	my @anchors = grep { $_ < 0 } @v;
+	my @others = grep { $_ >= 0 } @v;
+	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
+	my @single;
+	while (my @chunk = splice(@others, 0, 50))
+	{
+		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
+		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
+	}
+	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
+		name => "$what: a = -500, -493, ... 4997");
+	scbf_same($node, 'postgres',
+		[ [ "SELECT * FROM t WHERE b = 'anchor77' AND a = -77", 1 ],
+		  "SELECT * FROM t WHERE b IN ('anchor1', 'anchor500', md5('2'), md5('59999'))" ],
+		name => "$what: second column");
+}
+probe_all('format 2 after the run');
+$node->safe_psql('postgres', 'VACUUM t');
+probe_all('format 2 after a final VACUUM');
+is($node->safe_psql('postgres', "SELECT scbf_clean_pending('t_a') + scbf_clean_pending('t_ba')"),
+	'0', 'format 2: VACUUM folded everything');
+
+# ---- CREATE INDEX CONCURRENTLY of a format-2 index while clients insert
+$node->safe_psql('postgres', 'DROP INDEX t_a; DROP INDEX t_ba;');
+my $bg = $node->background_psql('postgres');
+$bg->query_until(qr/cic/, "SET scbf.build_format = 2;\n\\echo cic\n"
+	  . "CREATE INDEX CONCURRENTLY t_cic ON t USING scbf (a, b) WITH (pages_per_segment = 8);\n");
+$node->pgbench(
+	'--no-vacuum --client=4 --jobs=2 --transactions=200 --random-seed=1011',
+	0,
+	[qr{processed: 800/800}],
+	[qr{^pgbench: setting random seed to 1011\n$}],
+	'format 2: inserts during CREATE INDEX CONCURRENTLY',
+	{
+		'001_insert@1' => q{
+			\set r random(0, 4999)
+			INSERT INTO t (a, b, c) VALUES (:r, 'cic' || :client_id, 2);
+		}
+	});
+$bg->query_safe('SELECT 1');
+$bg->quit;
+is($node->safe_psql('postgres',
+		"SELECT indisvalid FROM pg_index WHERE indexrelid = 't_cic'::regclass"),
+	't', 'format 2: CREATE INDEX CONCURRENTLY finished with a valid index');
+is($node->safe_psql('postgres', "SELECT count(*) FROM t WHERE b LIKE 'cic%'"), '800',
+	'format 2: every insert during the CIC committed');
+scbf_same($node, 'postgres',
+	[ map { [ "SELECT * FROM t WHERE b = 'cic$_' AND a >= 0", 200 ] } 0 .. 3 ],
+	name => 'format 2: every row inserted during the CIC, through the new index');
+probe_all('format 2 after CREATE INDEX CONCURRENTLY');
+
+$node->stop;
+done_testing();
