@@ -245,6 +245,12 @@ extern uint32 Scbf2FilterEntries(const Scbf2Filter *f);
 extern bool Scbf2FilterIsActive(const Scbf2Filter *f);
 extern void Scbf2FilterClose(Scbf2Filter *f);
 extern void Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n);
+extern bool Scbf2FilterVisible(const Scbf2Filter *f, uint64 serial);
+extern uint64 Scbf2FilterGone(const Scbf2Filter *f);
+extern void Scbf2FilterSetGone(Scbf2Filter *f, uint64 gone);
+extern bool Scbf2FilterUndoGone(Scbf2Filter *f, uint64 serial);
+extern void Scbf2FilterActivate(Scbf2Filter *f);
+extern void Scbf2FilterRelease(Scbf2Filter *f, int ncols);
 extern void Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n);
 extern void Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice);
 

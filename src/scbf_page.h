@@ -190,7 +190,8 @@ typedef struct Scbf2MetaPageData
  * filter c, column c of the rows, on table page c / entries-per-page.
  * ----------------------------------------------------------------
  */
-#define SCBF2_FILTER_FREE			0	/* unused column */
+#define SCBF2_FILTER_FREE			0	/* unused column: a new filter may
+										 * take it */
 #define SCBF2_FILTER_ACTIVE			1	/* its segment's newest: takes folds */
 #define SCBF2_FILTER_CLOSED			2	/* full; a newer one took over */
 
@@ -201,6 +202,10 @@ typedef struct Scbf2FilterEntry
 	uint16		position;		/* in its segment's chain, from 0 */
 	uint32		nentries;		/* ledger entries (one per heap tuple) */
 	uint32		nkeys;			/* distinct keys, summed over columns */
+	uint64		gone;			/* serial that merged it into another
+								 * filter of its segment; PG_UINT64_MAX
+								 * while current.  Probes at an older serial
+								 * still read it. */
 	uint32		nset[SCBF_ROWS_MAX_K];	/* its set bits per slice */
 	BlockNumber roots[FLEXIBLE_ARRAY_MEMBER];	/* ledger root per column */
 } Scbf2FilterEntry;

@@ -139,6 +139,7 @@ Scbf2NewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
 
 	f->segno = segno;
 	f->state = SCBF2_FILTER_ACTIVE;
+	f->gone = PG_UINT64_MAX;
 	f->position = position;
 	f->nentries = nentries;
 	f->nkeys = nkeys;
@@ -377,6 +378,77 @@ void
 Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n)
 {
 	f->nentries = n;
+}
+
+/*
+ * True if a probe at serial `serial` reads the filter: in use, and not
+ * merged into another filter by a serial it sees.
+ */
+bool
+Scbf2FilterVisible(const Scbf2Filter *f, uint64 serial)
+{
+	return f->state != SCBF2_FILTER_FREE && serial < f->gone;
+}
+
+/*
+ * The serial that merged the filter into another (PG_UINT64_MAX: none).
+ */
+uint64
+Scbf2FilterGone(const Scbf2Filter *f)
+{
+	return f->gone;
+}
+
+/*
+ * Mark the filter merged into another by serial `gone`.
+ */
+void
+Scbf2FilterSetGone(Scbf2Filter *f, uint64 gone)
+{
+	f->gone = gone;
+}
+
+/*
+ * Undo a merge that a fold or VACUUM of serial `serial` or later marked and
+ * never committed (it crashed): true if the entry changed.  Every fold and
+ * VACUUM calls this on the whole table before it commits `serial`, so a
+ * crashed merge never hides a filter whose entries its target lacks.
+ */
+bool
+Scbf2FilterUndoGone(Scbf2Filter *f, uint64 serial)
+{
+	if (f->state == SCBF2_FILTER_FREE || f->gone == PG_UINT64_MAX ||
+		f->gone < serial)
+		return false;
+	f->gone = PG_UINT64_MAX;
+	return true;
+}
+
+/*
+ * Make the filter its segment's ACTIVE one.
+ */
+void
+Scbf2FilterActivate(Scbf2Filter *f)
+{
+	f->state = SCBF2_FILTER_ACTIVE;
+}
+
+/*
+ * Free the filter's column: no probe reads it any more.  Its roots and
+ * leaves are left to the page census, its bits to the caller.
+ */
+void
+Scbf2FilterRelease(Scbf2Filter *f, int ncols)
+{
+	int			col;
+
+	f->state = SCBF2_FILTER_FREE;
+	f->gone = PG_UINT64_MAX;
+	f->nentries = 0;
+	f->nkeys = 0;
+	memset(f->nset, 0, sizeof(f->nset));
+	for (col = 0; col < ncols; col++)
+		f->roots[col] = InvalidBlockNumber;
 }
 
 /*

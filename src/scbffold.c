@@ -84,8 +84,11 @@ typedef struct Scbf2FoldState
 	uint32		nold;
 	uint32		nfilters;
 	uint32		maxfilters;
-	Scbf2FoldSeg *segs;			/* in-use filters of nold, by segment */
+	Scbf2FoldSeg *segs;			/* current filters of nold, by segment */
 	uint32		nsegs;
+	uint32	   *created;		/* the filters this fold started */
+	uint32		ncreated;
+	uint32		nextfree;		/* where to look for a free column */
 
 	/* the keys whose row bits to set */
 	Scbf2RowKey *keys;
@@ -155,7 +158,9 @@ Scbf2CmpFoldSeg(const void *a, const void *b)
 }
 
 /*
- * Read the filter table and index its in-use entries by segment.
+ * Read the filter table and index its current entries by segment.  A merge
+ * a crashed VACUUM marked for this fold's serial is undone first; filters
+ * merged into others by a committed serial are no longer current.
  */
 static void
 Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
@@ -171,9 +176,14 @@ Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
 	fs->changed = palloc0(sizeof(bool) * fs->maxfilters);
 	fs->segs = palloc(sizeof(Scbf2FoldSeg) * Max(fs->nold, 1));
 	fs->nsegs = 0;
+	fs->created = palloc(sizeof(uint32) * fs->maxfilters);
+	fs->ncreated = 0;
+	fs->nextfree = 0;
 	for (c = 0; c < fs->nold; c++)
 	{
-		if (!Scbf2FilterInUse(fs->filters[c]))
+		if (Scbf2FilterUndoGone(fs->filters[c], fs->serial))
+			fs->changed[c] = true;
+		if (!Scbf2FilterVisible(fs->filters[c], fs->serial))
 			continue;
 		fs->segs[fs->nsegs].segno = Scbf2FilterSegment(fs->filters[c]);
 		fs->segs[fs->nsegs].filterno = c;
@@ -195,6 +205,7 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 	uint32		hi = fs->nsegs;
 	uint32		active = PG_UINT32_MAX;
 	uint32		c;
+	uint32		i;
 
 	/* the first table entry of the segment */
 	while (lo < hi)
@@ -217,14 +228,18 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 		if (Scbf2FilterIsActive(f))
 			active = fs->segs[lo].filterno;
 	}
-	/* filters this fold added to the segment */
-	for (c = fs->nold; c < fs->nfilters; c++)
+	/* filters this fold started in the segment */
+	for (i = 0; i < fs->ncreated; i++)
+	{
+		c = fs->created[i];
 		if (Scbf2FilterSegment(fs->filters[c]) == segno)
 		{
+			*any = true;
 			*nextpos = Max(*nextpos, Scbf2FilterPosition(fs->filters[c]) + 1);
 			if (Scbf2FilterIsActive(fs->filters[c]))
 				active = c;
 		}
+	}
 	return active;
 }
 
@@ -289,25 +304,39 @@ Scbf2FoldAddKeys(Scbf2FoldState *fs, uint32 filterno, int col,
 }
 
 /*
- * A new ACTIVE filter of segment segno at the end of the table.
+ * A new ACTIVE filter of segment segno: in a free column of the table (one
+ * VACUUM released; its bits are clear), else at the end.  A probe at the
+ * committed serial may read its entry before the fold commits: it finds
+ * runs it does not see yet.
  */
 static uint32
 Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
 {
-	uint32		c = fs->nfilters;
+	uint32		c;
 	MemoryContext oldcxt = MemoryContextSwitchTo(fs->foldcxt);
 
-	if (c == fs->maxfilters)
+	for (c = fs->nextfree; c < fs->nold; c++)
+		if (!Scbf2FilterInUse(fs->filters[c]) && !fs->changed[c])
+			break;
+	fs->nextfree = c + 1;
+	if (c >= fs->nold)
 	{
-		fs->maxfilters *= 2;
-		fs->filters = repalloc_huge(fs->filters,
-									sizeof(Scbf2Filter *) * fs->maxfilters);
-		fs->changed = repalloc_huge(fs->changed,
-									sizeof(bool) * fs->maxfilters);
+		c = fs->nfilters;
+		if (c == fs->maxfilters)
+		{
+			fs->maxfilters *= 2;
+			fs->filters = repalloc_huge(fs->filters,
+										sizeof(Scbf2Filter *) * fs->maxfilters);
+			fs->changed = repalloc_huge(fs->changed,
+										sizeof(bool) * fs->maxfilters);
+			fs->created = repalloc_huge(fs->created,
+										sizeof(uint32) * fs->maxfilters);
+		}
+		fs->nfilters++;
 	}
 	fs->filters[c] = Scbf2NewFilter(fs->state->ncols, segno, position, 0, 0);
 	fs->changed[c] = true;
-	fs->nfilters++;
+	fs->created[fs->ncreated++] = c;
 	MemoryContextSwitchTo(oldcxt);
 	return c;
 }
@@ -461,7 +490,7 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 			elog(ERROR, "a new filter of index \"%s\" refused a ledger run",
 				 RelationGetRelationName(fs->index));
 		if (s + 1 < nsplit)
-			Scbf2FilterClose(fs->filters[fs->nfilters - 1]);
+			Scbf2FilterClose(fs->filters[fs->created[fs->ncreated - 1]]);
 	}
 }
 

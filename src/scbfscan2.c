@@ -323,7 +323,7 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		CHECK_FOR_INTERRUPTS();
 		oldcxt = MemoryContextSwitchTo(filtercxt);
 		f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
-		if (Scbf2FilterInUse(f))
+		if (Scbf2FilterVisible(f, fold_serial))
 		{
 			n = Scbf2FilterItems(index, f, conds, nconds, fold_serial, &items,
 								 nblocks);

@@ -84,12 +84,14 @@ typedef struct Scbf2VacState
 
 /*
  * Start a group: the metapage and the filter table as of the committed
- * serial.
+ * serial, with the merges a crashed VACUUM marked for the group's serial
+ * undone (written by the group's commit, if it has one).
  */
 static void
 Scbf2VacStart(Scbf2VacState *vs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(vs->passcxt);
+	uint32		c;
 
 	vs->meta = Scbf2ReadMeta(vs->index);
 	vs->serial = Scbf2MetaFoldSerial(vs->meta) + 1;
@@ -97,6 +99,9 @@ Scbf2VacStart(Scbf2VacState *vs)
 	vs->filters = Scbf2ReadTable(vs->index, vs->state, vs->meta,
 								 RelationGetNumberOfBlocks(vs->index));
 	vs->changed = palloc0(sizeof(bool) * Max(vs->nfilters, 1));
+	for (c = 0; c < vs->nfilters; c++)
+		if (Scbf2FilterUndoGone(vs->filters[c], vs->serial))
+			vs->changed[c] = true;
 	vs->ngroup = 0;
 	vs->nbits = 0;
 	vs->nentries_delta = 0;
@@ -356,6 +361,202 @@ Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
 }
 
 /*
+ * Merge the filters cs[0 .. n) of one segment (current, in chain order)
+ * into the first: per column one run of serial S + 1 with the pairs of all
+ * of them in place of the first's runs, the first's bits set for every
+ * merged key (before the commit: invariant R1), the others marked merged
+ * at S + 1 (probes at S still read them; VACUUM releases their columns
+ * once no probe can).  Leaves everything as it is if the first's roots
+ * have no room for the run.
+ */
+static void
+Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
+{
+	int			ncols = vs->state->ncols;
+	uint32		k = vs->state->geom.k;
+	uint64		committed = vs->serial - 1;
+	uint32		target = cs[0];
+	Scbf2Filter *tf = vs->filters[target];
+	uint32		segno = Scbf2FilterSegment(tf);
+	Scbf2Run   *runs[INDEX_MAX_KEYS];
+	Scbf2RowKey *keys = NULL;
+	int			nkeys = 0;
+	uint64	   *rows = NULL;
+	int			nrows = 0;
+	uint32		distinct = 0;
+	uint32		nentries = 0;
+	uint32		nset[SCBF_ROWS_MAX_K];
+	bool		active = false;
+	Scbf2Band	band;
+	int			col;
+	int			i;
+
+	for (col = 0; col < ncols; col++)
+	{
+		Scbf2Pair  *all = NULL;
+		int			nall = 0;
+		uint32	   *hashes;
+		uint16	   *items;
+		int			m = 0;
+
+		for (i = 0; i < n; i++)
+		{
+			Scbf2Pair  *pairs;
+			int			np = Scbf2LedgerPairs(vs->index,
+											  Scbf2FilterRoot(vs->filters[cs[i]], col),
+											  col, committed, &pairs, nblocks);
+
+			all = all ? repalloc_huge(all, sizeof(Scbf2Pair) * (nall + np + 1))
+				: palloc(sizeof(Scbf2Pair) * (np + 1));
+			memcpy(all + nall, pairs, sizeof(Scbf2Pair) * np);
+			nall += np;
+		}
+		qsort(all, nall, sizeof(Scbf2Pair), Scbf2PairCmp);
+		hashes = palloc(sizeof(uint32) * Max(nall, 1));
+		items = palloc(sizeof(uint16) * Max(nall, 1));
+		for (i = 0; i < nall; i++)
+		{
+			if (m > 0 && all[i].hash == hashes[m - 1] && all[i].item == items[m - 1])
+				continue;
+			hashes[m] = all[i].hash;
+			items[m] = all[i].item;
+			m++;
+		}
+		if (col == 0)
+			nentries = (uint32) m;
+		if (keys == NULL)
+		{
+			keys = palloc(sizeof(Scbf2RowKey) * Max((Size) m * ncols, 1));
+			rows = palloc(sizeof(uint64) * Max((Size) m * ncols * k, 1));
+		}
+		distinct += Scbf2VacRows(vs, col, all, nall, rows, &nrows);
+		for (i = 0; i < m; i++)
+		{
+			if (i > 0 && hashes[i] == hashes[i - 1])
+				continue;
+			keys[nkeys].filterno = target;
+			keys[nkeys].col = col;
+			keys[nkeys].hash = hashes[i];
+			nkeys++;
+		}
+		runs[col] = Scbf2LedgerEncode(vs->index, segno, col, vs->serial,
+									  hashes, items, m);
+		if (!Scbf2LedgerHasRoom(vs->index, Scbf2FilterRoot(tf, col), col,
+								runs[col], vs->meta, true, nblocks))
+			return;
+	}
+
+	/* the bits first, then the runs, then the table entries */
+	Scbf2MetaBand(vs->meta, &band);
+	Scbf2RowsSet(vs->index, vs->state, &band, keys, nkeys, vs->filters,
+				 RelationGetNumberOfBlocks(vs->index));
+	for (col = 0; col < ncols; col++)
+		vs->npages_delta += Scbf2LedgerReplace(vs->index,
+											   Scbf2FilterRoot(tf, col), target,
+											   col, runs[col], vs->meta,
+											   RelationGetNumberOfBlocks(vs->index));
+	nrows = Scbf2VacUniqueRows(rows, nrows);
+	memset(nset, 0, sizeof(nset));
+	for (i = 0; i < nrows; i++)
+		nset[Min(rows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
+	for (i = 0; i < n; i++)
+	{
+		active |= Scbf2FilterIsActive(vs->filters[cs[i]]);
+		if (i > 0)
+		{
+			Scbf2FilterSetGone(vs->filters[cs[i]], vs->serial);
+			vs->changed[cs[i]] = true;
+		}
+	}
+	Scbf2FilterSetEntries(tf, nentries);
+	Scbf2FilterSetKeys(tf, distinct);
+	Scbf2FilterSetBits(tf, k, nset);
+	if (active)
+		Scbf2FilterActivate(tf);
+	vs->changed[target] = true;
+	vs->ngroup++;
+	elog(DEBUG1, "index \"%s\": segment %u: %d filters merged into filter %u",
+		 RelationGetRelationName(vs->index), segno, n, target);
+}
+
+/*
+ * qsort_arg comparator of filter numbers by segment, then chain position;
+ * arg is the filter table.
+ */
+static int
+Scbf2CmpChain(const void *a, const void *b, void *arg)
+{
+	Scbf2Filter **filters = (Scbf2Filter **) arg;
+	const Scbf2Filter *x = filters[*(const uint32 *) a];
+	const Scbf2Filter *y = filters[*(const uint32 *) b];
+	uint32		sx = Scbf2FilterSegment(x);
+	uint32		sy = Scbf2FilterSegment(y);
+
+	if (sx != sy)
+		return (sx > sy) - (sx < sy);
+	return (int) Scbf2FilterPosition(x) - (int) Scbf2FilterPosition(y);
+}
+
+/*
+ * Consolidate chains: consecutive filters of a segment's chain that
+ * together hold few enough keys for one (three quarters of a filter's
+ * capacity, and entries a filter can number) are merged into the first of
+ * them (Scbf2VacMerge).  Filters split at build or by a fold stay apart
+ * while they are full; once deletes have thinned them, the segment costs
+ * fewer candidates again and their columns go back to new filters.
+ */
+static void
+Scbf2VacConsolidate(Scbf2VacState *vs)
+{
+	uint32	   *order = palloc(sizeof(uint32) * Max(vs->nfilters, 1));
+	uint32		norder = 0;
+	uint32		i;
+	MemoryContext oldcxt;
+
+	for (i = 0; i < vs->nfilters; i++)
+		if (Scbf2FilterVisible(vs->filters[i], vs->serial))
+			order[norder++] = i;
+	qsort_arg(order, norder, sizeof(uint32), Scbf2CmpChain, vs->filters);
+	for (i = 0; i < norder;)
+	{
+		uint32		segno = Scbf2FilterSegment(vs->filters[order[i]]);
+		uint32		j = i + 1;
+		uint64		keys = Scbf2FilterKeys(vs->filters[order[i]]);
+		uint64		entries = Scbf2FilterEntries(vs->filters[order[i]]);
+
+		/* the longest run of the chain from i that fits in one filter */
+		while (j < norder &&
+			   Scbf2FilterSegment(vs->filters[order[j]]) == segno &&
+			   (keys + Scbf2FilterKeys(vs->filters[order[j]])) * 4 <=
+			   (uint64) vs->state->capacity * 3 &&
+			   entries + Scbf2FilterEntries(vs->filters[order[j]]) <=
+			   PG_UINT16_MAX)
+		{
+			keys += Scbf2FilterKeys(vs->filters[order[j]]);
+			entries += Scbf2FilterEntries(vs->filters[order[j]]);
+			j++;
+		}
+		if (j - i >= 2)
+		{
+			oldcxt = MemoryContextSwitchTo(vs->filtercxt);
+			Scbf2VacMerge(vs, order + i, (int) (j - i),
+						  RelationGetNumberOfBlocks(vs->index));
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextReset(vs->filtercxt);
+			if (vs->ngroup >= SCBF2_VACUUM_GROUP)
+			{
+				Scbf2VacCommit(vs);
+				/* the table is read again; its order by chain still holds */
+				Scbf2VacStart(vs);
+			}
+			ScbfVacuumDelayPoint();
+		}
+		i = j;
+	}
+	pfree(order);
+}
+
+/*
  * One pass of VACUUM over a format-2 index (see the file header): with a
  * callback, ambulkdelete's; without, amvacuumcleanup's merges.
  */
@@ -387,7 +588,7 @@ Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	for (c = 0; c < vs.nfilters; c++)
 	{
-		if (!Scbf2FilterInUse(vs.filters[c]))
+		if (!Scbf2FilterVisible(vs.filters[c], vs.serial))
 			continue;
 		oldcxt = MemoryContextSwitchTo(vs.filtercxt);
 		Scbf2VacuumFilter(&vs, c, RelationGetNumberOfBlocks(index));
@@ -401,6 +602,12 @@ Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		/* interrupts; and VACUUM's cost delay, between filters */
 		ScbfVacuumDelayPoint();
 	}
+	if (vs.ngroup > 0)
+		Scbf2VacCommit(&vs);
+
+	/* then segments whose filters fit in one */
+	Scbf2VacStart(&vs);
+	Scbf2VacConsolidate(&vs);
 	if (vs.ngroup > 0)
 		Scbf2VacCommit(&vs);
 
@@ -428,7 +635,89 @@ Scbf2Name(BlockNumber blkno, void *arg)
 }
 
 /*
- * amvacuumcleanup's page census, under the fold lock: tidy every root (the
+ * Release the columns of filters merged into another by a serial no probe
+ * can still read: their table entries become free (a fold may take the
+ * column for a new filter), then their bits are cleared; the census that
+ * follows frees their roots and leaves, which nothing names any more.  A
+ * crash in between leaves set bits in a free column: false positives of
+ * the filter that takes it next, never a missing bit.
+ */
+static void
+Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+				Scbf2Filter **filters, uint32 nfilters, BlockNumber nblocks)
+{
+	bool	   *changed = palloc0(sizeof(bool) * Max(nfilters, 1));
+	Scbf2RowBit *bits = NULL;
+	int			nbits = 0;
+	int			maxbits = 0;
+	bool		any = false;
+	uint32		c;
+
+	for (c = 0; c < nfilters; c++)
+	{
+		Scbf2Filter *f = filters[c];
+		uint64		gone = Scbf2FilterGone(f);
+		int			col;
+
+		if (!Scbf2FilterInUse(f) || gone == PG_UINT64_MAX ||
+			Scbf2MetaGoneReadable(meta, gone))
+			continue;
+		for (col = 0; col < state->ncols; col++)
+		{
+			Scbf2Pair  *pairs;
+			int			np = Scbf2LedgerPairs(index, Scbf2FilterRoot(f, col),
+											  col, gone - 1, &pairs, nblocks);
+			uint32		pos[SCBF_FILTER_MAX_K];
+			int			i;
+			uint32		s;
+
+			for (i = 0; i < np; i++)
+			{
+				if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
+					continue;
+				Scbf2KeyPositions(state, col, pairs[i].hash, pos);
+				if (nbits + (int) state->geom.k > maxbits)
+				{
+					maxbits = Max(maxbits * 2, nbits + (int) state->geom.k + 1024);
+					bits = bits ? repalloc_huge(bits, sizeof(Scbf2RowBit) * maxbits)
+						: palloc(sizeof(Scbf2RowBit) * maxbits);
+				}
+				for (s = 0; s < state->geom.k; s++)
+				{
+					bits[nbits].filterno = c;
+					bits[nbits].slice = s;
+					bits[nbits].position = pos[s];
+					nbits++;
+				}
+			}
+			pfree(pairs);
+		}
+		Scbf2FilterRelease(f, state->ncols);
+		elog(DEBUG1, "index \"%s\": the column of merged filter %u released",
+			 RelationGetRelationName(index), c);
+		changed[c] = true;
+		any = true;
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (any)
+	{
+		BlockNumber *tablepages;
+		uint32		ntablepages;
+		Scbf2Band	band;
+
+		Scbf2UpdateTable(index, state, meta, filters, changed, nfilters,
+						 nfilters, &tablepages, &ntablepages,
+						 RelationGetNumberOfBlocks(index));
+		Scbf2MetaBand(meta, &band);
+		Scbf2RowsClear(index, state, &band, bits, nbits,
+					   RelationGetNumberOfBlocks(index));
+	}
+	pfree(changed);
+}
+
+/*
+ * amvacuumcleanup's page census, under the fold lock: release the columns
+ * of merged filters no probe reads (Scbf2VacRelease), tidy every root (the
  * superseded runs no probe can read any more leave it, their leaves are
  * freed), mark every block the metapage, the filter table and the roots
  * name, then free the table, row, root and leaf pages none names (what a
@@ -454,6 +743,7 @@ Scbf2VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 	nfilters = Scbf2MetaFilters(meta);
 	Scbf2MetaBlocks(meta, Scbf2Name, &named);
 	filters = Scbf2ReadTable(index, state, meta, named.nblocks);
+	Scbf2VacRelease(index, state, meta, filters, nfilters, named.nblocks);
 	for (c = 0; c < nfilters; c++)
 	{
 		if (!Scbf2FilterInUse(filters[c]))
