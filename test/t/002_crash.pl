@@ -32,18 +32,14 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 use lib 'test/t';
 use ScbfTest;
 
-my $node = new_node('crash');
-$node->append_conf('postgresql.conf',
-	"autovacuum = off\ncheckpoint_timeout = '1h'\nmax_wal_size = '4GB'\nshared_buffers = '64MB'\n"
-	  . "restart_after_crash = on\n");
-$node->start;
+my $node = start_node('crash', crash => 1);
 
 sub q1 { return $node->safe_psql('postgres', $_[0]); }
 
+create_gate($node);
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
 	CREATE TABLE t (id int, a int, b text);
@@ -56,18 +52,9 @@ $node->safe_psql('postgres', q{
 	CREATE INDEX c_k ON c USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
 	INSERT INTO c SELECT g, md5(g::text) FROM generate_series(1, 100000) g;
 	INSERT INTO c VALUES (-1, NULL);
-	CREATE TABLE flush (x int);
 	CREATE UNLOGGED TABLE u (a int, b text);
 	CREATE INDEX u_a ON u USING scbf (a);
 	INSERT INTO u SELECT g % 100, md5(g::text) FROM generate_series(1, 10000) g;
-	-- true for every row; the row g = at waits for advisory lock 4242
-	CREATE FUNCTION crash_gate(g int, at int) RETURNS bool LANGUAGE plpgsql AS $$
-	BEGIN
-		IF g = at THEN
-			PERFORM pg_advisory_lock(4242);
-		END IF;
-		RETURN true;
-	END $$;
 	CHECKPOINT;
 });
 
@@ -99,53 +86,6 @@ sub entries
 	return q1("SELECT sum(entries) FROM scbf_segments('$idx')" . (defined $segno ? " WHERE segno = $segno" : ''));
 }
 
-# Make everything written to WAL so far durable: a VACUUM has no
-# transaction id and an aborted INSERT no commit, so nothing flushes their
-# records but a commit that wrote WAL itself (a transaction that only took
-# an xid, like SELECT txid_current(), commits asynchronously)
-sub flush_wal { q1('INSERT INTO flush VALUES (1)'); }
-
-# A session that will die in a crash: end it without caring how
-sub end_session { my ($s) = @_; eval { $s->quit }; }
-
-# Freeze the VACUUM backend $pid with SIGSTOP while it sleeps in
-# vacuum_delay_point(), once $ready returns true; returns its phase.  A
-# SIGSTOP that lands outside the sleep (rare: the index work sleeps between
-# every two pages) is undone with SIGCONT and tried again; the state the
-# test asserts is the one read while the backend is frozen.
-sub freeze_vacuum
-{
-	my ($pid, $ready, $what) = @_;
-	ok($node->poll_query_until('postgres', $ready), "$what: VACUUM reached the crash point");
-	for my $try (1 .. 200)
-	{
-		kill('STOP', $pid) or die "SIGSTOP $pid: $!";
-		my ($ret, $out) = $node->psql('postgres',
-			"SET statement_timeout = '5s';\n"
-			  . "SELECT p.phase || '|' || coalesce(a.wait_event, '') FROM pg_stat_progress_vacuum p "
-			  . "JOIN pg_stat_activity a USING (pid) WHERE p.pid = $pid");
-		my ($phase, $wait) = split /\|/, $out // '', -1;
-		return $phase if $ret == 0 && defined $wait && $wait eq 'VacuumDelay';
-		kill('CONT', $pid);
-		usleep(5_000);
-	}
-	fail("$what: could not freeze the VACUUM in vacuum_delay_point()");
-	return '';
-}
-
-# Crash: SIGKILL the frozen backend; the postmaster kills the others,
-# reinitializes and replays WAL.
-sub kill_backend
-{
-	my ($pid, $what) = @_;
-	my $offset = -s $node->logfile;
-	kill('KILL', $pid) or die "SIGKILL $pid: $!";
-	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
-	like(slurp_file($node->logfile, $offset),
-		qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
-		"$what: the backend's death crashed the server, which replayed WAL");
-}
-
 check_all('before any crash');
 
 # ---- 1. crash after committed inserts (no checkpoint since)
@@ -168,21 +108,16 @@ cmp_ok(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '>', 1, 'chains survi
 {
 	my $rows = q1('SELECT count(*) FROM t');
 	my $before = entries('t_a');
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe('SELECT pg_advisory_lock(4242)');
-	my $ins = $node->background_psql('postgres');
-	$ins->query_until(qr/inserting/, "\\echo inserting\n"
-		  . "INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(100001, 300000) g WHERE crash_gate(g, 200000);\n");
-	ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND NOT granted"),
-		'insert: blocked at its row 200000');
+	my $gate = hold_gate($node, 200000);
+	my ($ins, $pid) = gated_session($node,
+		"INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(100001, 300000) g WHERE gate(g, 0) = 0",
+		200000);
+	wait_gated($node, $pid, 200000, undef, 'insert: blocked');
 	my $written = entries('t_a') - $before;
 	ok($written > 0 && $written <= 99999,
 		"insert: at the crash, the index holds entries of $written of the 99999 rows inserted");
-	flush_wal();
-	$node->stop('immediate');
-	end_session($_) for ($ins, $gate);
-	$node->start;
+	flush_wal($node);
+	crash($node, $ins, $gate);
 	is(q1('SELECT count(*) FROM t'), $rows, 'insert: the transaction is lost');
 	is(entries('t_a') - $before, $written, 'insert: the entries it wrote survived the crash');
 	check_all('after a crash inside an insert');
@@ -215,13 +150,13 @@ check_all('after a second delete and vacuum');
 	my $pid = $vac->query_safe('SELECT pg_backend_pid()');
 	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
 		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) t;\n");
-	my $phase = freeze_vacuum($pid,
+	my $phase = freeze_vacuum($node, $pid,
 		"SELECT entries = $e0 - $d0 FROM scbf_segments('t_a') WHERE segno = 0", 'vacuum');
 	is($phase, 'vacuuming indexes', 'vacuum: frozen in the phase vacuuming indexes');
 	is(entries('t_a', 0), $e0 - $d0, 'vacuum: at the crash, segment 0 has lost its dead entries');
 	is(entries('t_a', $lastseg), $el, "vacuum: at the crash, segment $lastseg still has its dead entries");
-	flush_wal();
-	kill_backend($pid, 'vacuum');
+	flush_wal($node);
+	kill_backend($node, $pid, 'vacuum');
 	end_session($vac);
 	is(entries('t_a', 0), $e0 - $d0, 'vacuum: after the crash, segment 0 is without its dead entries');
 	is(entries('t_a', $lastseg), $el, "vacuum: after the crash, segment $lastseg still has its dead entries");
@@ -245,13 +180,13 @@ check_all('after a second delete and vacuum');
 	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
 		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) c;\n");
 	my $consolidated = "SELECT count(*) - $single FROM scbf_segments('c_k') WHERE chain_length = 1";
-	my $phase = freeze_vacuum($pid, "SELECT ($consolidated) > 0", 'consolidation');
+	my $phase = freeze_vacuum($node, $pid, "SELECT ($consolidated) > 0", 'consolidation');
 	is($phase, 'cleaning up indexes', 'consolidation: frozen in the phase cleaning up indexes');
 	my $done = q1($consolidated);
 	ok($done >= 1 && $done < $chained,
 		"consolidation: at the crash, $done of $chained chained segments are consolidated");
-	flush_wal();
-	kill_backend($pid, 'consolidation');
+	flush_wal($node);
+	kill_backend($node, $pid, 'consolidation');
 	end_session($vac);
 	is(q1($consolidated), $done, 'consolidation: after the crash, the same segments are consolidated');
 	check_all('after a crash inside consolidation');
@@ -265,7 +200,7 @@ $node->safe_psql('postgres',
 	"INSERT INTO c SELECT g, md5(g::text) FROM generate_series(150001, 170000) g; DELETE FROM c WHERE id % 7 = 0;");
 cmp_ok(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '>', 1, 'inserts chained filters again');
 $node->safe_psql('postgres', 'VACUUM c');
-flush_wal();
+flush_wal($node);
 $node->stop('immediate');
 $node->start;
 check_all('after consolidation and a crash');
@@ -326,14 +261,14 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	my $pid = $vac->query_safe('SELECT pg_backend_pid()');
 	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
 		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) f;\n");
-	my $phase = freeze_vacuum($pid,
+	my $phase = freeze_vacuum($node, $pid,
 		"SELECT count(*) > 0 FROM pg_stat_progress_vacuum WHERE pid = $pid AND phase = 'cleaning up indexes'",
 		'fold');
 	# a format-2 VACUUM sleeps in its cleanup only between two segments of the fold
 	is($phase, 'cleaning up indexes', 'fold: frozen between two segments of the fold');
 	scbf_same($node, 'postgres', \@probes_f, name => 'fold: answers during the fold');
-	flush_wal();
-	kill_backend($pid, 'fold');
+	flush_wal($node);
+	kill_backend($node, $pid, 'fold');
 	end_session($vac);
 	scbf_same($node, 'postgres', \@probes_f, name => 'fold: answers after the crash');
 	is(q1("SELECT scbf_clean_pending('f_a')"), '40', 'fold: after the crash, the 40 entries are still pending');

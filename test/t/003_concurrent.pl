@@ -28,10 +28,7 @@ use Test::More;
 use lib 'test/t';
 use ScbfTest;
 
-my $node = new_node('concurrent');
-$node->append_conf('postgresql.conf',
-	"autovacuum = off\nmax_connections = 40\nshared_buffers = '64MB'\n");
-$node->start;
+my $node = start_node('concurrent', conf => "autovacuum = off\nmax_connections = 40\nshared_buffers = '64MB'\n");
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;

@@ -26,9 +26,7 @@ use Test::More;
 use lib 'test/t';
 use ScbfTest;
 
-my $node = new_node('fpr');
-$node->append_conf('postgresql.conf', "autovacuum = off\nshared_buffers = '128MB'\n");
-$node->start;
+my $node = start_node('fpr', conf => "autovacuum = off\nshared_buffers = '128MB'\n");
 
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;

@@ -29,29 +29,18 @@ use Test::More;
 use lib 'test/t';
 use ScbfTest;
 
-my $node = new_node('crash_ddl');
-$node->append_conf('postgresql.conf',
-	"autovacuum = off\ncheckpoint_timeout = '1h'\nmax_wal_size = '4GB'\nshared_buffers = '64MB'\n"
-	  . "restart_after_crash = on\n");
-$node->start;
+my $node = start_node('crash_ddl', crash => 1);
 
 sub q1 { return $node->safe_psql('postgres', $_[0]); }
 
+create_gate($node);
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
-	CREATE FUNCTION gate(id int, a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
-	BEGIN
-		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
-			PERFORM pg_advisory_xact_lock(id);
-		END IF;
-		RETURN a;
-	END $$;
 	CREATE SEQUENCE ids START 1000001;
 	CREATE TABLE t (id int, a int, b text);
 	INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(1, 60000) g;
 	CREATE INDEX t_id ON t USING btree (id);
 	CREATE INDEX t_b ON t USING scbf (b);
-	CREATE TABLE flush (x int);
 	CHECKPOINT;
 });
 
@@ -70,28 +59,12 @@ sub check_all
 		name => "$what: a value never inserted");
 }
 
-sub verify_clean
-{
-	my ($idx, $what) = @_;
-	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
-	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
-}
-
 sub index_state
 {
 	my ($idx) = @_;
 	return q1("SELECT coalesce((SELECT indisvalid::text || ' ' || indisready::text FROM pg_index "
 		  . "WHERE indexrelid = to_regclass('$idx')), 'absent')");
 }
-
-# Flush WAL up to now: the commit of a write flushes every WAL record
-# inserted before it, also those of the transactions still running, which
-# a crash would otherwise lose if the WAL writer had not written them yet
-# (an xid alone, like SELECT txid_current(), commits asynchronously)
-sub flush_wal { q1('INSERT INTO flush VALUES (1)'); }
-
-# A session that will die in the crash: end it without caring how
-sub end_session { my ($s) = @_; eval { $s->quit }; }
 
 # Write load: two sessions that insert and delete rows, one small
 # transaction every 20 ms each, until the crash ends them.
@@ -115,38 +88,14 @@ sub start_load
 
 # Start $ddl in a session whose crash.gate is $gates, with the test holding
 # the advisory locks of $hold (a list of ids); wait until it waits for lock
-# $wait in progress phase $phase.  Returns (gate session, ddl session).
+# $wait in progress phase $phase.  Returns (gate session, ddl session, pid).
 sub start_gated
 {
 	my ($ddl, $gates, $hold, $wait, $phase, $what) = @_;
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($_)") for @$hold;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/building/, "SET crash.gate = '$gates';\n\\echo building\n$ddl;\n");
-	wait_gated($pid, $wait, $phase, $what);
+	my $gate = hold_gate($node, @$hold);
+	my ($s, $pid) = gated_session($node, $ddl, $gates);
+	wait_gated($node, $pid, $wait, $phase, $what);
 	return ($gate, $s, $pid);
-}
-
-# Wait until backend $pid waits for advisory lock $wait in progress phase
-# $phase, and assert it
-sub wait_gated
-{
-	my ($pid, $wait, $phase, $what) = @_;
-	ok($node->poll_query_until('postgres', qq{
-		SELECT count(*) = 1 FROM pg_locks l JOIN pg_stat_progress_create_index p USING (pid)
-		WHERE l.pid = $pid AND l.locktype = 'advisory' AND l.objid = $wait AND NOT l.granted
-		  AND p.phase = '$phase'}),
-		"$what: the crash point is reached (phase '$phase', waiting at row $wait)")
-	  or diag(q1("SELECT phase FROM pg_stat_progress_create_index"));
-}
-
-sub crash
-{
-	my (@sessions) = @_;
-	$node->stop('immediate');
-	end_session($_) for @sessions;
-	$node->start;
 }
 
 # rows in the middle of the table: the build stops there
@@ -160,10 +109,10 @@ my $tuples = q1('SELECT count(*) FROM t');
 		$mid, [$mid], $mid, 'building index: scanning table and writing segments', 'CREATE INDEX');
 	my $done = q1("SELECT tuples_done FROM pg_stat_progress_create_index WHERE pid = $pid");
 	ok($done > 0 && $done < $tuples, "CREATE INDEX: at the crash, $done of $tuples tuples were read");
-	crash($gate, $s);
+	crash($node, $gate, $s);
 	is(index_state('t_g'), 'absent', 'CREATE INDEX: after the crash, the index does not exist');
 	$node->safe_psql('postgres', 'CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8)');
-	verify_clean('t_g', 'CREATE INDEX again');
+	verify_clean($node, 't_g', 'CREATE INDEX again');
 	check_all('after a crash inside CREATE INDEX');
 	$node->safe_psql('postgres', 'DROP INDEX t_g');
 }
@@ -173,13 +122,13 @@ my $tuples = q1('SELECT count(*) FROM t');
 	my @load = start_load();
 	my ($gate, $s) = start_gated('CREATE INDEX CONCURRENTLY t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8)',
 		$mid, [$mid], $mid, 'building index: scanning table and writing segments', 'CIC build');
-	crash($gate, $s, @load);
+	crash($node, $gate, $s, @load);
 	is(index_state('t_g'), 'false false', 'CIC build: after the crash, PostgreSQL reports the index invalid (not ready)');
 	scbf_same($node, 'postgres', $probes[0], plan => 'seqscan', rows => 'any', nonempty => 1,
 		name => 'CIC build: queries do not use the invalid index');
 	$node->safe_psql('postgres', 'REINDEX INDEX t_g');
 	is(index_state('t_g'), 'true true', 'CIC build: REINDEX makes it valid');
-	verify_clean('t_g', 'CIC build: REINDEX');
+	verify_clean($node, 't_g', 'CIC build: REINDEX');
 	check_all('after a crash inside the build of CREATE INDEX CONCURRENTLY');
 	$node->safe_psql('postgres', 'DROP INDEX t_g');
 }
@@ -194,9 +143,9 @@ my $tuples = q1('SELECT count(*) FROM t');
 		"$mid,900001", [ $mid, 900001 ], $mid, 'building index: scanning table and writing segments', 'CIC validation');
 	q1("INSERT INTO t VALUES (900001, 7, 'b7')");
 	$gate->query_safe("SELECT pg_advisory_unlock($mid)");
-	wait_gated($pid, 900001, 'index validation: scanning table', 'CIC validation');
+	wait_gated($node, $pid, 900001, 'index validation: scanning table', 'CIC validation');
 	is(index_state('t_g'), 'false true', 'CIC validation: at the crash, the index is ready, not valid');
-	crash($gate, $s, @load);
+	crash($node, $gate, $s, @load);
 	is(index_state('t_g'), 'false true', 'CIC validation: after the crash, PostgreSQL reports the index invalid');
 	# the writers' entries since the build are in it, WAL-logged: its pages
 	# are consistent, though it may lack the rows the validation did not add
@@ -205,7 +154,7 @@ my $tuples = q1('SELECT count(*) FROM t');
 	$node->safe_psql('postgres', 'DROP INDEX t_g');
 	$node->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8)');
 	is(index_state('t_g'), 'true true', 'CIC validation: DROP and CREATE INDEX CONCURRENTLY make it valid');
-	verify_clean('t_g', 'CIC validation: CREATE again');
+	verify_clean($node, 't_g', 'CIC validation: CREATE again');
 	check_all('after a crash inside the validation of CREATE INDEX CONCURRENTLY');
 }
 
@@ -222,17 +171,17 @@ for my $step ('build', 'validation')
 	{
 		q1("INSERT INTO t VALUES ($row, 7, 'b7')");
 		$gate->query_safe("SELECT pg_advisory_unlock($mid)");
-		wait_gated($pid, $row, 'index validation: scanning table', "RIC $step");
+		wait_gated($node, $pid, $row, 'index validation: scanning table', "RIC $step");
 	}
-	crash($gate, $s, @load);
+	crash($node, $gate, $s, @load);
 	is(index_state('t_g'), 'true true', "RIC $step: after the crash, the old index is valid");
 	is(index_state('t_g_ccnew'), $step eq 'build' ? 'false false' : 'false true',
 		"RIC $step: PostgreSQL reports the new index invalid");
-	verify_clean('t_g', "RIC $step: the old index");
+	verify_clean($node, 't_g', "RIC $step: the old index");
 	check_all("after a crash inside the $step of REINDEX CONCURRENTLY");
 	$node->safe_psql('postgres', 'DROP INDEX t_g_ccnew');
 	$node->safe_psql('postgres', 'REINDEX INDEX CONCURRENTLY t_g');
-	verify_clean('t_g', "RIC $step: REINDEX CONCURRENTLY again");
+	verify_clean($node, 't_g', "RIC $step: REINDEX CONCURRENTLY again");
 }
 check_all('after REINDEX CONCURRENTLY');
 
@@ -243,25 +192,21 @@ check_all('after REINDEX CONCURRENTLY');
 	my $row = q1("SELECT id FROM t WHERE ctid = '(26,1)'");
 	my %serial = map { split /\|/ } split /\n/,
 	  q1("SELECT segno || '|' || max(serial) FROM scbf_filters('t_g') GROUP BY segno");
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($row)");
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/rebuilding/, "SET crash.gate = '$row';\n\\echo rebuilding\nSELECT scbf_rebuild('t_g', NULL, 'heap');\n");
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND objid = $row AND NOT granted"),
-		'scbf_rebuild: waits at a row of segment 3');
+	my $gate = hold_gate($node, $row);
+	my ($s, $pid) = gated_session($node, "SELECT scbf_rebuild('t_g', NULL, 'heap')", $row);
+	wait_gated($node, $pid, $row, undef, 'scbf_rebuild (a row of segment 3)');
 	my $changed = q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
 		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END');
 	is($changed, '0,1,2', 'scbf_rebuild: at the crash, segments 0 to 2 are rebuilt, no other');
-	flush_wal();
-	crash($gate, $s);
+	flush_wal($node);
+	crash($node, $gate, $s);
 	is(q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
 		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END'),
 		'0,1,2', 'scbf_rebuild: after the crash, the same segments are rebuilt');
-	verify_clean('t_g', 'scbf_rebuild crash');
+	verify_clean($node, 't_g', 'scbf_rebuild crash');
 	check_all('after a crash inside scbf_rebuild');
 	is(q1("SELECT scbf_rebuild('t_g', NULL, 'heap') > 0"), 't', 'scbf_rebuild runs again');
-	verify_clean('t_g', 'scbf_rebuild again');
+	verify_clean($node, 't_g', 'scbf_rebuild again');
 }
 
 # ---- 7. one backend killed with SIGKILL in the middle of an INSERT: the
@@ -271,32 +216,23 @@ check_all('after REINDEX CONCURRENTLY');
 {
 	my $rows = q1('SELECT count(*) FROM t');
 	my $entries = q1("SELECT sum(entries) FROM scbf_segments('t_g')");
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe('SELECT pg_advisory_lock(950000)');
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/inserting/, "SET crash.gate = '950000';\n\\echo inserting\n"
-		  . "INSERT INTO t SELECT g, g % 1000, 'x' FROM generate_series(800000, 1000000) g;\n");
-	ok($node->poll_query_until('postgres', "SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND objid = 950000 AND NOT granted"),
-		'SIGKILL insert: the insert waits at its row 950000');
+	my $gate = hold_gate($node, 950000);
+	my ($s, $pid) = gated_session($node,
+		"INSERT INTO t SELECT g, g % 1000, 'x' FROM generate_series(800000, 1000000) g", 950000);
+	wait_gated($node, $pid, 950000, undef, 'SIGKILL insert');
 	my $written = q1("SELECT sum(entries) FROM scbf_segments('t_g')") - $entries;
 	ok($written > 0 && $written < 150000,
 		"SIGKILL insert: at the crash, the index holds entries of $written of the 150000 rows inserted");
-	flush_wal();
-	my $offset = -s $node->logfile;
-	kill('KILL', $pid) or die "SIGKILL $pid: $!";
-	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
-	like(slurp_file($node->logfile, $offset),
-		qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
-		'SIGKILL insert: the backend\'s death crashed the server, which replayed WAL');
+	flush_wal($node);
+	kill_backend($node, $pid, 'SIGKILL insert');
 	end_session($_) for ($s, $gate);
 	is(q1('SELECT count(*) FROM t'), $rows, 'SIGKILL insert: the transaction is lost');
 	check_all('after SIGKILL inside an insert');
 	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
 	is(q1("SELECT sum(entries) FROM scbf_segments('t_g')"), $rows,
 		'SIGKILL insert: VACUUM removed the entries of the lost rows');
-	verify_clean('t_g', 'SIGKILL insert');
-	verify_clean('t_b', 'SIGKILL insert');
+	verify_clean($node, 't_g', 'SIGKILL insert');
+	verify_clean($node, 't_b', 'SIGKILL insert');
 	check_all('after SIGKILL inside an insert and VACUUM');
 }
 

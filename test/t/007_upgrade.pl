@@ -14,9 +14,7 @@ use File::Temp qw(tempdir);
 use lib 'test/t';
 use ScbfTest;
 
-my $old = new_node('old');
-$old->append_conf('postgresql.conf', "autovacuum = off\n");
-$old->start;
+my $old = start_node('old', conf => "autovacuum = off\n");
 $old->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
 	CREATE TABLE t (id int, a int, b text, c uuid);
@@ -40,11 +38,7 @@ sub check_all
 {
 	my ($n, $what) = @_;
 	scbf_same($n, 'postgres', \@probes, name => $what);
-	for my $idx ('t_a', 't_bc', 'e_k')
-	{
-		my ($ret, $out, $err) = $n->psql('postgres', "SELECT scbf_verify('$idx', true)");
-		ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
-	}
+	verify_clean($n, $_, $what) for ('t_a', 't_bc', 'e_k');
 }
 
 # what each index holds, as the diagnostics show it

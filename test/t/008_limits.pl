@@ -26,28 +26,18 @@ use Test::More;
 use lib 'test/t';
 use ScbfTest;
 
-my $node = new_node('limits');
-$node->append_conf('postgresql.conf', "autovacuum = off\n");
-$node->start;
+my $node = start_node('limits', conf => "autovacuum = off\n");
 
 sub q1 { return $node->safe_psql('postgres', $_[0]); }
 
+create_gate($node);
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
-	CREATE FUNCTION gate(id int, a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
-	BEGIN
-		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
-			PERFORM pg_advisory_xact_lock(id);
-		END IF;
-		RETURN a;
-	END $$;
 	-- an operator class whose hash function waits like gate(): a scan
 	-- through it waits while it hashes its key
 	CREATE FUNCTION gatehash(id int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
 	BEGIN
-		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
-			PERFORM pg_advisory_xact_lock(id);
-		END IF;
+		PERFORM gate_wait(id);
 		RETURN hashint4(id);
 	END $$;
 	CREATE OPERATOR CLASS gated_ops FOR TYPE int4 USING scbf AS
@@ -83,15 +73,9 @@ $node->safe_psql('postgres', q{
 sub cancel_at_gate
 {
 	my ($sql, $row, $phase, $what) = @_;
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($row)");
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid()');
-	$s->query_until(qr/running/, "SET crash.gate = '$row';\n\\echo running\n$sql;\n\\echo done\n");
-	my $where = $phase ? " AND pid IN (SELECT pid FROM pg_stat_progress_create_index WHERE phase = '$phase')" : '';
-	ok($node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND objid = $row AND NOT granted$where"),
-		"$what: waits at row $row" . ($phase ? " in phase '$phase'" : ''));
+	my $gate = hold_gate($node, $row);
+	my ($s, $pid) = gated_session($node, $sql, $row);
+	wait_gated($node, $pid, $row, $phase, $what);
 	is(q1("SELECT pg_cancel_backend($pid)"), 't', "$what: pg_cancel_backend");
 	$s->query_until(qr/done/, '');
 	my $err = $s->{stderr};
@@ -111,21 +95,13 @@ sub times_out
 	return $err;
 }
 
-sub verify_clean
-{
-	my ($idx, $what) = @_;
-	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
-	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
-}
-
 my $row = q1("SELECT id FROM t WHERE ctid = '(500,1)'");
 
 # ---- 2. builds
 cancel_at_gate('CREATE INDEX t_g2 ON t USING scbf (gate(id, a))', $row,
 	'building index: scanning table and writing segments', 'CREATE INDEX');
 {
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	my $gate = hold_gate($node, $row);
 	times_out('CREATE INDEX t_g2 ON t USING scbf (gate(id, a))', '2s', 'CREATE INDEX',
 		"SET crash.gate = '$row';\n");
 	$gate->quit;
@@ -137,8 +113,7 @@ is(q1("SELECT count(*) FROM pg_class WHERE relname = 't_g2'"), '0', 'CREATE INDE
 cancel_at_gate("SELECT scbf_verify('t_g', true)", $row, undef, 'scbf_verify');
 cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_rebuild');
 {
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	my $gate = hold_gate($node, $row);
 	times_out("SELECT scbf_verify('t_g', true)", '2s', 'scbf_verify', "SET crash.gate = '$row';\n");
 	$gate->quit;
 }
@@ -149,8 +124,7 @@ cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_re
 	like(q1("$scan;\nEXPLAIN (COSTS OFF) SELECT count(*) FROM t WHERE id = $row"),
 		qr/Bitmap Index Scan on t_h/, 'scan: the plan scans t_h');
 	cancel_at_gate($scan, $row, undef, 'scan');
-	my $gate = $node->background_psql('postgres');
-	$gate->query_safe("SELECT pg_advisory_lock($row)");
+	my $gate = hold_gate($node, $row);
 	times_out($scan, '2s', 'scan', "SET crash.gate = '$row';\n");
 	$gate->quit;
 }
@@ -186,7 +160,7 @@ cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_re
 
 # the indexes are whole after all of it
 $node->safe_psql('postgres', 'VACUUM t');
-verify_clean($_, 'after the cancels') for ('t_a', 't_b', 't_g', 't_h');
+verify_clean($node, $_, 'after the cancels') for ('t_a', 't_b', 't_g', 't_h');
 scbf_same($node, 'postgres', [ 'SELECT * FROM t WHERE a = 3', "SELECT * FROM t WHERE b = 'b77'",
 	'SELECT * FROM t WHERE gate(id, a) = 5', "SELECT * FROM t WHERE id = $row" ], name => 'after the cancels');
 

@@ -40,9 +40,7 @@ my $SPECIAL = $BLCKSZ - 16;
 my $COUNTERS = 352;
 my $ENTRIES = 40;
 
-my $node = new_node('verify_corruption', allows_streaming => 1);
-$node->append_conf('postgresql.conf', "autovacuum = off\n");
-$node->start;
+my $node = start_node('verify_corruption', allows_streaming => 1, conf => "autovacuum = off\n");
 is($node->safe_psql('postgres', 'SHOW data_checksums'),
 	'off', 'data checksums are off: pages can be edited in place');
 

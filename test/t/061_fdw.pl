@@ -100,7 +100,7 @@ is($on_shards->(), '4 4', 'and running it again changes nothing');
 # fdw_same: the remote SQL of every Foreign Scan has the condition; each
 # shard plans it with scbf; the coordinator's answer equals the shards'
 # sequential scans
-my $wrap = sub { "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s" };
+my $wrap = \&rows_hash;
 my ($nplans, $nrows) = (0, 0);
 sub fdw_same
 {

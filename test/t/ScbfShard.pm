@@ -1,9 +1,9 @@
 # ScbfShard.pm: shared helpers of scbf's scale-out TAP tests (060 Citus,
 # 061 postgres_fdw).
 #
-# shard_node() makes a node (ScbfTest's new_node) that the other nodes can
-# reach over TCP on 127.0.0.1 as well as by its Unix socket, with trust
-# authentication on loopback, and starts it.
+# shard_node() starts a node (ScbfTest's start_node) that the other nodes
+# can reach over TCP on 127.0.0.1 as well as by its Unix socket, with trust
+# authentication on loopback.
 #
 # citus_same() is scbf_same() for a Citus coordinator: the settings that
 # force the plan must reach the shards' planners, which plain SETs on the
@@ -22,20 +22,15 @@ use Exporter 'import';
 
 our @EXPORT = qw(shard_node citus_same);
 
-# shard_node($name, %params): init (extra %params go to new_node, e.g.
-# allows_streaming => 'logical'), listen on 127.0.0.1 too, add
-# "conf" lines, start.
+# shard_node($name, %params): start_node($name, %params) (e.g.
+# allows_streaming => 'logical', conf => "lines"), listening on 127.0.0.1
+# too, with trust on loopback.
 sub shard_node
 {
 	my ($name, %params) = @_;
-	my $conf = delete $params{conf} // '';
-	my $node = new_node($name, %params);
-	$node->append_conf('postgresql.conf',
-		"listen_addresses = '127.0.0.1'\nmax_connections = 60\n$conf");
-	$node->append_conf('pg_hba.conf',
-		"host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n");
-	$node->start;
-	return $node;
+	return start_node($name, %params,
+		conf => "listen_addresses = '127.0.0.1'\nmax_connections = 60\n" . ($params{conf} // ''),
+		hba => "host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n");
 }
 
 # citus_same($coordinator, $dbname, $queries, %opt): for each query (as in
@@ -57,17 +52,9 @@ sub citus_same
 {
 	my ($node, $dbname, $queries, %opt) = @_;
 	local $Test::Builder::Level = $Test::Builder::Level + 1;
-	my @items = map { ref $_ ? [@$_] : [ $_, undef ] } (ref $queries ? @$queries : ($queries));
-	$_->[1] //= $opt{rows} // '>0' for @items;
-	$_->[0] =~ s/;\s*$// for @items;
-	my $nempty = grep { $_->[1] eq 'empty' } @items;
-	my $name = $opt{name}
-	  // (@items == 1 ? $items[0][0] : scalar(@items) . ' queries from ' . $items[0][0]);
-	$name .= " ($nempty expected empty)" if $nempty;
-
-	my $wrap = sub {
-		"SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
-	};
+	my ($name, @items) = ScbfTest::same_items('citus_same', $queries, %opt);
+	die "citus_same: rows => 'any' is not supported" if grep { $_->[1] eq 'any' } @items;
+	my $wrap = \&rows_hash;
 	my $head = "SET citus.explain_all_tasks = on;\nSET citus.propagate_set_commands = 'local';\n"
 	  . "SELECT '#scbf ' || coalesce(string_agg(c.relname, ' '), '') "
 	  . "FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'scbf';\n";
@@ -122,10 +109,8 @@ sub citus_same
 		push @counts, $n;
 		push @badrows, sprintf('%s: index %s, seqscan %s (rows:hash)', $q, $idx[$i] // '?', $seq[$i] // '?')
 		  if !defined $idx[$i] || !defined $seq[$i] || $idx[$i] ne $seq[$i];
-		if (!defined $n) { push @badcount, "$q: no answer"; }
-		elsif ($want eq '>0') { push @badcount, "$q: $n rows, expected some" if $n == 0; }
-		elsif ($want eq 'empty') { push @badcount, "$q: $n rows, expected none" if $n != 0; }
-		elsif ($n != $want) { push @badcount, "$q: $n rows, expected $want"; }
+		my $bad = ScbfTest::count_problem($q, $want, $n);
+		push @badcount, $bad if defined $bad;
 	}
 	my $ntasks = 0;
 	$ntasks += $_ for @tasks;

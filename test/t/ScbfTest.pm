@@ -4,20 +4,47 @@
 # gets UTF8 and the C.UTF-8 locale whatever the caller's environment (LANG
 # unset, or any other locale), and when SCBF_EXTENSION_DESTDIR is set (a
 # private "make install DESTDIR=..."), the node loads scbf from there instead
-# of the server's library directory.
+# of the server's library directory.  start_node() adds settings (the crash
+# tests' in one place) and starts it.
 #
 # scbf_same() is the one comparison of index answers with a sequential scan
 # (the TAP twin of sql/include/scbf_same.sql): every TAP test that compares
-# uses it.
+# uses it; rows_hash() is the SQL of its row fingerprint, for the tests that
+# compare in other ways (ScbfShard's citus_same, 061, 062).  verify_clean()
+# runs scbf_verify with heapallindexed.
+#
+# The crash gate: a test stops a backend at a row it picks, asserts where
+# it stands, then crashes or cancels it.  create_gate() makes the SQL
+# function gate(id, a), which returns a but, in a session whose crash.gate
+# lists id, first waits for the advisory lock of id; hold_gate() holds
+# those locks, gated_session() starts a statement behind the gate and
+# wait_gated() waits until it waits there.  freeze_vacuum() freezes a
+# VACUUM in its cost-delay sleep instead; kill_backend() then kills the
+# backend (the postmaster reinitializes and replays WAL), crash() stops the
+# server with 'immediate'.
+#
+# long_tests() is true with SCBF_TEST_LONG=1 (test/run-tests --long): the
+# long crash loops and churn runs then run at their full sizes.
 package ScbfTest;
 
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use Exporter 'import';
 
-our @EXPORT = qw(new_node scbf_same);
+our @EXPORT = qw(new_node start_node long_tests scbf_same rows_hash verify_clean
+  create_gate hold_gate gated_session wait_gated freeze_vacuum kill_backend
+  crash end_session flush_wal);
+
+# The settings of the crash tests (start_node's crash => 1): no autovacuum
+# to race the test, no checkpoint the test did not ask for (so that
+# recovery replays everything since the test's own), and a cluster that
+# restarts after a backend's crash
+my $crash_conf = "autovacuum = off\ncheckpoint_timeout = '1h'\nmax_wal_size = '4GB'\n"
+  . "shared_buffers = '64MB'\nrestart_after_crash = on\n";
 
 # Create and initialize a node; extra arguments go to init().  initdb gets a
 # fixed encoding and locale; an "extra" argument of the caller comes after
@@ -41,6 +68,30 @@ sub new_node
 			  . "dynamic_library_path = '$d$pkglibdir:\$libdir'\n");
 	}
 	return $node;
+}
+
+# start_node($name, %params): new_node($name, %params), with the lines of
+# conf => "..." added to postgresql.conf (after the crash tests' settings
+# with crash => 1) and those of hba => "..." to pg_hba.conf, started.
+sub start_node
+{
+	my ($name, %params) = @_;
+	my $conf = delete $params{conf} // '';
+	my $hba = delete $params{hba};
+	$conf = $crash_conf . $conf if delete $params{crash};
+	my $node = new_node($name, %params);
+	$node->append_conf('postgresql.conf', $conf) if $conf ne '';
+	$node->append_conf('pg_hba.conf', $hba) if defined $hba;
+	$node->start;
+	return $node;
+}
+
+# True when the long variants of the tests are asked for: SCBF_TEST_LONG=1
+# (test/run-tests --long).  The default runs prove the same claims on
+# fewer rows or fewer rounds.
+sub long_tests
+{
+	return ($ENV{SCBF_TEST_LONG} // '') =~ /^(1|yes|on|true)$/i;
 }
 
 # scbf_same($node, $dbname, $queries, %opt): run each query with the index
@@ -73,26 +124,12 @@ sub scbf_same
 {
 	my ($node, $dbname, $queries, %opt) = @_;
 	local $Test::Builder::Level = $Test::Builder::Level + 1;
-	my @items = map { ref $_ ? [@$_] : [ $_, undef ] } (ref $queries ? @$queries : ($queries));
-	my $default = $opt{rows} // '>0';
-	$_->[1] //= $default for @items;
-	$_->[0] =~ s/;\s*$// for @items;
+	my ($name, @items) = same_items('scbf_same', $queries, %opt);
 	my @any = grep { $_->[1] eq 'any' } @items;
 	die "scbf_same: rows => 'any' needs nonempty => M" if @any && !defined $opt{nonempty};
-	for (@items)
-	{
-		die "scbf_same: rows must be N, '>0', 'empty' or 'any', not '$_->[1]'"
-		  unless $_->[1] =~ /^(\d+|>0|empty|any)$/;
-	}
 	my $seqscan_plan = ($opt{plan} // 'index') eq 'seqscan';
-	my $nempty = grep { $_->[1] eq 'empty' || $_->[1] eq '0' } @items;
-	my $name = $opt{name}
-	  // (@items == 1 ? $items[0][0] : scalar(@items) . ' queries from ' . $items[0][0]);
-	$name .= " ($nempty expected empty)" if $nempty;
 
-	my $wrap = sub {
-		"SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
-	};
+	my $wrap = \&rows_hash;
 	my $forced = "SET enable_seqscan = off; SET enable_indexscan = off; SET enable_bitmapscan = on;\n"
 	  . "SELECT '#scbf ' || coalesce(string_agg(quote_ident(c.relname), ' '), '') "
 	  . "FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE a.amname = 'scbf';\n";
@@ -136,11 +173,9 @@ sub scbf_same
 			push @badrows, sprintf('%s: index %s, seqscan %s (rows:hash)', $q,
 				$idx[$i] // '?', $seq[$i] // '?');
 		}
-		if (!defined $n) { push @badcount, "$q: no answer"; next; }
-		if ($want eq 'any') { $nonempty_any++ if $n > 0; }
-		elsif ($want eq '>0') { push @badcount, "$q: $n rows, expected some" if $n == 0; }
-		elsif ($want eq 'empty') { push @badcount, "$q: $n rows, expected none" if $n != 0; }
-		elsif ($n != $want) { push @badcount, "$q: $n rows, expected $want"; }
+		$nonempty_any++ if $want eq 'any' && ($n // 0) > 0;
+		my $bad = count_problem($q, $want, $n);
+		push @badcount, $bad if defined $bad;
 	}
 	if (@any && $nonempty_any < $opt{nonempty})
 	{
@@ -154,6 +189,201 @@ sub scbf_same
 	ok(!@badrows, "$name: index equals seqscan") or diag(join("\n", $more->(@badrows)));
 	ok(!@badcount, "$name: row counts as expected") or diag(join("\n", $more->(@badcount)));
 	return wantarray ? @counts : $counts[0];
+}
+
+# same_items($caller, $queries, %opt): the queries of scbf_same or
+# citus_same as a test name and a list of [query, rows] pairs, with the
+# default rows => ($opt{rows}, or '>0') filled in and a trailing semicolon
+# taken off.  The name is $opt{name}, or the query (the first of a list),
+# and says how many queries are expected empty.
+sub same_items
+{
+	my ($caller, $queries, %opt) = @_;
+	my @items = map { ref $_ ? [@$_] : [ $_, undef ] } (ref $queries ? @$queries : ($queries));
+	my $default = $opt{rows} // '>0';
+	$_->[1] //= $default for @items;
+	$_->[0] =~ s/;\s*$// for @items;
+	for (@items)
+	{
+		die "$caller: rows must be N, '>0', 'empty' or 'any', not '$_->[1]'"
+		  unless $_->[1] =~ /^(\d+|>0|empty|any)$/;
+	}
+	my $nempty = grep { $_->[1] eq 'empty' || $_->[1] eq '0' } @items;
+	my $name = $opt{name}
+	  // (@items == 1 ? $items[0][0] : scalar(@items) . ' queries from ' . $items[0][0]);
+	$name .= " ($nempty expected empty)" if $nempty;
+	return ($name, @items);
+}
+
+# count_problem($query, $want, $n): what is wrong with $n rows (undef: no
+# answer) where the test expects $want (N, '>0', 'empty', or 'any': any
+# count), or undef if nothing is
+sub count_problem
+{
+	my ($q, $want, $n) = @_;
+	return "$q: no answer" if !defined $n;
+	return if $want eq 'any';
+	return $n == 0 ? "$q: $n rows, expected some" : undef if $want eq '>0';
+	return $n != 0 ? "$q: $n rows, expected none" : undef if $want eq 'empty';
+	return $n != $want ? "$q: $n rows, expected $want" : undef;
+}
+
+# rows_hash($query): SQL that answers "count:hash" for the rows of $query
+# (a sum of row hashes), the fingerprint scbf_same compares
+sub rows_hash
+{
+	return "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
+}
+
+# verify_clean($node, $idx, $what, %opt): scbf_verify($idx, true) succeeds
+# without a word.  With above => 1 it may also report, as a NOTICE and
+# nothing else, counters above what the ledgers imply (false positives,
+# never a wrong answer: what an insert of several columns that fails
+# between raising the counters and writing its ledger entry leaves).
+sub verify_clean
+{
+	my ($node, $idx, $what, %opt) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
+	my $notice = qr/^psql:<stdin>:1: NOTICE:  index "$idx" has \d+ counter\(s\) above what its ledgers imply(?:\n(?:DETAIL|HINT):  [^\n]*)*\n?\z/;
+	if ($opt{above} && $ret == 0 && $err ne '' && $err =~ $notice)
+	{
+		pass("$what: scbf_verify('$idx', true) finds nothing wrong");
+		note("$what: $err");
+		return;
+	}
+	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
+}
+
+# create_gate($node): the SQL function gate(id, a) in database postgres,
+# which returns a, after waiting, in a session whose crash.gate lists id
+# (comma-separated), for the transaction-level advisory lock of id; and
+# gate_wait(id), that wait alone, for other functions to call.  Sessions
+# that do not set crash.gate never wait.
+sub create_gate
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', q{
+	CREATE FUNCTION gate_wait(id int) RETURNS void LANGUAGE plpgsql AS $$
+	BEGIN
+		IF id = ANY (string_to_array(nullif(current_setting('crash.gate', true), ''), ',')::int[]) THEN
+			PERFORM pg_advisory_xact_lock(id);
+		END IF;
+	END $$;
+	CREATE FUNCTION gate(id int, a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+	BEGIN
+		PERFORM gate_wait(id);
+		RETURN a;
+	END $$;
+	});
+}
+
+# hold_gate($node, @ids): a session holding the advisory locks of @ids, so
+# that a gated session waits at those rows; unlock one with
+# $s->query_safe("SELECT pg_advisory_unlock(id)"), all with $s->quit
+sub hold_gate
+{
+	my ($node, @ids) = @_;
+	my $s = $node->background_psql('postgres');
+	$s->query_safe("SELECT pg_advisory_lock($_)") for @ids;
+	return $s;
+}
+
+# gated_session($node, $sql, $gates): start $sql in a new session whose
+# crash.gate is $gates (a comma-separated list of ids) and return (session,
+# its pid) without waiting for $sql; the session echoes "done" after it,
+# which $s->query_until(qr/done/, '') waits for
+sub gated_session
+{
+	my ($node, $sql, $gates) = @_;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_until(qr/gated/, "SET crash.gate = '$gates';\n\\echo gated\n$sql;\n\\echo done\n");
+	return ($s, $pid);
+}
+
+# wait_gated($node, $pid, $id, $phase, $what): wait until backend $pid
+# waits for the advisory lock of $id (and, with $phase, is in that phase
+# of pg_stat_progress_create_index), and assert it
+sub wait_gated
+{
+	my ($node, $pid, $id, $phase, $what) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my $in_phase = $phase
+	  ? " AND pid IN (SELECT pid FROM pg_stat_progress_create_index WHERE phase = '$phase')" : '';
+	ok($node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' "
+		  . "AND objid = $id AND NOT granted$in_phase"),
+		"$what: waits at row $id" . ($phase ? " in phase '$phase'" : ''))
+	  or diag($node->safe_psql('postgres',
+		"SELECT string_agg(pid || ' ' || phase, ', ') FROM pg_stat_progress_create_index"));
+}
+
+# freeze_vacuum($node, $pid, $ready, $what): freeze the VACUUM backend $pid
+# with SIGSTOP while it sleeps in vacuum_delay_point(), once query $ready
+# returns true; returns its phase.  A SIGSTOP that lands outside the sleep
+# (rare: the index work sleeps between every two pages) is undone with
+# SIGCONT and tried again; the state the test asserts is the one read while
+# the backend is frozen.
+sub freeze_vacuum
+{
+	my ($node, $pid, $ready, $what) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	ok($node->poll_query_until('postgres', $ready), "$what: VACUUM reached the crash point");
+	for my $try (1 .. 200)
+	{
+		kill('STOP', $pid) or die "SIGSTOP $pid: $!";
+		my ($ret, $out) = $node->psql('postgres',
+			"SET statement_timeout = '5s';\n"
+			  . "SELECT p.phase || '|' || coalesce(a.wait_event, '') FROM pg_stat_progress_vacuum p "
+			  . "JOIN pg_stat_activity a USING (pid) WHERE p.pid = $pid");
+		my ($phase, $wait) = split /\|/, $out // '', -1;
+		return $phase if $ret == 0 && defined $wait && $wait eq 'VacuumDelay';
+		kill('CONT', $pid);
+		usleep(5_000);
+	}
+	fail("$what: could not freeze the VACUUM in vacuum_delay_point()");
+	return '';
+}
+
+# kill_backend($node, $pid, $what): crash by SIGKILL of backend $pid (frozen
+# or waiting); the postmaster kills the others, reinitializes and replays
+# WAL.  Asserts that it did, once the server accepts connections again.
+sub kill_backend
+{
+	my ($node, $pid, $what) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my $offset = -s $node->logfile;
+	kill('KILL', $pid) or die "SIGKILL $pid: $!";
+	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
+	like(slurp_file($node->logfile, $offset),
+		qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
+		"$what: the backend's death crashed the server, which replayed WAL");
+}
+
+# crash($node, @sessions): stop the server with 'immediate' (no shutdown
+# checkpoint, as in a crash), end the sessions it cut off, start it again
+sub crash
+{
+	my ($node, @sessions) = @_;
+	$node->stop('immediate');
+	end_session($_) for @sessions;
+	$node->start;
+}
+
+# end_session($s): end a session that died in a crash, without caring how
+sub end_session { my ($s) = @_; eval { $s->quit }; }
+
+# flush_wal($node): make everything written to WAL so far durable.  A
+# VACUUM has no transaction id and an aborted or running INSERT no commit,
+# so nothing flushes their records but the commit of a transaction that
+# wrote WAL itself (one that only took an xid, like SELECT txid_current(),
+# commits asynchronously): an insert into a table of its own.
+sub flush_wal
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres',
+		"CREATE TABLE IF NOT EXISTS scbf_flush_wal (x int);\nINSERT INTO scbf_flush_wal VALUES (1)");
 }
 
 1;
