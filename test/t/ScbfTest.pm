@@ -4,8 +4,8 @@
 # gets UTF8 and the C.UTF-8 locale whatever the caller's environment (LANG
 # unset, or any other locale), and when SCBF_EXTENSION_DESTDIR is set (a
 # private "make install DESTDIR=..."), the node loads scbf from there instead
-# of the server's library directory.  start_node() adds settings (the crash
-# tests' in one place) and starts it.
+# of the server's library directory; JIT is off.  start_node() adds
+# settings (the crash tests' in one place) and starts it.
 #
 # scbf_same() is the one comparison of index answers with a sequential scan
 # (the TAP twin of sql/include/scbf_same.sql): every TAP test that compares
@@ -59,6 +59,12 @@ sub new_node
 	push @{ $params{extra} }, '--no-data-checksums'
 	  if $node->pg_version >= 18;
 	$node->init(%params);
+	# No JIT: the forced runs of scbf_same disable sequential scans, which
+	# adds 1e10 to the estimated cost of any plan that still has one (its
+	# catalog query, a plan => 'seqscan' case), and so compiles it with
+	# LLVM's inlining and optimization: a second or two per query on a busy
+	# machine, and nothing scbf does
+	$node->append_conf('postgresql.conf', "jit = off\n");
 	if (my $d = $ENV{SCBF_EXTENSION_DESTDIR})
 	{
 		# the server's library directory (/usr/lib/postgresql/N/lib) under $d
