@@ -32,6 +32,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use lib 'test/t';
 use ScbfTest;
 
@@ -335,11 +336,11 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 		ok($node->poll_query_until('postgres', $ready), "removal ($round): VACUUM reached its index pass");
 		# about a third of the 32 filters: a sleep of 100 ms after each
 		usleep(1_200_000);
-		my $phase = freeze_vacuum($pid, $ready, "removal ($round)");
+		my $phase = freeze_vacuum($node, $pid, $ready, "removal ($round)");
 		is($phase, 'vacuuming indexes', "removal ($round): frozen between two filters");
 		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers during the removal");
-		flush_wal();
-		kill_backend($pid, "removal ($round)");
+		flush_wal($node);
+		kill_backend($node, $pid, "removal ($round)");
 		end_session($vac);
 		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers after the crash");
 		if ($round eq 'fold')
