@@ -43,10 +43,12 @@ $node->safe_psql('postgres', q{
 	VACUUM t;
 });
 
+# 100 transactions per client (1000 with SCBF_TEST_LONG)
+my $tx = long_tests() ? 1000 : 100;
 $node->pgbench(
-	'--no-vacuum --client=6 --jobs=2 --transactions=300 --random-seed=3003',
+	"--no-vacuum --client=6 --jobs=2 --transactions=$tx --random-seed=3003",
 	0,
-	[qr{processed: 1800/1800}],
+	[qr{processed: @{[6 * $tx]}/@{[6 * $tx]}}],
 	[qr{^pgbench: setting random seed to 3003\n$}],
 	'inserts, deletes, probes and VACUUM together',
 	{

@@ -1,8 +1,9 @@
 # A full disk under scbf indexes: their tablespace lies on a small file
 # system (a tmpfs that test/run-tests mounts, as root, for this test and
-# names in SCBF_SMALL_FS), which an unlogged filler table fills until the
-# server reports "No space left on device"; a few hundred kB are then freed,
-# so that a build or an insert fails part-way, after the index has grown.
+# names in SCBF_SMALL_FS), which a filler file fills until the server
+# reports "No space left on device" for a table there; a few hundred kB are
+# then freed, so that a build or an insert fails part-way, after the index
+# has grown.
 # The table itself and the WAL stay on the ordinary disk, so the server goes
 # on; only the index files cannot grow.
 #
@@ -51,28 +52,52 @@ $node->safe_psql('postgres', qq{
 
 my $enospc = qr/ERROR:  could not (?:extend|write to) file .*: No space left on device/;
 
-# Fill the tablespace: an unlogged table (no WAL) of uncompressed 1 kB rows,
-# a few MB per statement, until a statement fails for want of space; then
-# drop a table of $gap such rows made first, so that about $gap kB are free
-# and an index can grow a little before it finds no more space.  Returns the
-# number of statements that succeeded.
+# Fill the small file system: a file of the size of $gap 1 kB rows in heap
+# pages (7 a page), then a filler file that takes every byte left, written
+# by the test (a table filled by INSERTs took a minute); an INSERT into a
+# table of the tablespace must then fail for want of space.  Then the first
+# file goes, so that about $gap kB are free and an index can grow a little
+# before it finds no more space.  unfill($name) frees the rest.
 sub fill
 {
 	my ($name, $gap) = @_;
-	q1("CREATE UNLOGGED TABLE ${name}_gap (x text) TABLESPACE small;\n"
-		  . "INSERT INTO ${name}_gap SELECT repeat('x', 1000) FROM generate_series(1, $gap);\n"
-		  . "CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
-	for my $i (0 .. 1000)
-	{
-		my ($ret, $out, $err) = $node->psql('postgres',
-			"INSERT INTO $name SELECT repeat('x', 1000) FROM generate_series(1, 4000)");
-		next if $ret == 0;
-		like($err, $enospc, "$name: the tablespace is full after $i statements");
-		q1("DROP TABLE ${name}_gap");
-		return $i;
-	}
-	fail("$name: the tablespace never filled up");
-	return -1;
+	my $chunk = 'x' x (1024 * 1024);
+	my $write = sub {
+		my ($path, $bytes) = @_;
+		open(my $fh, '>:raw', $path) or die "open $path: $!";
+		my $written = 0;
+		while (!defined $bytes || $written < $bytes)
+		{
+			my $n = defined $bytes && $bytes - $written < length($chunk) ? $bytes - $written : length($chunk);
+			my $w = syswrite($fh, $chunk, $n);
+			if (!$w)
+			{
+				die "write $path: $!" if defined $bytes || !$!{ENOSPC};
+				# the last MB: in pages, down to the last one
+				last if length($chunk) == 4096;
+				$chunk = 'x' x 4096;
+				next;
+			}
+			$written += $w;
+		}
+		close($fh);
+		return $written;
+	};
+	$write->("$fs/${name}_gap", 8192 * int(($gap + 6) / 7));
+	my $filled = $write->("$fs/$name", undef);
+	q1("CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"INSERT INTO $name SELECT repeat('x', 1000) FROM generate_series(1, 100)");
+	like($err, $enospc, "$name: the tablespace is full (" . int($filled / 1024 / 1024) . ' MB of filler)');
+	unlink("$fs/${name}_gap") or die "unlink: $!";
+}
+
+# unfill($name): the space that fill($name) took is free again
+sub unfill
+{
+	my ($name) = @_;
+	unlink("$fs/$name") or die "unlink: $!";
+	q1("DROP TABLE $name");
 }
 
 # pages of the indexes $list (a comma-separated list)
@@ -109,7 +134,7 @@ fill('fill1', 200);
 		'CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small');
 	like($err, $enospc, 'CREATE INDEX: ends in the error of the full disk');
 	is(q1("SELECT count(*) FROM pg_class WHERE relname = 't_a'"), '0', 'CREATE INDEX: no index is left');
-	q1('DROP TABLE fill1');
+	unfill('fill1');
 	q1('CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small');
 	q1('CREATE INDEX t_b ON t USING scbf (b, a) TABLESPACE small');
 	is(q1("SELECT string_agg(c.relname || ':' || coalesce(s.spcname, 'default'), ',' ORDER BY c.relname) FROM pg_class c "
@@ -144,7 +169,7 @@ my $insert = "INSERT INTO t SELECT g, g % 1000, 'b' || (g % 20011) FROM generate
 }
 
 # ---- 3. space again
-q1('DROP TABLE fill2');
+unfill('fill2');
 q1($insert);
 is(q1('SELECT count(*) FROM t'), $rows + 200000, 'with space again, the INSERT succeeds');
 q1('VACUUM (INDEX_CLEANUP ON) t');
@@ -171,7 +196,7 @@ check_all('after the full disk, with space again');
 	my ($ret, $out, $err) = $node->psql('postgres', $f2);
 	like($err, $enospc, 'format 2: CREATE INDEX ends in the error of the full disk');
 	is(q1("SELECT count(*) FROM pg_class WHERE relname = 't2_a'"), '0', 'format 2: CREATE INDEX leaves no index');
-	q1('DROP TABLE fill3');
+	unfill('fill3');
 	q1($f2);
 	$check2->('built');
 	my $rows2 = q1('SELECT count(*) FROM t2');
@@ -189,7 +214,7 @@ check_all('after the full disk, with space again');
 	  or diag($err);
 	note('format 2: VACUUM on the full disk: ' . ($ret == 0 ? 'succeeded' : $err));
 	$check2->('after VACUUM on a full disk');
-	q1('DROP TABLE fill4');
+	unfill('fill4');
 	q1($insert2);
 	is(q1('SELECT count(*) FROM t2'), $rows2 + 200000, 'format 2: with space again, the INSERT succeeds');
 	q1('VACUUM (INDEX_CLEANUP ON) t2');

@@ -675,10 +675,12 @@ $node->safe_psql('postgres', q{
 	CREATE INDEX w_k ON w USING scbf (k) WITH (pages_per_segment = 16);
 	CREATE INDEX w_ks ON w USING scbf (k, s) WITH (pages_per_segment = 8);
 });
+# 20 transactions per client (200 with SCBF_TEST_LONG)
+my $tx = long_tests() ? 200 : 20;
 $node->pgbench(
-	'--no-vacuum --client=5 --jobs=5 --transactions=60',
+	"--no-vacuum --client=5 --jobs=5 --transactions=$tx",
 	0,
-	[qr{processed: 300/300}],
+	[qr{processed: @{[5 * $tx]}/@{[5 * $tx]}}],
 	[qr{^$}],
 	'verify while inserts chain filters and VACUUM consolidates them',
 	{
