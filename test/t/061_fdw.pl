@@ -55,8 +55,13 @@ $coord->safe_psql('postgres', q{
 	CREATE FOREIGN TABLE orders_p1 PARTITION OF orders FOR VALUES WITH (MODULUS 4, REMAINDER 1) SERVER shard1;
 	CREATE FOREIGN TABLE orders_p2 PARTITION OF orders FOR VALUES WITH (MODULUS 4, REMAINDER 2) SERVER shard2;
 	CREATE FOREIGN TABLE orders_p3 PARTITION OF orders FOR VALUES WITH (MODULUS 4, REMAINDER 3) SERVER shard2;
+	-- postgres_fdw sends the rows 1000 at a time (one at a time by default)
+	ALTER SERVER shard1 OPTIONS (ADD batch_size '1000');
+	ALTER SERVER shard2 OPTIONS (ADD batch_size '1000');
 	INSERT INTO orders SELECT g, g % 64, (g % 64) * 1000 + (g / 64) % 40, g % 7, 'c' || (g % 3001)
 	FROM generate_series(1, 40000) g;
+	ALTER SERVER shard1 OPTIONS (DROP batch_size);
+	ALTER SERVER shard2 OPTIONS (DROP batch_size);
 });
 
 # CREATE INDEX on the parent does nothing for foreign partitions ...
@@ -99,43 +104,79 @@ is($on_shards->(), '4 4', 'and running it again changes nothing');
 
 # fdw_same: the remote SQL of every Foreign Scan has the condition; each
 # shard plans it with scbf; the coordinator's answer equals the shards'
-# sequential scans
+# sequential scans.  One psql session per node for the whole list: the
+# coordinator's plans and answers, then per shard the plans of the remote
+# SQL sent to it (at the shard's defaults: bitmap scans only) and, with
+# sequential scans, each query on each of its partitions.
 my $wrap = \&rows_hash;
 my ($nplans, $nrows) = (0, 0);
 sub fdw_same
 {
 	my ($queries, $name) = @_;
 	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my @items = map { ref $_ ? [@$_] : [ $_, '>0' ] } @$queries;
 	my (@badpush, @badplan, @badrows, @badcount);
-	for my $item (@$queries)
+	my (@plan, @got, @remote, %rplan, %seq, $cur);
+	my $out = $coord->safe_psql('postgres', join '', map {
+		"\\echo '#plan $_'\nEXPLAIN (VERBOSE, COSTS OFF) $items[$_][0];\n"
+		  . "SELECT '#got $_ ' || (" . $wrap->($items[$_][0]) . ");\n" } 0 .. $#items);
+	for my $line (split /\n/, $out)
 	{
-		my ($q, $want) = ref $item ? @$item : ($item, '>0');
-		my $plan = $coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $q");
-		my @remote = $plan =~ /Remote SQL: (.*)$/mg;
-		push @badpush, "$q: no foreign scan\n$plan" unless @remote;
-		push @badpush, "$q: condition not pushed down: $_" for grep { !/ WHERE .*(customer_id|code)/ } @remote;
-		for my $r (@remote)
+		if ($line =~ /^#plan (\d+)$/) { $cur = $1; $plan[$cur] = ''; }
+		elsif ($line =~ /^#got (\d+) (\S+)$/) { $got[$1] = $2; undef $cur; }
+		elsif (defined $cur) { $plan[$cur] .= "$line\n"; }
+	}
+	for my $i (0 .. $#items)
+	{
+		my $q = $items[$i][0];
+		my $p = $plan[$i] // '';
+		$remote[$i] = [ $p =~ /Remote SQL: (.*)$/mg ];
+		push @badpush, "$q: no foreign scan\n$p" unless @{ $remote[$i] };
+		push @badpush, "$q: condition not pushed down: $_" for grep { !/ WHERE .*(customer_id|code)/ } @{ $remote[$i] };
+	}
+	for my $s (0 .. 1)
+	{
+		my @rels = map { "orders_p$_" } (2 * $s, 2 * $s + 1);
+		my ($plans, $seqs) = ('', "SET enable_seqscan = on; SET enable_bitmapscan = off;\n");
+		for my $i (0 .. $#items)
 		{
-			my ($rel) = $r =~ /FROM public\.(orders_p\d)/;
-			my $shard = $shards[ $rel =~ /p[01]/ ? 0 : 1 ];
-			my $sp = $shard->safe_psql('postgres', "EXPLAIN (COSTS OFF) $r");
+			for my $k (0 .. $#{ $remote[$i] })
+			{
+				my ($rel) = $remote[$i][$k] =~ /FROM public\.(orders_p\d)/;
+				next unless $rel && grep { $_ eq $rel } @rels;
+				$plans .= "\\echo '#rplan $i $k'\nEXPLAIN (COSTS OFF) $remote[$i][$k];\n";
+			}
+			(my $local = $items[$i][0]) =~ s/\borders\b/%s/;
+			$seqs .= "SELECT '#seq $i $_ ' || (" . $wrap->(sprintf($local, $_)) . ");\n" for @rels;
+		}
+		undef $cur;
+		for my $line (split /\n/, $shards[$s]->safe_psql('postgres', $plans . $seqs))
+		{
+			if ($line =~ /^#rplan (\d+) (\d+)$/) { $cur = \$rplan{"$1 $2"}; $$cur = ''; }
+			elsif ($line =~ /^#seq (\d+) (\S+) (\S+)$/) { $seq{$1}{$2} = $3; undef $cur; }
+			elsif (defined $cur) { $$cur .= "$line\n"; }
+		}
+	}
+	for my $i (0 .. $#items)
+	{
+		my ($q, $want) = @{ $items[$i] };
+		for my $k (0 .. $#{ $remote[$i] })
+		{
+			my ($rel) = $remote[$i][$k] =~ /FROM public\.(orders_p\d)/;
+			my $sp = $rplan{"$i $k"} // "(no plan)\n";
 			my @scans = $sp =~ /Bitmap Index Scan on (\S+)/g;
-			push @badplan, "$q on $rel: $sp" if !@scans || grep { !/^${rel}_(cust|multi)$/ } @scans;
+			push @badplan, "$q on " . ($rel // '?') . ": $sp"
+			  if !$rel || !@scans || grep { !/^${rel}_(cust|multi)$/ } @scans;
 			$nplans++;
 		}
-		my $got = $coord->safe_psql('postgres', $wrap->($q));
 		my ($n, $h) = (0, 0);
-		(my $local = $q) =~ s/\borders\b/%s/;
-		for my $i (0 .. 1)
+		for my $rel (map { "orders_p$_" } 0 .. 3)
 		{
-			for my $rel (map { "orders_p$_" } (2 * $i, 2 * $i + 1))
-			{
-				my ($pn, $ph) = split /:/, $shards[$i]->safe_psql('postgres',
-					"SET enable_seqscan = on; SET enable_bitmapscan = off;\n" . $wrap->(sprintf($local, $rel)));
-				($n, $h) = ($n + $pn, $h + $ph);
-			}
+			my ($pn, $ph) = split /:/, $seq{$i}{$rel} // '?:?';
+			($n, $h) = ($n + $pn, $h + $ph);
 		}
-		push @badrows, "$q: coordinator $got, shards' seqscans $n:$h" if $got ne "$n:$h";
+		push @badrows, "$q: coordinator " . ($got[$i] // '?') . ", shards' seqscans $n:$h"
+		  if !defined $got[$i] || $got[$i] ne "$n:$h" || grep { !defined $seq{$i}{"orders_p$_"} } 0 .. 3;
 		$nrows += $n;
 		push @badcount, "$q: $n rows, expected " . ($want eq 'empty' ? 'none' : 'some')
 		  if ($want eq 'empty') != ($n == 0);
@@ -173,11 +214,14 @@ my $seq_on_shards = sub {
 	my ($n, $h, @holders) = (0, 0);
 	for my $i (0 .. 1)
 	{
-		for my $rel (map { "orders_p$_" } (2 * $i, 2 * $i + 1))
+		my @rels = map { "orders_p$_" } (2 * $i, 2 * $i + 1);
+		my @answers = split /\n/, $shards[$i]->safe_psql('postgres',
+			"SET enable_seqscan = on; SET enable_bitmapscan = off;\n"
+			  . join('', map { $wrap->("SELECT * FROM $_ WHERE $col = '$val'") . ";\n" } @rels));
+		die "seq_on_shards: " . scalar(@answers) . " answers from shard" . ($i + 1) unless @answers == 2;
+		for my $rel (@rels)
 		{
-			my ($pn, $ph) = split /:/, $shards[$i]->safe_psql('postgres',
-				"SET enable_seqscan = on; SET enable_bitmapscan = off;\n"
-				  . $wrap->("SELECT * FROM $rel WHERE $col = '$val'"));
+			my ($pn, $ph) = split /:/, shift @answers;
 			($n, $h) = ($n + $pn, $h + $ph);
 			push @holders, $rel if $pn > 0;
 		}
