@@ -83,9 +83,9 @@ sub fill
 		close($fh);
 		return $written;
 	};
+	q1("CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
 	$write->("$fs/${name}_gap", 8192 * int(($gap + 6) / 7));
 	my $filled = $write->("$fs/$name", undef);
-	q1("CREATE UNLOGGED TABLE $name (x text) TABLESPACE small");
 	my ($ret, $out, $err) = $node->psql('postgres',
 		"INSERT INTO $name SELECT repeat('x', 1000) FROM generate_series(1, 100)");
 	like($err, $enospc, "$name: the tablespace is full (" . int($filled / 1024 / 1024) . ' MB of filler)');
