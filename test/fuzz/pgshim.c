@@ -1,15 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * pgshim.c
- *	  The few server functions src/scbfpage.c needs, so that the fuzz
- *	  harness links it without a server.
+ *	  The few server functions src/scbfpage.c and the page readers of
+ *	  format 2 need, so that the fuzz harnesses link them without a server.
  *
  * NOTES
  *	  ereport(ERROR) and elog(ERROR) end in errfinish(), which jumps back
  *	  to the harness (pgshim_catch) instead of the server's error handler:
- *	  a clean error.  Lower levels are dropped.  The buffer manager, WAL,
- *	  FSM and fmgr calls are never reached by the functions the harness
- *	  calls (they take a page image, not a buffer): each aborts, so a
+ *	  a clean error.  Lower levels are dropped.
+ *
+ *	  The buffer manager serves the pages a harness hands to
+ *	  pgshim_set_blocks() as local buffers (buffer -1 is block 0), each
+ *	  page its own malloc'd buffer, and counts pins and locks; a read of a
+ *	  block past the end, or any buffer call while no pages are set (fuzz_page
+ *	  takes page images, not buffers), aborts.  palloc and friends keep
+ *	  every chunk on a list that pgshim_free_all() frees, as a memory
+ *	  context reset would after an error.  WAL, the FSM, relation
+ *	  extension and fmgr are never reached by the readers: each aborts, so a
  *	  harness that reached one would fail loudly.  psprintf formats into a
  *	  static ring, since nothing frees what it returns.
  *
@@ -33,6 +40,8 @@
 #include "storage/bufpage.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "access/transam.h"
+#include "utils/snapmgr.h"
 #include "utils/rel.h"
 
 #include "pgshim.h"
@@ -48,9 +57,17 @@ sigjmp_buf *pgshim_catch = NULL;
 int			pgshim_elevel;
 char		pgshim_message[256];
 
-/* never read: BufferGetPage() refers to them */
+/* BufferGetPage() reads local buffers from LocalBufferBlockPointers */
 char	   *BufferBlocks;
 Block	   *LocalBufferBlockPointers;
+int			NLocBuffer;
+
+/* the pages of the index a harness set, their count, pins and locks */
+static BlockNumber shim_nblocks;
+static int *shim_pinned;
+static int *shim_locked;
+int			pgshim_pins;
+int			pgshim_locks;
 
 /* CHECK_FOR_INTERRUPTS() reads it; nothing sets it here */
 volatile sig_atomic_t InterruptPending = false;
@@ -161,16 +178,215 @@ PageInit(Page page, Size pageSize, Size specialSize)
 	PageSetPageSizeAndVersion(page, pageSize, PG_PAGE_LAYOUT_VERSION);
 }
 
+/* ---- memory: every chunk on one list, freed by pgshim_free_all ---- */
+
+typedef struct ShimChunk
+{
+	struct ShimChunk *prev;
+	struct ShimChunk *next;
+} ShimChunk;
+
+static ShimChunk shim_chunks = {&shim_chunks, &shim_chunks};
+
+static void *
+ShimAlloc(Size size, bool zero)
+{
+	ShimChunk  *c = zero ? calloc(1, sizeof(ShimChunk) + size) :
+		malloc(sizeof(ShimChunk) + size);
+
+	if (c == NULL)
+		abort();
+	c->next = shim_chunks.next;
+	c->prev = &shim_chunks;
+	c->next->prev = c;
+	shim_chunks.next = c;
+	return c + 1;
+}
+
+void *
+palloc(Size size)
+{
+	return ShimAlloc(size, false);
+}
+
+void *
+palloc0(Size size)
+{
+	return ShimAlloc(size, true);
+}
+
+void *
+MemoryContextAlloc(MemoryContext context, Size size)
+{
+	return ShimAlloc(size, false);
+}
+
 void *
 MemoryContextAllocZero(MemoryContext context, Size size)
 {
-	return calloc(1, size);
+	return ShimAlloc(size, true);
 }
 
-/* ---- never reached: each aborts ---- */
+void
+pfree(void *pointer)
+{
+	ShimChunk  *c = (ShimChunk *) pointer - 1;
+
+	c->prev->next = c->next;
+	c->next->prev = c->prev;
+	free(c);
+}
+
+void *
+repalloc(void *pointer, Size size)
+{
+	ShimChunk  *c = (ShimChunk *) pointer - 1;
+	ShimChunk  *n = realloc(c, sizeof(ShimChunk) + size);
+
+	if (n == NULL)
+		abort();
+	n->prev->next = n;
+	n->next->prev = n;
+	return n + 1;
+}
+
+/*
+ * Free every chunk palloc'd since the last call (the end of an input).
+ */
+void
+pgshim_free_all(void)
+{
+	while (shim_chunks.next != &shim_chunks)
+		pfree(shim_chunks.next + 1);
+}
+
+/* PostgreSQL's qsort is pg_qsort (port.h); the C library's will do */
+#undef qsort
+void
+pg_qsort(void *base, size_t nel, size_t elsize,
+		 int (*cmp) (const void *, const void *))
+{
+	qsort(base, nel, elsize, cmp);
+}
+
+/* ---- the buffer manager, over the pages the harness set ---- */
 
 #define UNREACHED(name) \
 	do { fprintf(stderr, "pgshim: %s called\n", name); abort(); } while (0)
+
+/*
+ * Serve pages[0 .. nblocks) as the index's blocks (NULL, 0: none).
+ */
+void
+pgshim_set_blocks(Page *pages, BlockNumber nblocks)
+{
+	free(shim_pinned);
+	free(shim_locked);
+	shim_pinned = nblocks ? calloc(nblocks, sizeof(int)) : NULL;
+	shim_locked = nblocks ? calloc(nblocks, sizeof(int)) : NULL;
+	LocalBufferBlockPointers = (Block *) pages;
+	NLocBuffer = nblocks;
+	shim_nblocks = nblocks;
+	pgshim_pins = pgshim_locks = 0;
+}
+
+/*
+ * Drop every pin and lock, as transaction abort does after an error.
+ */
+void
+pgshim_release_all(void)
+{
+	for (BlockNumber b = 0; b < shim_nblocks; b++)
+		shim_pinned[b] = shim_locked[b] = 0;
+	pgshim_pins = pgshim_locks = 0;
+}
+
+/* The block of a buffer, which must be pinned */
+static BlockNumber
+ShimBlock(Buffer buffer, const char *caller)
+{
+	BlockNumber b = (BlockNumber) (-buffer - 1);
+
+	if (shim_nblocks == 0)
+		UNREACHED(caller);
+	if (buffer >= 0 || b >= shim_nblocks || shim_pinned[b] == 0)
+	{
+		fprintf(stderr, "pgshim: %s of buffer %d, not pinned\n", caller, buffer);
+		abort();
+	}
+	return b;
+}
+
+BlockNumber
+RelationGetNumberOfBlocksInFork(Relation relation, ForkNumber forkNum)
+{
+	if (shim_nblocks == 0)
+		UNREACHED("RelationGetNumberOfBlocksInFork");
+	return shim_nblocks;
+}
+
+Buffer
+ReadBuffer(Relation reln, BlockNumber blockNum)
+{
+	if (shim_nblocks == 0)
+		UNREACHED("ReadBuffer");
+	if (blockNum >= shim_nblocks)
+	{
+		fprintf(stderr, "pgshim: ReadBuffer of block %u, past the index's %u blocks: a walk without its guard\n",
+				blockNum, shim_nblocks);
+		abort();
+	}
+	shim_pinned[blockNum]++;
+	pgshim_pins++;
+	return -(Buffer) blockNum - 1;
+}
+
+void
+LockBuffer(Buffer buffer, int mode)
+{
+	BlockNumber b = ShimBlock(buffer, "LockBuffer");
+
+	if (mode == BUFFER_LOCK_UNLOCK)
+	{
+		if (shim_locked[b] == 0)
+		{
+			fprintf(stderr, "pgshim: unlock of block %u, not locked\n", b);
+			abort();
+		}
+		shim_locked[b]--;
+		pgshim_locks--;
+		return;
+	}
+	if (mode != BUFFER_LOCK_SHARE)
+		UNREACHED("LockBuffer (exclusive)");
+	shim_locked[b]++;
+	pgshim_locks++;
+}
+
+
+void
+ReleaseBuffer(Buffer buffer)
+{
+	BlockNumber b = ShimBlock(buffer, "ReleaseBuffer");
+
+	shim_pinned[b]--;
+	pgshim_pins--;
+}
+
+void
+UnlockReleaseBuffer(Buffer buffer)
+{
+	LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+	ReleaseBuffer(buffer);
+}
+
+BlockNumber
+BufferGetBlockNumber(Buffer buffer)
+{
+	return ShimBlock(buffer, "BufferGetBlockNumber");
+}
+
+/* ---- never reached: each aborts ---- */
 
 void
 ProcessInterrupts(void)
@@ -178,23 +394,8 @@ ProcessInterrupts(void)
 	UNREACHED("ProcessInterrupts");
 }
 
-BlockNumber
-RelationGetNumberOfBlocksInFork(Relation relation, ForkNumber forkNum)
-{
-	UNREACHED("RelationGetNumberOfBlocksInFork");
-}
 
-Buffer
-ReadBuffer(Relation reln, BlockNumber blockNum)
-{
-	UNREACHED("ReadBuffer");
-}
 
-void
-LockBuffer(Buffer buffer, int mode)
-{
-	UNREACHED("LockBuffer");
-}
 
 bool
 ConditionalLockBuffer(Buffer buffer)
@@ -202,23 +403,8 @@ ConditionalLockBuffer(Buffer buffer)
 	UNREACHED("ConditionalLockBuffer");
 }
 
-void
-ReleaseBuffer(Buffer buffer)
-{
-	UNREACHED("ReleaseBuffer");
-}
 
-void
-UnlockReleaseBuffer(Buffer buffer)
-{
-	UNREACHED("UnlockReleaseBuffer");
-}
 
-BlockNumber
-BufferGetBlockNumber(Buffer buffer)
-{
-	UNREACHED("BufferGetBlockNumber");
-}
 
 GenericXLogState *
 GenericXLogStart(Relation relation)
@@ -273,3 +459,30 @@ FunctionCall1Coll(FmgrInfo *flinfo, Oid collation, Datum arg1)
 {
 	UNREACHED("FunctionCall1Coll");
 }
+
+void
+GenericXLogAbort(GenericXLogState *state)
+{
+	UNREACHED("GenericXLogAbort");
+}
+
+void
+MarkBufferDirty(Buffer buffer)
+{
+	UNREACHED("MarkBufferDirty");
+}
+
+FullTransactionId
+ReadNextFullTransactionId(void)
+{
+	UNREACHED("ReadNextFullTransactionId");
+}
+
+bool
+GlobalVisCheckRemovableFullXid(Relation rel, FullTransactionId fxid)
+{
+	UNREACHED("GlobalVisCheckRemovableFullXid");
+}
+
+/* read by the build's row pass only (scbfrows.c), never reached */
+int			maintenance_work_mem = 65536;
