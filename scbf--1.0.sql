@@ -6,12 +6,12 @@
 --
 -- The access method
 --
-CREATE FUNCTION scbfhandler(internal)
-RETURNS index_am_handler
+CREATE FUNCTION scbfhandler(pg_catalog.internal)
+RETURNS pg_catalog.index_am_handler
 AS 'MODULE_PATHNAME'
 LANGUAGE C;
 
-CREATE ACCESS METHOD scbf TYPE INDEX HANDLER scbfhandler;
+CREATE ACCESS METHOD scbf TYPE INDEX HANDLER @extschema@.scbfhandler;
 COMMENT ON ACCESS METHOD scbf IS
 	'split counting Bloom filter index: equality skipping per heap segment';
 
@@ -33,107 +33,107 @@ COMMENT ON ACCESS METHOD scbf IS
 CREATE OPERATOR FAMILY integer_ops USING scbf;
 
 CREATE OPERATOR CLASS int2_ops
-DEFAULT FOR TYPE int2 USING scbf FAMILY integer_ops AS
-	OPERATOR	1	=(int2, int2),
-	FUNCTION	1	hashint2(int2);
+DEFAULT FOR TYPE pg_catalog.int2 USING scbf FAMILY @extschema@.integer_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.int2, pg_catalog.int2),
+	FUNCTION	1	pg_catalog.hashint2(pg_catalog.int2);
 
 CREATE OPERATOR CLASS int4_ops
-DEFAULT FOR TYPE int4 USING scbf FAMILY integer_ops AS
-	OPERATOR	1	=(int4, int4),
-	FUNCTION	1	hashint4(int4);
+DEFAULT FOR TYPE pg_catalog.int4 USING scbf FAMILY @extschema@.integer_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.int4, pg_catalog.int4),
+	FUNCTION	1	pg_catalog.hashint4(pg_catalog.int4);
 
 CREATE OPERATOR CLASS int8_ops
-DEFAULT FOR TYPE int8 USING scbf FAMILY integer_ops AS
-	OPERATOR	1	=(int8, int8),
-	FUNCTION	1	hashint8(int8);
+DEFAULT FOR TYPE pg_catalog.int8 USING scbf FAMILY @extschema@.integer_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.int8, pg_catalog.int8),
+	FUNCTION	1	pg_catalog.hashint8(pg_catalog.int8);
 
-ALTER OPERATOR FAMILY integer_ops USING scbf ADD
-	OPERATOR	1	=(int2, int4),
-	OPERATOR	1	=(int2, int8),
-	OPERATOR	1	=(int4, int2),
-	OPERATOR	1	=(int4, int8),
-	OPERATOR	1	=(int8, int2),
-	OPERATOR	1	=(int8, int4);
+ALTER OPERATOR FAMILY @extschema@.integer_ops USING scbf ADD
+	OPERATOR	1	pg_catalog.= (pg_catalog.int2, pg_catalog.int4),
+	OPERATOR	1	pg_catalog.= (pg_catalog.int2, pg_catalog.int8),
+	OPERATOR	1	pg_catalog.= (pg_catalog.int4, pg_catalog.int2),
+	OPERATOR	1	pg_catalog.= (pg_catalog.int4, pg_catalog.int8),
+	OPERATOR	1	pg_catalog.= (pg_catalog.int8, pg_catalog.int2),
+	OPERATOR	1	pg_catalog.= (pg_catalog.int8, pg_catalog.int4);
 
 -- float4, float8
 CREATE OPERATOR FAMILY float_ops USING scbf;
 
 CREATE OPERATOR CLASS float4_ops
-DEFAULT FOR TYPE float4 USING scbf FAMILY float_ops AS
-	OPERATOR	1	=(float4, float4),
-	FUNCTION	1	hashfloat4(float4);
+DEFAULT FOR TYPE pg_catalog.float4 USING scbf FAMILY @extschema@.float_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.float4, pg_catalog.float4),
+	FUNCTION	1	pg_catalog.hashfloat4(pg_catalog.float4);
 
 CREATE OPERATOR CLASS float8_ops
-DEFAULT FOR TYPE float8 USING scbf FAMILY float_ops AS
-	OPERATOR	1	=(float8, float8),
-	FUNCTION	1	hashfloat8(float8);
+DEFAULT FOR TYPE pg_catalog.float8 USING scbf FAMILY @extschema@.float_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.float8, pg_catalog.float8),
+	FUNCTION	1	pg_catalog.hashfloat8(pg_catalog.float8);
 
-ALTER OPERATOR FAMILY float_ops USING scbf ADD
-	OPERATOR	1	=(float4, float8),
-	OPERATOR	1	=(float8, float4);
+ALTER OPERATOR FAMILY @extschema@.float_ops USING scbf ADD
+	OPERATOR	1	pg_catalog.= (pg_catalog.float4, pg_catalog.float8),
+	OPERATOR	1	pg_catalog.= (pg_catalog.float8, pg_catalog.float4);
 
 -- text, name (varchar columns use text_ops through binary coercion)
 CREATE OPERATOR FAMILY text_ops USING scbf;
 
 CREATE OPERATOR CLASS text_ops
-DEFAULT FOR TYPE text USING scbf FAMILY text_ops AS
-	OPERATOR	1	=(text, text),
-	FUNCTION	1	hashtext(text);
+DEFAULT FOR TYPE pg_catalog.text USING scbf FAMILY @extschema@.text_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.text, pg_catalog.text),
+	FUNCTION	1	pg_catalog.hashtext(pg_catalog.text);
 
 CREATE OPERATOR CLASS name_ops
-DEFAULT FOR TYPE name USING scbf FAMILY text_ops AS
-	OPERATOR	1	=(name, name),
-	FUNCTION	1	hashname(name);
+DEFAULT FOR TYPE pg_catalog.name USING scbf FAMILY @extschema@.text_ops AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.name, pg_catalog.name),
+	FUNCTION	1	pg_catalog.hashname(pg_catalog.name);
 
-ALTER OPERATOR FAMILY text_ops USING scbf ADD
-	OPERATOR	1	=(text, name),
-	OPERATOR	1	=(name, text);
+ALTER OPERATOR FAMILY @extschema@.text_ops USING scbf ADD
+	OPERATOR	1	pg_catalog.= (pg_catalog.text, pg_catalog.name),
+	OPERATOR	1	pg_catalog.= (pg_catalog.name, pg_catalog.text);
 
 -- Types whose equality does not cross types (each its own family)
 CREATE OPERATOR CLASS bpchar_ops
-DEFAULT FOR TYPE bpchar USING scbf AS
-	OPERATOR	1	=(bpchar, bpchar),
-	FUNCTION	1	hashbpchar(bpchar);
+DEFAULT FOR TYPE pg_catalog.bpchar USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.bpchar, pg_catalog.bpchar),
+	FUNCTION	1	pg_catalog.hashbpchar(pg_catalog.bpchar);
 
 CREATE OPERATOR CLASS numeric_ops
-DEFAULT FOR TYPE numeric USING scbf AS
-	OPERATOR	1	=(numeric, numeric),
-	FUNCTION	1	hash_numeric(numeric);
+DEFAULT FOR TYPE pg_catalog.numeric USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.numeric, pg_catalog.numeric),
+	FUNCTION	1	pg_catalog.hash_numeric(pg_catalog.numeric);
 
 CREATE OPERATOR CLASS uuid_ops
-DEFAULT FOR TYPE uuid USING scbf AS
-	OPERATOR	1	=(uuid, uuid),
-	FUNCTION	1	uuid_hash(uuid);
+DEFAULT FOR TYPE pg_catalog.uuid USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.uuid, pg_catalog.uuid),
+	FUNCTION	1	pg_catalog.uuid_hash(pg_catalog.uuid);
 
 CREATE OPERATOR CLASS timestamp_ops
-DEFAULT FOR TYPE timestamp USING scbf AS
-	OPERATOR	1	=(timestamp, timestamp),
-	FUNCTION	1	timestamp_hash(timestamp);
+DEFAULT FOR TYPE pg_catalog.timestamp USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.timestamp, pg_catalog.timestamp),
+	FUNCTION	1	pg_catalog.timestamp_hash(pg_catalog.timestamp);
 
 CREATE OPERATOR CLASS time_ops
-DEFAULT FOR TYPE time USING scbf AS
-	OPERATOR	1	=(time, time),
-	FUNCTION	1	time_hash(time);
+DEFAULT FOR TYPE pg_catalog.time USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.time, pg_catalog.time),
+	FUNCTION	1	pg_catalog.time_hash(pg_catalog.time);
 
 CREATE OPERATOR CLASS timetz_ops
-DEFAULT FOR TYPE timetz USING scbf AS
-	OPERATOR	1	=(timetz, timetz),
-	FUNCTION	1	timetz_hash(timetz);
+DEFAULT FOR TYPE pg_catalog.timetz USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.timetz, pg_catalog.timetz),
+	FUNCTION	1	pg_catalog.timetz_hash(pg_catalog.timetz);
 
 CREATE OPERATOR CLASS interval_ops
-DEFAULT FOR TYPE interval USING scbf AS
-	OPERATOR	1	=(interval, interval),
-	FUNCTION	1	interval_hash(interval);
+DEFAULT FOR TYPE pg_catalog.interval USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.interval, pg_catalog.interval),
+	FUNCTION	1	pg_catalog.interval_hash(pg_catalog.interval);
 
 CREATE OPERATOR CLASS char_ops
-DEFAULT FOR TYPE "char" USING scbf AS
-	OPERATOR	1	=("char", "char"),
-	FUNCTION	1	hashchar("char");
+DEFAULT FOR TYPE pg_catalog."char" USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog."char", pg_catalog."char"),
+	FUNCTION	1	pg_catalog.hashchar(pg_catalog."char");
 
 CREATE OPERATOR CLASS oid_ops
-DEFAULT FOR TYPE oid USING scbf AS
-	OPERATOR	1	=(oid, oid),
-	FUNCTION	1	hashoid(oid);
+DEFAULT FOR TYPE pg_catalog.oid USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.oid, pg_catalog.oid),
+	FUNCTION	1	pg_catalog.hashoid(pg_catalog.oid);
 
 -- date, timestamptz, bytea, bool: up to PostgreSQL 17 the hash access
 -- method hashes these with another type's function (hashint4, timestamp_hash,
@@ -189,24 +189,24 @@ $$;
 
 -- inet (cidr columns use it through binary coercion)
 CREATE OPERATOR CLASS inet_ops
-DEFAULT FOR TYPE inet USING scbf AS
-	OPERATOR	1	=(inet, inet),
-	FUNCTION	1	hashinet(inet);
+DEFAULT FOR TYPE pg_catalog.inet USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.inet, pg_catalog.inet),
+	FUNCTION	1	pg_catalog.hashinet(pg_catalog.inet);
 
 CREATE OPERATOR CLASS macaddr_ops
-DEFAULT FOR TYPE macaddr USING scbf AS
-	OPERATOR	1	=(macaddr, macaddr),
-	FUNCTION	1	hashmacaddr(macaddr);
+DEFAULT FOR TYPE pg_catalog.macaddr USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.macaddr, pg_catalog.macaddr),
+	FUNCTION	1	pg_catalog.hashmacaddr(pg_catalog.macaddr);
 
 CREATE OPERATOR CLASS macaddr8_ops
-DEFAULT FOR TYPE macaddr8 USING scbf AS
-	OPERATOR	1	=(macaddr8, macaddr8),
-	FUNCTION	1	hashmacaddr8(macaddr8);
+DEFAULT FOR TYPE pg_catalog.macaddr8 USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.macaddr8, pg_catalog.macaddr8),
+	FUNCTION	1	pg_catalog.hashmacaddr8(pg_catalog.macaddr8);
 
 CREATE OPERATOR CLASS pg_lsn_ops
-DEFAULT FOR TYPE pg_lsn USING scbf AS
-	OPERATOR	1	=(pg_lsn, pg_lsn),
-	FUNCTION	1	pg_lsn_hash(pg_lsn);
+DEFAULT FOR TYPE pg_catalog.pg_lsn USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.pg_lsn, pg_catalog.pg_lsn),
+	FUNCTION	1	pg_catalog.pg_lsn_hash(pg_catalog.pg_lsn);
 
 --
 -- Diagnostic and maintenance functions: see the end of this file.
@@ -298,14 +298,18 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 -- Security (PostgreSQL's "Security Considerations for Extensions"): the
 -- script uses neither CREATE OR REPLACE nor IF NOT EXISTS, so an object
 -- someone created first makes CREATE EXTENSION fail rather than be adopted;
--- every function is C that looks nothing up by name, so none needs a SET
--- search_path; the operators, hash functions and types named here resolve
--- while CREATE EXTENSION searches pg_catalog first and pg_temp last
--- (sql/scbf_security.sql installs and runs all of it under a search_path
--- an attacker prepared).  The routing functions at the end are SQL and
--- PL/pgSQL: each has SET search_path FROM CURRENT (the schema the extension
--- is installed in; pg_catalog is searched first), names every catalog with
--- pg_catalog, and calls dblink's functions qualified by dblink's schema.
+-- every operator, support function and type the operator classes name is
+-- qualified with pg_catalog, and the families and the handler with the
+-- extension's schema (@extschema@), so nothing resolves through a
+-- search_path; the C functions look nothing up by name.  The routing
+-- functions at the end are SQL and PL/pgSQL: each has SET search_path =
+-- pg_catalog, @extschema@, pg_temp, whatever the caller's path, names every
+-- catalog with pg_catalog, calls scbf's own functions as @extschema@.name
+-- and dblink's qualified by dblink's schema.  The extension is not
+-- relocatable (scbf.control): ALTER EXTENSION SET SCHEMA would leave those
+-- bodies and settings naming the old schema, where anyone who may create
+-- objects there could plant look-alikes.  sql/scbf_security.sql installs
+-- and runs all of it under a search_path an attacker prepared.
 --
 -- These reveal indexed values or their presence, or change the index: not
 -- for PUBLIC (each also checks that the caller may SELECT from the table;
@@ -408,18 +412,18 @@ CREATE FUNCTION scbf_may_contain(index regclass, value anyelement,
 	col int DEFAULT 1)
 RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL RESTRICTED
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
-	SELECT EXISTS (SELECT FROM scbf_probe($1, $2, $3) p
+	SELECT EXISTS (SELECT FROM @extschema@.scbf_probe($1, $2, $3) p
 				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
 $$;
 
 CREATE FUNCTION scbf_may_contain(index regclass, value text, col int DEFAULT 1)
 RETURNS boolean
 LANGUAGE sql VOLATILE PARALLEL RESTRICTED
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
-	SELECT EXISTS (SELECT FROM scbf_probe($1, $2, $3) p
+	SELECT EXISTS (SELECT FROM @extschema@.scbf_probe($1, $2, $3) p
 				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
 $$;
 
@@ -434,7 +438,7 @@ CREATE FUNCTION scbf_table_may_contain(tbl regclass, column_name name,
 	value text)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
 AS $$
 DECLARE
@@ -449,7 +453,7 @@ BEGIN
 			SELECT t.relid FROM pg_catalog.pg_partition_tree(tbl) t
 			WHERE t.isleaf
 		LOOP
-			IF scbf_table_may_contain(part, column_name, value) THEN
+			IF @extschema@.scbf_table_may_contain(part, column_name, value) THEN
 				RETURN true;
 			END IF;
 		END LOOP;
@@ -474,7 +478,7 @@ BEGIN
 		RETURN true;
 	END IF;
 	BEGIN
-		RETURN scbf_may_contain(idx, value, pos);
+		RETURN @extschema@.scbf_may_contain(idx, value, pos);
 	EXCEPTION WHEN feature_not_supported THEN
 		-- an index that scbf_probe cannot read yet (storage format 2): the
 		-- table may hold anything
@@ -489,7 +493,7 @@ $$;
 CREATE FUNCTION scbf_schema()
 RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 	SELECT pg_catalog.quote_ident(n.nspname)
 	FROM pg_catalog.pg_extension e
@@ -501,7 +505,7 @@ $$;
 CREATE FUNCTION scbf_is_distributed(tbl regclass)
 RETURNS boolean
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
 	found boolean := false;
@@ -521,7 +525,7 @@ CREATE FUNCTION scbf_shard_nodes(tbl regclass,
 	OUT nodename text, OUT nodeport int, OUT shards text[])
 RETURNS SETOF record
 LANGUAGE plpgsql STABLE PARALLEL SAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 BEGIN
 	-- plpgsql, not sql: the catalogs exist only where Citus does
@@ -556,7 +560,7 @@ CREATE FUNCTION scbf_run_on_nodes(names text[], ports int[], cmds text[],
 	OUT result text)
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
 	n int := coalesce(cardinality(names), 0);
@@ -673,7 +677,7 @@ $$;
 CREATE FUNCTION scbf_read_shards(shards text[], column_name name, value text)
 RETURNS json
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
 AS $$
 DECLARE
@@ -685,7 +689,7 @@ DECLARE
 BEGIN
 	FOREACH s IN ARRAY shards
 	LOOP
-		CONTINUE WHEN NOT scbf_table_may_contain(s::regclass, column_name, value);
+		CONTINUE WHEN NOT @extschema@.scbf_table_may_contain(s::regclass, column_name, value);
 		SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) INTO typ
 		FROM pg_catalog.pg_attribute a
 		WHERE a.attrelid = s::regclass AND a.attname = column_name
@@ -721,7 +725,7 @@ CREATE FUNCTION scbf_route(tbl regclass, column_name name, value text,
 	OUT target text, OUT server text, OUT may_contain boolean)
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
 	r record;
@@ -731,12 +735,12 @@ DECLARE
 	lists text[] := '{}';
 	maybe text[];
 	dbl text;
-	ext text := scbf_schema();
+	ext text := @extschema@.scbf_schema();
 BEGIN
-	IF scbf_is_distributed(tbl) THEN
+	IF @extschema@.scbf_is_distributed(tbl) THEN
 		-- Citus: one command per node, over the shards placed there (the
 		-- first healthy placement of each)
-		FOR r IN SELECT * FROM scbf_shard_nodes(tbl)
+		FOR r IN SELECT * FROM @extschema@.scbf_shard_nodes(tbl)
 		LOOP
 			names := names || r.nodename;
 			ports := ports || r.nodeport;
@@ -749,7 +753,7 @@ BEGIN
 		FOR r IN
 			SELECT c.name, c.port, c.list, w.success, w.result
 			FROM unnest(names, ports, lists) c(name, port, list)
-			LEFT JOIN scbf_run_on_nodes(names, ports, cmds) w
+			LEFT JOIN @extschema@.scbf_run_on_nodes(names, ports, cmds) w
 				ON w.node_name = c.name AND w.node_port = c.port
 		LOOP
 			maybe := CASE WHEN r.success THEN string_to_array(r.result, ',') END;
@@ -779,7 +783,7 @@ BEGIN
 		ORDER BY 1
 	LOOP
 		server := NULL;
-		may_contain := scbf_table_may_contain(target::regclass, column_name, value);
+		may_contain := @extschema@.scbf_table_may_contain(target::regclass, column_name, value);
 		RETURN NEXT;
 	END LOOP;
 
@@ -854,7 +858,7 @@ $$;
 CREATE FUNCTION scbf_lookup(tbl anyelement, column_name name, value text)
 RETURNS SETOF anyelement
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-SET search_path FROM CURRENT
+SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 DECLARE
 	rel regclass;
@@ -867,7 +871,7 @@ DECLARE
 	sql text;
 	asked int := 0;
 	total int := 0;
-	ext text := scbf_schema();
+	ext text := @extschema@.scbf_schema();
 BEGIN
 	SELECT t.typrelid INTO rel FROM pg_catalog.pg_type t
 	WHERE t.oid = pg_catalog.pg_typeof(tbl) AND t.typrelid <> 0;
@@ -890,8 +894,8 @@ BEGIN
 	FROM pg_catalog.pg_attribute a
 	WHERE a.attrelid = rel AND a.attnum > 0 AND NOT a.attisdropped;
 
-	IF scbf_is_distributed(rel) THEN
-		FOR r IN SELECT * FROM scbf_shard_nodes(rel)
+	IF @extschema@.scbf_is_distributed(rel) THEN
+		FOR r IN SELECT * FROM @extschema@.scbf_shard_nodes(rel)
 		LOOP
 			total := total + cardinality(r.shards);
 			names := names || r.nodename;
@@ -901,7 +905,7 @@ BEGIN
 		END LOOP;
 		FOR r IN
 			SELECT w.node_name, w.node_port, w.success, w.result
-			FROM scbf_run_on_nodes(names, ports, cmds) w
+			FROM @extschema@.scbf_run_on_nodes(names, ports, cmds) w
 		LOOP
 			IF NOT r.success THEN
 				RAISE EXCEPTION 'could not read the shards on %:%',
@@ -916,7 +920,7 @@ BEGIN
 	END IF;
 
 	FOR r IN SELECT x.target, x.may_contain
-		FROM scbf_route(rel, column_name, value) x ORDER BY x.target
+		FROM @extschema@.scbf_route(rel, column_name, value) x ORDER BY x.target
 	LOOP
 		total := total + 1;
 		CONTINUE WHEN r.may_contain IS false;

@@ -4,10 +4,10 @@
 -- PostgreSQL's rules for extension scripts ("Security Considerations for
 -- Extensions"): no CREATE OR REPLACE and no IF NOT EXISTS, so an object an
 -- attacker created first makes CREATE EXTENSION fail instead of being
--- adopted; every function is C code that looks nothing up by name (so
--- none needs a SET search_path); and the operators, hash functions and
--- types it names are resolved while CREATE EXTENSION searches pg_catalog
--- first and pg_temp last.  Here an attacker who owns the target schema and
+-- adopted; the C functions look nothing up by name, the SQL and PL/pgSQL
+-- ones run under their own SET search_path and call scbf's functions by
+-- qualified names; and the operators, hash functions and types it names
+-- are qualified with pg_catalog.  Here an attacker who owns the target schema and
 -- a schema of his own has shadowed them all beforehand: the extension must
 -- reference only pg_catalog's objects, and every function must answer
 -- under the attacker's search_path exactly as under a clean one.
@@ -140,6 +140,45 @@ CREATE TEMP TABLE clean_answers AS
 UNION ALL
 (SELECT 'clean only', f, r FROM pg_temp.clean_answers
  EXCEPT ALL SELECT 'clean only', f, r FROM pg_temp.answers);
+
+-- The SQL and PL/pgSQL functions (routing): their own search_path is
+-- pg_catalog, the extension's schema and pg_temp, never the caller's, and
+-- they call scbf's functions by their qualified names.  The attacker's
+-- look-alike of scbf_probe in a schema of the caller's path is not called,
+-- and the answers equal those under a clean path.
+SET ROLE regress_scbf_attacker;
+CREATE FUNCTION hostile.scbf_probe(regclass, int4, int4 DEFAULT 1,
+	OUT verdict text, OUT ledger_matches int)
+RETURNS SETOF record LANGUAGE sql AS $$SELECT 'hijacked', 1$$;
+RESET ROLE;
+SELECT p.proname, l.lanname, p.proconfig
+FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
+JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+JOIN pg_language l ON l.oid = p.prolang
+WHERE d.deptype = 'e' AND l.lanname <> 'c'
+ORDER BY p.proname, p.oid;
+SET search_path = hostile, target, pg_catalog, public;
+SELECT target.scbf_may_contain('public.t_a', 7) AS has_7,
+	target.scbf_may_contain('public.t_a', 13) AS has_13,
+	target.scbf_may_contain('public.t_ab', '7'::pg_catalog.text) AS has_text_7,
+	target.scbf_table_may_contain('public.t', 'a', '7') AS table_has_7,
+	target.scbf_table_may_contain('public.t', 'a', '100') AS table_has_100;
+RESET search_path;
+SELECT target.scbf_may_contain('t_a', 7) AS has_7,
+	target.scbf_may_contain('t_a', 13) AS has_13,
+	target.scbf_may_contain('t_ab', '7'::text) AS has_text_7,
+	target.scbf_table_may_contain('t', 'a', '7') AS table_has_7,
+	target.scbf_table_may_contain('t', 'a', '100') AS table_has_100;
+
+-- The extension stays in its schema: a move would leave the bodies above
+-- naming the old one, where the attacker (who owns it) would plant
+-- look-alikes of scbf's functions.
+CREATE SCHEMA moved;
+\set VERBOSITY terse
+ALTER EXTENSION scbf SET SCHEMA moved;
+\set VERBOSITY default
+SELECT n.nspname AS extension_schema FROM pg_extension e
+JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'scbf';
 
 -- and the index, changed under the attacker's search_path, answers right
 SET search_path = public, target;
