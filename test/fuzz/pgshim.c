@@ -34,15 +34,15 @@
 #include <stdlib.h>
 
 #include "access/generic_xlog.h"
+#include "access/transam.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
-#include "access/transam.h"
-#include "utils/snapmgr.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "pgshim.h"
 
@@ -248,6 +248,12 @@ repalloc(void *pointer, Size size)
 	n->prev->next = n;
 	n->next->prev = n;
 	return n + 1;
+}
+
+void *
+repalloc_huge(void *pointer, Size size)
+{
+	return repalloc(pointer, size);
 }
 
 /*
@@ -482,6 +488,13 @@ bool
 GlobalVisCheckRemovableFullXid(Relation rel, FullTransactionId fxid)
 {
 	UNREACHED("GlobalVisCheckRemovableFullXid");
+}
+
+/* the harnesses read an index as a primary does */
+bool
+RecoveryInProgress(void)
+{
+	return false;
 }
 
 /* read by the build's row pass only (scbfrows.c), never reached */
