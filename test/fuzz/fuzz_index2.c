@@ -21,9 +21,12 @@
  *	  - Scbf2ReadTable, and Scbf2ReadFilter of every filter: when both
  *		succeed, the entries they copy are the same;
  *	  - Scbf2RowsProbe of some hashes in each column: the filters it
- *		selects for a set of hashes are the union of those it selects for
- *		each (unless the band moved under it, which it reports), and
- *		Scbf2RowsNext walks them in order, below the filter count;
+ *		selects are the ones the harness finds itself in the pages' bytes
+ *		(per hash, the AND of its k rows, read as the metapage's comment in
+ *		src/scbf_page.h lays the band out), for a set of hashes the union
+ *		of those for each (unless the band moved under it, which it
+ *		reports), and Scbf2RowsNext walks them in order, below the filter
+ *		count;
  *	  - for the filters in use, in each column, Scbf2LedgerScan of the
  *		ledger (every posting list visible at the fold serial) and
  *		Scbf2LedgerLookup of some of the hashes it met and of others: the
@@ -126,6 +129,9 @@ static bool known_bugs;
 		if (verbose) \
 			fprintf(stderr, __VA_ARGS__); \
 	} while (0)
+
+/* the pages of the input being read */
+static Page *cur_pages;
 
 static FormData_pg_class fake_class;
 static FormData_pg_index fake_form_index;
@@ -260,6 +266,44 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 }
 
 /*
+ * The filters that may hold any of hashes[0 .. n) in column col, read from
+ * the band's bytes directly: per hash, the AND of row slice * m + position
+ * of each slice, row r on page band_start + r / rows_per_page at byte
+ * (r % rows_per_page) * width / 8.  Only after Scbf2RowsProbe succeeded on
+ * the same band, so every page it reads is a row page of the index.
+ */
+static void
+ExpectedRows(Scbf2State *state, Scbf2Meta *meta, int col,
+			 const uint32 *hashes, int n, uint8 *expected)
+{
+	uint32		width = meta->band_width;
+	uint32		rpp = meta->band_rows_per_page;
+	Size		nbytes = width / 8;
+	uint8	   *one = malloc(Max(nbytes, 1));
+	uint32		pos[SCBF_FILTER_MAX_K];
+
+	memset(expected, 0, Max(nbytes, 1));
+	for (int h = 0; h < n; h++)
+	{
+		Scbf2KeyPositions(state, col, hashes[h], pos);
+		memset(one, 0xFF, nbytes);
+		for (uint32 i = 0; i < state->geom.k; i++)
+		{
+			uint64		row = (uint64) i * state->geom.m + pos[i];
+			Page		page = cur_pages[meta->band_start + row / rpp];
+			const uint8 *bytes = Scbf2PageGetRows(page) +
+				(Size) (row % rpp) * width / 8;
+
+			for (Size b = 0; b < nbytes; b++)
+				one[b] &= bytes[b];
+		}
+		for (Size b = 0; b < nbytes; b++)
+			expected[b] |= one[b];
+	}
+	free(one);
+}
+
+/*
  * The rows: probes of some hashes in column col.
  */
 static void
@@ -289,6 +333,14 @@ FuzzRows(Scbf2State *state, Scbf2Meta *meta, int col, const uint32 *hashes,
 	}
 	if (ok_all && ok_each && !moved)
 		CHECK(memcmp(all, each, nbytes) == 0);
+	if (ok_all && nfilters > 0)
+	{
+		uint8	   *expected = calloc(1, nbytes);
+
+		ExpectedRows(state, meta, col, hashes, FUZZ_HASHES, expected);
+		CHECK(memcmp(all, expected, nbytes) == 0);
+		free(expected);
+	}
 	NOTE("  rows col %d: %s\n", col, ok_all ? "probed" : "moved");
 	if (ok_all)
 	{
@@ -348,6 +400,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			odd_special = true;
 	}
 	pgshim_set_blocks(pages, nblocks);
+	cur_pages = pages;
 
 	/* probe hashes: the input's last bytes */
 	for (int i = 0; i < FUZZ_HASHES; i++)
