@@ -307,7 +307,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FuzzLedger(page, state);
 	}
 
-	free(state);
+	pfree(state);
 	free(page);
 	return 0;
 }
