@@ -35,6 +35,7 @@
 
 #include "access/generic_xlog.h"
 #include "access/transam.h"
+#include "commands/vacuum.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -488,6 +489,12 @@ bool
 GlobalVisCheckRemovableFullXid(Relation rel, FullTransactionId fxid)
 {
 	UNREACHED("GlobalVisCheckRemovableFullXid");
+}
+
+void
+vacuum_delay_point(void)
+{
+	UNREACHED("vacuum_delay_point");
 }
 
 /* the harnesses read an index as a primary does */
