@@ -360,33 +360,57 @@ Scbf2FoldRate(Scbf2FoldState *fs, Scbf2Filter *f, uint32 keys)
 	return rate;
 }
 
+/* The sorted, distinct (hash, item) pairs of each column of some entries */
+typedef struct Scbf2FoldCols
+{
+	uint32	   *hashes[INDEX_MAX_KEYS];
+	uint16	   *items[INDEX_MAX_KEYS];
+	int			np[INDEX_MAX_KEYS];
+	uint32		keys;			/* distinct hashes, summed over columns */
+} Scbf2FoldCols;
+
 /*
- * Fold entries e[0 .. n) of one segment into filter c (a new filter if c
- * is PG_UINT32_MAX): a run per column.  Returns false, having written
- * nothing, if c's ledger has no room for the runs.
+ * The pairs of every column of entries e[0 .. n), sorted once for both the
+ * fold's choice of filter and the runs it writes.
+ */
+static void
+Scbf2FoldColumns(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
+				 Scbf2FoldCols *cols)
+{
+	int			col;
+
+	cols->keys = 0;
+	for (col = 0; col < fs->state->ncols; col++)
+	{
+		uint32		distinct;
+
+		cols->hashes[col] = palloc(sizeof(uint32) * Max(n, 1));
+		cols->items[col] = palloc(sizeof(uint16) * Max(n, 1));
+		cols->np[col] = Scbf2Pairs(fs, e, n, col, cols->hashes[col],
+								   cols->items[col], &distinct);
+		cols->keys += distinct;
+	}
+}
+
+/*
+ * Fold the entries whose pairs are cols into filter c of segment segno (a
+ * new filter at chain position `position` if c is PG_UINT32_MAX): a run
+ * per column.  Returns false, having written nothing, if c's ledger has no
+ * room for the runs.
  */
 static bool
 Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
-			  Scbf2FoldEntry *e, int n, BlockNumber nblocks)
+			  Scbf2FoldCols *cols, BlockNumber nblocks)
 {
 	int			ncols = fs->state->ncols;
 	Scbf2Run   *runs[INDEX_MAX_KEYS];
-	uint32	   *hashes[INDEX_MAX_KEYS];
-	int			np[INDEX_MAX_KEYS];
-	uint32		nkeys = 0;
 	int			col;
 
 	for (col = 0; col < ncols; col++)
 	{
-		uint16	   *items = palloc(sizeof(uint16) * n);
-		uint32		distinct;
-
-		hashes[col] = palloc(sizeof(uint32) * n);
-		np[col] = Scbf2Pairs(fs, e, n, col, hashes[col], items, &distinct);
-		nkeys += distinct;
 		runs[col] = Scbf2LedgerEncode(fs->index, segno, col, fs->serial,
-									  hashes[col], items, np[col]);
-		pfree(items);
+									  cols->hashes[col], cols->items[col],
+									  cols->np[col]);
 		if (c != PG_UINT32_MAX &&
 			!Scbf2LedgerHasRoom(fs->index,
 								Scbf2FilterRoot(fs->filters[c], col), col,
@@ -406,37 +430,14 @@ Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
 											 c, col, runs[col], fs->meta,
 											 nblocks, &npages));
 		fs->nledger_pages_delta += npages;
-		Scbf2FoldAddKeys(fs, c, col, hashes[col], np[col]);
+		Scbf2FoldAddKeys(fs, c, col, cols->hashes[col], cols->np[col]);
 	}
-	Scbf2FilterAddEntries(fs->filters[c], (uint32) np[0]);
+	Scbf2FilterAddEntries(fs->filters[c], (uint32) cols->np[0]);
 	Scbf2FilterSetKeys(fs->filters[c],
-					   Scbf2FilterKeys(fs->filters[c]) + nkeys);
+					   Scbf2FilterKeys(fs->filters[c]) + cols->keys);
 	fs->changed[c] = true;
-	fs->nentries_added += np[0];
+	fs->nentries_added += cols->np[0];
 	return true;
-}
-
-/*
- * Distinct keys of entries e[0 .. n), summed over the columns.
- */
-static uint32
-Scbf2FoldDistinct(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n)
-{
-	uint32	   *hashes = palloc(sizeof(uint32) * n);
-	uint16	   *items = palloc(sizeof(uint16) * n);
-	uint32		total = 0;
-	int			col;
-
-	for (col = 0; col < fs->state->ncols; col++)
-	{
-		uint32		d;
-
-		Scbf2Pairs(fs, e, n, col, hashes, items, &d);
-		total += d;
-	}
-	pfree(hashes);
-	pfree(items);
-	return total;
 }
 
 /*
@@ -453,17 +454,20 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 	uint16		position;
 	bool		any;
 	uint32		active = Scbf2FoldChain(fs, segno, &position, &any);
-	uint32		keys = Scbf2FoldDistinct(fs, e, n);
+	Scbf2FoldCols cols;
+	uint32		keys;
 	uint32		nsplit;
 	Scbf2FoldEntry *part;
 	uint32		s;
 
 	if (!any)
 		fs->nsegments_added++;
+	Scbf2FoldColumns(fs, e, n, &cols);
+	keys = cols.keys;
 	if (active != PG_UINT32_MAX &&
 		Scbf2FilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
 		Scbf2FoldRate(fs, fs->filters[active], keys) <= fs->state->target_fpr &&
-		Scbf2FoldInto(fs, active, segno, 0, e, n, nblocks))
+		Scbf2FoldInto(fs, active, segno, 0, &cols, nblocks))
 		return;
 	if (active != PG_UINT32_MAX)
 	{
@@ -485,7 +489,9 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 				part[np++] = e[i];
 		if (np == 0)
 			continue;
-		if (!Scbf2FoldInto(fs, PG_UINT32_MAX, segno, position++, part, np,
+		if (nsplit > 1)
+			Scbf2FoldColumns(fs, part, np, &cols);
+		if (!Scbf2FoldInto(fs, PG_UINT32_MAX, segno, position++, &cols,
 						   nblocks))
 			elog(ERROR, "a new filter of index \"%s\" refused a ledger run",
 				 RelationGetRelationName(fs->index));

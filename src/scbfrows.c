@@ -274,15 +274,27 @@ typedef struct Scbf2BitOp
 } Scbf2BitOp;
 
 /*
- * qsort comparator of bit operations by row page.
+ * Order bit operations by row page: a counting sort, as there are few
+ * pages and many operations (a fold sets k bits per new key).  Returns the
+ * sorted copy; ops is freed.
  */
-static int
-Scbf2CmpBitOp(const void *a, const void *b)
+static Scbf2BitOp *
+Scbf2SortBitOps(Scbf2BitOp *ops, Size n, uint32 npages)
 {
-	const Scbf2BitOp *x = a;
-	const Scbf2BitOp *y = b;
+	Size	   *start = palloc0(sizeof(Size) * (npages + 1));
+	Scbf2BitOp *sorted = palloc(sizeof(Scbf2BitOp) * Max(n, 1));
+	Size		i;
+	uint32		p;
 
-	return (x->pageno > y->pageno) - (x->pageno < y->pageno);
+	for (i = 0; i < n; i++)
+		start[ops[i].pageno + 1]++;
+	for (p = 0; p < npages; p++)
+		start[p + 1] += start[p];
+	for (i = 0; i < n; i++)
+		sorted[start[ops[i].pageno]++] = ops[i];
+	pfree(start);
+	pfree(ops);
+	return sorted;
 }
 
 /*
@@ -322,7 +334,12 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			nops++;
 		}
 	}
-	qsort(ops, nops, sizeof(Scbf2BitOp), Scbf2CmpBitOp);
+	for (i = 0; i < nops; i++)
+		if (ops[i].pageno >= band->pages)
+			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
+				 RelationGetRelationName(index));
+	ops = Scbf2SortBitOps(ops, nops, band->pages);
+	i = 0;
 
 	while (i < nops)
 	{
@@ -376,7 +393,7 @@ Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
 				 RelationGetRelationName(index));
 	}
-	qsort(ops, n, sizeof(Scbf2BitOp), Scbf2CmpBitOp);
+	ops = Scbf2SortBitOps(ops, n, band->pages);
 
 	while (i < n)
 	{
