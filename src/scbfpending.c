@@ -500,8 +500,7 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (PageIsNew(page) ||
-			Scbf2PageGetOpaque(page)->page_id != SCBF_PAGE_ID ||
+		if (!Scbf2PageHasOpaque(page) ||
 			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
 			Scbf2PageGetOpaque(page)->owner != (uint32) part ||
 			Scbf2PageGetOpaque(page)->index != serial)

@@ -39,17 +39,10 @@
  *	  succeeded, and no reader writes to a page: both are checked.  Any
  *	  failed check aborts.
  *
- *	  Known bugs, not fixed yet, are stepped around unless FUZZ_KNOWN_BUGS
- *	  is set in the environment; their reproducers are in test/fuzz/known/
- *	  (FUZZ_KNOWN_BUGS=1 test/fuzz/fuzz_index2 test/fuzz/known/FILE):
- *
- *	  - rows-pd-special, pending-pd-special: Scbf2RowsProbe
- *		(src/scbfrows.c) and Scbf2PendingScan (src/scbfpending.c) read a
- *		page's special space at pd_special without checking it as
- *		Scbf2PageHasOpaque does, so a row or pending page whose pd_special
- *		is corrupt makes them read up to 56 kB past the page.  Until
- *		fixed, the harness skips the rows and the pending chains of an
- *		index with any such page.
+ *	  The corpus keeps the inputs of bugs found here, fixed since:
+ *	  rows-pd-special and pending-pd-special (Scbf2RowsProbe and
+ *	  Scbf2PendingScan read a row or pending page's special space at a
+ *	  corrupt pd_special, up to 56 kB past the page).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -120,9 +113,6 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* FUZZ_VERBOSE set: say what each input reached (to check the seeds) */
 static bool verbose;
-
-/* FUZZ_KNOWN_BUGS set: do not step around the known bugs (above) */
-static bool known_bugs;
 
 #define NOTE(...) \
 	do { \
@@ -371,7 +361,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Scbf2Meta  *meta;
 	Scbf2Filter **table = NULL;
 	uint32		nfilters;
-	bool		odd_special = false;
 	int			format;
 	uint64		fold_serial;
 
@@ -380,7 +369,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fake_index.rd_rel == NULL)
 	{
 		verbose = getenv("FUZZ_VERBOSE") != NULL;
-		known_bugs = getenv("FUZZ_KNOWN_BUGS") != NULL;
 		strcpy(NameStr(fake_class.relname), "fuzz");
 		fake_index.rd_rel = &fake_class;
 		fake_index.rd_index = &fake_form_index;
@@ -394,10 +382,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pages[b] = malloc(BLCKSZ);
 		memset(pages[b], 0, BLCKSZ);
 		memcpy(pages[b], data + off, Min(size - off, BLCKSZ));
-		if (!PageIsNew(pages[b]) &&
-			((PageHeader) pages[b])->pd_special !=
-			BLCKSZ - MAXALIGN(sizeof(Scbf2PageOpaqueData)))
-			odd_special = true;
 	}
 	pgshim_set_blocks(pages, nblocks);
 	cur_pages = pages;
@@ -450,10 +434,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FuzzLedger(root, col, fold_serial, hashes, nblocks);
 		}
 	}
-
-	/* the known bugs (above) */
-	if (odd_special && !known_bugs)
-		goto done;
 
 	/* the rows */
 	for (int col = 0; col < state->ncols && col < 4; col++)
