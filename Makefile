@@ -21,6 +21,7 @@ OBJS = \
 	src/scbffold.o \
 	src/scbffuncs.o \
 	src/scbfinsert.o \
+	src/scbfinspect2.o \
 	src/scbfledger.o \
 	src/scbfmath.o \
 	src/scbfmathfuncs.o \
@@ -34,7 +35,8 @@ OBJS = \
 	src/scbfvacuum.o \
 	src/scbfvacuum2.o \
 	src/scbfvalidate.o \
-	src/scbfverify.o
+	src/scbfverify.o \
+	src/scbfverify2.o
 
 # as default_version in scbf.control, debian/changelog and META.json
 EXTVERSION = 1.0
@@ -45,7 +47,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
-	scbf_rescan scbf_batch scbf_format2 scbf_security
+	scbf_rescan scbf_batch scbf_format2 scbf_format2_diag scbf_security
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.
 REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale

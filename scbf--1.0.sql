@@ -404,10 +404,11 @@ AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 --
 
 -- false only if no filter and ledger of the index holds an entry whose hash
--- is the value's: then no row of the table equals it.  The scan's own walk
--- (scbf_probe), never the heap: a filter that says "maybe" counts only if
--- its ledger has a matching entry, a segment the scan would read whole
--- counts always.
+-- is the value's (nor, in storage format 2, its pending area): then no row
+-- of the table equals it.  The scan's own walk (scbf_probe), never the
+-- heap: a filter that says "maybe" and a pending partition count only if
+-- they hold a matching entry, a segment the scan would read whole counts
+-- always.
 CREATE FUNCTION scbf_may_contain(index regclass, value anyelement,
 	col int DEFAULT 1)
 RETURNS boolean
@@ -415,7 +416,8 @@ LANGUAGE sql VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 	SELECT EXISTS (SELECT FROM @extschema@.scbf_probe($1, $2, $3) p
-				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
+				   WHERE p.verdict NOT IN ('maybe', 'pending')
+					  OR p.ledger_matches > 0)
 $$;
 
 CREATE FUNCTION scbf_may_contain(index regclass, value text, col int DEFAULT 1)
@@ -424,15 +426,15 @@ LANGUAGE sql VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, @extschema@, pg_temp
 AS $$
 	SELECT EXISTS (SELECT FROM @extschema@.scbf_probe($1, $2, $3) p
-				   WHERE p.verdict <> 'maybe' OR p.ledger_matches > 0)
+				   WHERE p.verdict NOT IN ('maybe', 'pending')
+					  OR p.ledger_matches > 0)
 $$;
 
 -- The same question of a table's column, the value as text in the column's
 -- input syntax: asks the first valid, complete (not partial) scbf index
 -- that has the column as a key column; the leaf partitions of a partitioned
 -- table in turn.  True when no such index can rule the value out (none
--- exists, its format is one scbf_probe does not read yet, or a partition is
--- a foreign table).  On a Citus worker, Citus
+-- exists, scbf_probe cannot read it, or a partition is a foreign table).  On a Citus worker, Citus
 -- hides shards from queries on pg_class unless told otherwise.
 CREATE FUNCTION scbf_table_may_contain(tbl regclass, column_name name,
 	value text)
@@ -480,8 +482,7 @@ BEGIN
 	BEGIN
 		RETURN @extschema@.scbf_may_contain(idx, value, pos);
 	EXCEPTION WHEN feature_not_supported THEN
-		-- an index that scbf_probe cannot read yet (storage format 2): the
-		-- table may hold anything
+		-- an index that scbf_probe cannot read: the table may hold anything
 		RETURN true;
 	END;
 END

@@ -28,6 +28,8 @@
 #ifndef SCBF2_H
 #define SCBF2_H
 
+#include "access/transam.h"
+
 #include "scbf.h"
 
 /* Default target rate of format 2 (src/README, D6) */
@@ -341,5 +343,177 @@ extern IndexBulkDeleteResult *scbf2vacuumcleanup(IndexVacuumInfo *info,
 /* scbfscan2.c */
 extern int64 scbf2getbitmap(Relation index, ScbfCond *conds, int nconds,
 							TIDBitmap *tbm);
+
+/* ----------------------------------------------------------------
+ *	Read-only views for the diagnostics (scbfinspect2.c) and the verifier
+ *	(scbfverify2.c), which do not include scbf_page.h: copies of what a
+ *	page or the metapage says, unchecked beyond what keeps the copy in
+ *	bounds, so that the verifier can judge it.
+ * ----------------------------------------------------------------
+ */
+
+/* Kinds of pages, as Scbf2InspectPage classifies them */
+typedef enum Scbf2PageKind
+{
+	SCBF2_KIND_NEW,				/* never initialized */
+	SCBF2_KIND_UNKNOWN,			/* no scbf special space, or unknown type */
+	SCBF2_KIND_META,
+	SCBF2_KIND_TABLE,
+	SCBF2_KIND_ROWS,
+	SCBF2_KIND_ROOT,
+	SCBF2_KIND_LEAF,
+	SCBF2_KIND_PENDING,
+	SCBF2_KIND_FREE
+} Scbf2PageKind;
+
+/* What one page's special space and header say */
+typedef struct Scbf2PageInfo
+{
+	Scbf2PageKind kind;
+	uint32		owner;			/* rows: band serial; root: filter; leaf:
+								 * segment; pending: partition */
+	uint32		index;			/* rows: page in band; table: page in table;
+								 * leaf: run serial (low 32 bits); pending:
+								 * page serial */
+	int			column;			/* root, leaf */
+	int			count;			/* root: runs; leaf: posting lists;
+								 * pending: entries; else 0 */
+	BlockNumber next;			/* pending: next page; else Invalid */
+} Scbf2PageInfo;
+
+/* A pending partition's head in the metapage */
+typedef struct Scbf2PendingHeadInfo
+{
+	BlockNumber head;
+	BlockNumber tail;
+	uint32		head_serial;
+	uint16		cut;
+	bool		mayhave;		/* SCBF2_PENDING_MAYHAVE */
+	uint16		flags;			/* all of them */
+} Scbf2PendingHeadInfo;
+
+/* A grave of the metapage */
+typedef struct Scbf2GraveInfo
+{
+	bool		band;			/* else a piece of a pending chain */
+	uint16		kind;			/* as stored */
+	BlockNumber first;
+	uint32		n;				/* band: pages */
+	BlockNumber stop;			/* pending: where the piece ends */
+	FullTransactionId safexid;
+} Scbf2GraveInfo;
+
+/* Everything a metapage copy says (Scbf2MetaInfo) */
+typedef struct Scbf2MetaInfoData
+{
+	uint32		pages_per_segment;
+	int			ncols;
+	uint32		k;
+	uint32		m;
+	uint32		capacity;
+	double		target_fpr;
+	uint32		flags;
+	Scbf2Band	band;
+	uint32		nfilters;
+	uint32		table_generation;
+	uint32		ntablepages;
+	uint32		max_table_pages;
+	const BlockNumber *tablepages;	/* points into the metapage copy */
+	uint64		fold_serial;
+	Scbf2PendingHeadInfo pending[SCBF2_NPENDING];
+	uint64		nentries;
+	uint32		nsegments;
+	uint32		nledger_pages;
+	double		mean_fpr;
+	uint32		ngraves;
+	uint32		max_graves;
+	Scbf2GraveInfo *graves;		/* palloc'd, Min(ngraves, max_graves) */
+	uint32		nmarks;
+	uint64	   *mark_serials;	/* palloc'd, nmarks */
+	uint32		entries_per_table_page;
+	uint32		pending_entries_per_page;
+} Scbf2MetaInfoData;
+
+/* A ledger run as its root lists it */
+typedef struct Scbf2RunInfo
+{
+	uint64		made;
+	uint64		gone;			/* PG_UINT64_MAX while current */
+	uint32		nentries;
+	int			nleaves;
+	uint32	   *fences;			/* first hash of each leaf */
+	BlockNumber *leaves;
+} Scbf2RunInfo;
+
+/* A ledger root page, as read */
+typedef struct Scbf2RootInfo
+{
+	uint32		owner;			/* filter number */
+	int			column;
+	int			nruns;
+	Scbf2RunInfo *runs;
+} Scbf2RootInfo;
+
+/* A ledger leaf page, as read */
+typedef struct Scbf2LeafInfo
+{
+	uint32		segno;			/* owner */
+	int			column;
+	uint32		serial;			/* its run's serial, low 32 bits */
+	uint32		fence;
+	int			nlists;
+	int			nbytes;			/* as the page says */
+	int			maxbytes;		/* what a leaf holds */
+	uint8	   *bytes;			/* palloc'd, Min(nbytes, maxbytes) */
+} Scbf2LeafInfo;
+
+/* A pending page, as read */
+typedef struct Scbf2PendingPageInfo
+{
+	uint32		partition;		/* owner */
+	uint32		serial;
+	BlockNumber next;
+	int			nentries;		/* as the page says */
+	int			maxentries;		/* what a page holds */
+	ItemPointerData *tids;		/* palloc'd, Min(nentries, maxentries) */
+	uint32	   *hashes;			/* [i * ncols + col] */
+} Scbf2PendingPageInfo;
+
+/* scbfutils.c, readers */
+extern void Scbf2MetaInfo(const Scbf2Meta *meta, Scbf2MetaInfoData *mi);
+extern void Scbf2InspectPage(Relation index, BlockNumber blkno,
+							 Scbf2PageInfo *pi);
+
+/* scbfdir.c, readers */
+extern const char *Scbf2FilterStateName(const Scbf2Filter *f);
+
+/* scbfrows.c, readers */
+extern Size Scbf2BandPageBytes(const Scbf2Band *band);
+extern bool Scbf2BandReadPage(Relation index, const Scbf2Band *band,
+							  uint32 pageno, uint8 *rows, BlockNumber nblocks);
+
+/* scbfledger.c, readers */
+extern void Scbf2ReadRootInfo(Relation index, BlockNumber root,
+							  Scbf2RootInfo *ri, BlockNumber nblocks);
+extern void Scbf2ReadLeafInfo(Relation index, BlockNumber blkno,
+							  Scbf2LeafInfo *li, BlockNumber nblocks);
+
+/* scbfpending.c, readers */
+extern void Scbf2ReadPendingPage(Relation index, BlockNumber blkno, int ncols,
+								 Scbf2PendingPageInfo *pp,
+								 BlockNumber nblocks);
+
+/* scbfinspect2.c */
+extern Datum Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index,
+							Relation heap);
+extern void Scbf2Segments(FunctionCallInfo fcinfo, Relation index,
+						  Relation heap);
+extern void Scbf2Filters(FunctionCallInfo fcinfo, Relation index,
+						 int64 segno);
+extern void Scbf2Pages(FunctionCallInfo fcinfo, Relation index);
+extern void Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key);
+
+/* scbfverify2.c */
+extern void Scbf2Verify(Relation index, Relation heap, bool heapallindexed);
 
 #endif							/* SCBF2_H */

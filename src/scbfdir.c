@@ -469,3 +469,23 @@ Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice)
 	if (slice < SCBF_ROWS_MAX_K)
 		f->nset[slice]++;
 }
+
+/*
+ * Scbf2FilterStateName
+ *		The name of a table entry's state ("free", "active", "closed"), or
+ *		NULL if the entry holds no known state.
+ */
+const char *
+Scbf2FilterStateName(const Scbf2Filter *f)
+{
+	switch (f->state)
+	{
+		case SCBF2_FILTER_FREE:
+			return "free";
+		case SCBF2_FILTER_ACTIVE:
+			return "active";
+		case SCBF2_FILTER_CLOSED:
+			return "closed";
+	}
+	return NULL;
+}

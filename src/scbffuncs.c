@@ -702,6 +702,13 @@ scbf_index_info(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+	{
+		Datum		result = Scbf2IndexInfo(fcinfo, index, heap);
+
+		ScbfCloseIndex(index, heap, AccessShareLock);
+		PG_RETURN_DATUM(result);
+	}
 	state = ScbfGetState(index);
 
 	memset(&a, 0, sizeof(a));
@@ -959,8 +966,11 @@ scbf_segments(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	ScbfWalkSegments(index, heap, ScbfGetState(index), true, ScbfSegmentRow,
-					 rsinfo);
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+		Scbf2Segments(fcinfo, index, heap);
+	else
+		ScbfWalkSegments(index, heap, ScbfGetState(index), true,
+						 ScbfSegmentRow, rsinfo);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -979,6 +989,15 @@ scbf_filters(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+	{
+		if (PG_ARGISNULL(1))
+			Scbf2Filters(fcinfo, index, -1);
+		else if (PG_GETARG_INT32(1) >= 0)
+			Scbf2Filters(fcinfo, index, PG_GETARG_INT32(1));
+		ScbfCloseIndex(index, heap, AccessShareLock);
+		return (Datum) 0;
+	}
 	state = ScbfGetState(index);
 
 	if (PG_ARGISNULL(1))
@@ -1021,6 +1040,12 @@ scbf_pages(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+	{
+		Scbf2Pages(fcinfo, index);
+		ScbfCloseIndex(index, heap, AccessShareLock);
+		return (Datum) 0;
+	}
 	nblocks = RelationGetNumberOfBlocks(index);
 
 	for (blkno = 0; blkno < nblocks; blkno++)
@@ -1297,6 +1322,11 @@ ScbfProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 {
 	ScbfProbeState ps;
 
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+	{
+		Scbf2Probe(fcinfo, index, key);
+		return;
+	}
 	memset(&ps, 0, sizeof(ps));
 	ps.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ps.pages_per_segment = ScbfGetState(index)->pages_per_segment;

@@ -1026,4 +1026,95 @@ Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 	GenericXLogFinish(xlog);
 	UnlockReleaseBuffer(buf);
 	return Scbf2FreeLeaves(index, col, &freed);
+
+ * Scbf2ReadRootInfo
+ *		The runs a root page lists, into *ri (palloc'd arrays), for the
+ *		diagnostics and the verifier.  ERRCODE_INDEX_CORRUPTED if the block
+ *		is no root or its runs overflow the page; the owner, the column and
+ *		the runs' fields are the caller's to judge.
+ */
+void
+Scbf2ReadRootInfo(Relation index, BlockNumber root, Scbf2RootInfo *ri,
+				  BlockNumber nblocks)
+{
+	Buffer		buf;
+	Page		page;
+	Scbf2RootPageData *rd;
+	char	   *bytes = palloc(SCBF2_ROOT_BYTES);
+	uint32		nbytes;
+	uint32		off = 0;
+	int			i;
+
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
+						nblocks);
+	page = BufferGetPage(buf);
+	rd = Scbf2PageGetRoot(page);
+	ri->owner = Scbf2PageGetOpaque(page)->owner;
+	ri->column = Scbf2PageGetOpaque(page)->column;
+	ri->nruns = rd->nruns;
+	nbytes = rd->nbytes;
+	if (nbytes <= SCBF2_ROOT_BYTES)
+		memcpy(bytes, Scbf2RootRuns(page), nbytes);
+	UnlockReleaseBuffer(buf);
+	if (nbytes > SCBF2_ROOT_BYTES)
+		ScbfReportCorrupt(index, root,
+						  psprintf("Ledger root at block %u says it lists %u bytes of runs, more than its page holds.",
+								   root, nbytes));
+
+	ri->runs = palloc0(sizeof(Scbf2RunInfo) * Max(ri->nruns, 1));
+	for (i = 0; i < ri->nruns; i++)
+	{
+		Scbf2RunData *run = (Scbf2RunData *) (bytes + off);
+		Scbf2RunInfo *r = &ri->runs[i];
+		int			l;
+
+		if (off + offsetof(Scbf2RunData, fences) > nbytes ||
+			off + Scbf2RunSize(run->nleaves) > nbytes)
+			ScbfReportCorrupt(index, root,
+							  psprintf("Ledger root at block %u lists %d runs, whose run %d overflows its %u bytes.",
+									   root, ri->nruns, i, nbytes));
+		r->made = run->made;
+		r->gone = run->gone;
+		r->nentries = run->nentries;
+		r->nleaves = run->nleaves;
+		r->fences = palloc(sizeof(uint32) * Max(run->nleaves, 1));
+		r->leaves = palloc(sizeof(BlockNumber) * Max(run->nleaves, 1));
+		for (l = 0; l < run->nleaves; l++)
+		{
+			r->fences[l] = run->fences[l].hash;
+			r->leaves[l] = run->fences[l].blkno;
+		}
+		off += MAXALIGN(Scbf2RunSize(run->nleaves));
+	}
+	pfree(bytes);
+}
+
+/*
+ * Scbf2ReadLeafInfo
+ *		What a leaf page says, into *li (its posting list bytes palloc'd),
+ *		for the diagnostics and the verifier.  ERRCODE_INDEX_CORRUPTED if
+ *		the block is no leaf; the rest is the caller's to judge.
+ */
+void
+Scbf2ReadLeafInfo(Relation index, BlockNumber blkno, Scbf2LeafInfo *li,
+				  BlockNumber nblocks)
+{
+	Buffer		buf;
+	Page		page;
+	Scbf2LeafPageData *ld;
+
+	buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_LEAF,
+						nblocks);
+	page = BufferGetPage(buf);
+	ld = Scbf2PageGetLeaf(page);
+	li->segno = Scbf2PageGetOpaque(page)->owner;
+	li->column = Scbf2PageGetOpaque(page)->column;
+	li->serial = Scbf2PageGetOpaque(page)->index;
+	li->fence = ld->fence;
+	li->nlists = ld->nlists;
+	li->nbytes = ld->nbytes;
+	li->maxbytes = SCBF2_LEAF_BYTES;
+	li->bytes = palloc(SCBF2_LEAF_BYTES);
+	memcpy(li->bytes, Scbf2LeafBytes(page), Min(li->nbytes, li->maxbytes));
+	UnlockReleaseBuffer(buf);
 }

@@ -542,3 +542,42 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	pfree(copy);
 	return true;
 }
+
+/*
+ * Scbf2ReadPendingPage
+ *		What a pending page says, into *pp (its entries palloc'd), for the
+ *		diagnostics and the verifier.  ERRCODE_INDEX_CORRUPTED if the block
+ *		is outside the index or no pending page; the rest is the caller's
+ *		to judge.
+ */
+void
+Scbf2ReadPendingPage(Relation index, BlockNumber blkno, int ncols,
+					 Scbf2PendingPageInfo *pp, BlockNumber nblocks)
+{
+	Size		esize = Scbf2PendingEntrySize(ncols);
+	Buffer		buf;
+	Page		page;
+	int			n;
+	int			i;
+
+	buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_PENDING,
+						nblocks);
+	page = BufferGetPage(buf);
+	pp->partition = Scbf2PageGetOpaque(page)->owner;
+	pp->serial = Scbf2PageGetOpaque(page)->index;
+	pp->next = Scbf2PageGetPending(page)->next;
+	pp->nentries = Scbf2PageGetPending(page)->nentries;
+	pp->maxentries = (int) (SCBF2_PENDING_BYTES / esize);
+	n = Min(pp->nentries, pp->maxentries);
+	pp->tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+	pp->hashes = palloc(sizeof(uint32) * ncols * Max(n, 1));
+	for (i = 0; i < n; i++)
+	{
+		const char *e = Scbf2PendingEntries(page) + esize * i;
+
+		memcpy(&pp->tids[i], e, sizeof(ItemPointerData));
+		memcpy(&pp->hashes[i * ncols], e + sizeof(ItemPointerData),
+			   sizeof(uint32) * ncols);
+	}
+	UnlockReleaseBuffer(buf);
+}

@@ -497,3 +497,47 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 		UnlockRelationForExtension(index, ExclusiveLock);
 	pfree(oldcopy);
 }
+
+/*
+ * Scbf2BandPageBytes
+ *		Bytes of rows on one page of a band.
+ */
+Size
+Scbf2BandPageBytes(const Scbf2Band *band)
+{
+	return ((Size) band->rows_per_page * band->width) / 8;
+}
+
+/*
+ * Scbf2BandReadPage
+ *		Copy the rows of page pageno of a band into rows
+ *		(Scbf2BandPageBytes(band) bytes).  Returns false, copying nothing,
+ *		if the block is outside the index or is not that page of that band
+ *		(type, band serial, page number): the verifier says why.
+ */
+bool
+Scbf2BandReadPage(Relation index, const Scbf2Band *band, uint32 pageno,
+				  uint8 *rows, BlockNumber nblocks)
+{
+	BlockNumber blkno = band->start + pageno;
+	Size		nbytes = Scbf2BandPageBytes(band);
+	Buffer		buf;
+	Page		page;
+	bool		ok;
+
+	if (band->start == InvalidBlockNumber || pageno >= band->pages ||
+		blkno < band->start || blkno == SCBF_METAPAGE_BLKNO ||
+		blkno >= nblocks || nbytes > SCBF2_PAGE_SPACE)
+		return false;
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	ok = Scbf2PageHasOpaque(page) &&
+		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_ROWS &&
+		Scbf2PageGetOpaque(page)->owner == band->serial &&
+		Scbf2PageGetOpaque(page)->index == pageno;
+	if (ok)
+		memcpy(rows, Scbf2PageGetRows(page), nbytes);
+	UnlockReleaseBuffer(buf);
+	return ok;
+}

@@ -701,4 +701,133 @@ Scbf2Census(Relation index, const uint8 *named, BlockNumber nblocks,
 		UnlockReleaseBuffer(buf);
 	}
 	return nfreed;
+
+/* ----------------------------------------------------------------
+ *	Readers for the diagnostics and the verifier (scbf2.h)
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Scbf2MetaInfo
+ *		Everything a metapage copy says, into *mi; the graves and marks are
+ *		palloc'd, the table pages point into the copy.  Nothing is checked
+ *		beyond the bounds of the arrays.
+ */
+void
+Scbf2MetaInfo(const Scbf2Meta *meta, Scbf2MetaInfoData *mi)
+{
+	uint32		i;
+
+	memset(mi, 0, sizeof(Scbf2MetaInfoData));
+	mi->pages_per_segment = meta->pages_per_segment;
+	mi->ncols = meta->ncols;
+	mi->k = meta->k;
+	mi->m = meta->m;
+	mi->capacity = meta->capacity;
+	mi->target_fpr = meta->target_fpr;
+	mi->flags = meta->flags;
+	Scbf2MetaBand(meta, &mi->band);
+	mi->nfilters = meta->nfilters;
+	mi->table_generation = meta->table_generation;
+	mi->ntablepages = meta->ntablepages;
+	mi->max_table_pages = SCBF2_MAX_TABLE_PAGES;
+	mi->tablepages = meta->tablepages;
+	mi->fold_serial = meta->fold_serial;
+	for (i = 0; i < SCBF2_NPENDING; i++)
+	{
+		mi->pending[i].head = meta->pending[i].head;
+		mi->pending[i].tail = meta->pending[i].tail;
+		mi->pending[i].head_serial = meta->pending[i].head_serial;
+		mi->pending[i].cut = meta->pending[i].cut;
+		mi->pending[i].flags = meta->pending[i].flags;
+		mi->pending[i].mayhave =
+			(meta->pending[i].flags & SCBF2_PENDING_MAYHAVE) != 0;
+	}
+	mi->nentries = meta->nentries;
+	mi->nsegments = meta->nsegments;
+	mi->nledger_pages = meta->nledger_pages;
+	mi->mean_fpr = meta->mean_fpr;
+	mi->ngraves = meta->ngraves;
+	mi->max_graves = SCBF2_GRAVES;
+	mi->graves = palloc0(sizeof(Scbf2GraveInfo) * SCBF2_GRAVES);
+	for (i = 0; i < meta->ngraves && i < SCBF2_GRAVES; i++)
+	{
+		const Scbf2Grave *g = &meta->graves[i];
+
+		mi->graves[i].band = g->kind == SCBF2_GRAVE_BAND;
+		mi->graves[i].kind = g->kind;
+		mi->graves[i].first = g->first;
+		mi->graves[i].n = g->n;
+		mi->graves[i].stop = g->stop;
+		mi->graves[i].safexid = g->safexid;
+	}
+	mi->nmarks = SCBF2_MARKS;
+	mi->mark_serials = palloc(sizeof(uint64) * SCBF2_MARKS);
+	for (i = 0; i < SCBF2_MARKS; i++)
+		mi->mark_serials[i] = meta->marks[i].serial;
+	mi->entries_per_table_page = Scbf2EntriesPerPage(Max(meta->ncols, 1));
+	mi->pending_entries_per_page =
+		SCBF2_PENDING_BYTES / Scbf2PendingEntrySize(Max(meta->ncols, 1));
+}
+
+/*
+ * Scbf2InspectPage
+ *		What block blkno says it is, read under a share lock, as pageinspect
+ *		reads a page: its kind and the owner fields of its special space,
+ *		whatever structure names it or not.
+ */
+void
+Scbf2InspectPage(Relation index, BlockNumber blkno, Scbf2PageInfo *pi)
+{
+	Buffer		buf = ReadBuffer(index, blkno);
+	Page		page;
+	Scbf2PageOpaque opaque;
+
+	memset(pi, 0, sizeof(Scbf2PageInfo));
+	pi->next = InvalidBlockNumber;
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageIsNew(page))
+		pi->kind = SCBF2_KIND_NEW;
+	else if (!Scbf2PageHasOpaque(page))
+		pi->kind = SCBF2_KIND_UNKNOWN;
+	else
+	{
+		opaque = Scbf2PageGetOpaque(page);
+		pi->owner = opaque->owner;
+		pi->index = opaque->index;
+		pi->column = opaque->column;
+		switch (opaque->type)
+		{
+			case SCBF_PAGE_META:
+				pi->kind = SCBF2_KIND_META;
+				break;
+			case SCBF_PAGE_TABLE:
+				pi->kind = SCBF2_KIND_TABLE;
+				break;
+			case SCBF_PAGE_ROWS:
+				pi->kind = SCBF2_KIND_ROWS;
+				break;
+			case SCBF_PAGE_ROOT:
+				pi->kind = SCBF2_KIND_ROOT;
+				pi->count = Scbf2PageGetRoot(page)->nruns;
+				break;
+			case SCBF_PAGE_LEAF:
+				pi->kind = SCBF2_KIND_LEAF;
+				pi->count = Scbf2PageGetLeaf(page)->nlists;
+				break;
+			case SCBF_PAGE_PENDING:
+				pi->kind = SCBF2_KIND_PENDING;
+				pi->count = Scbf2PageGetPending(page)->nentries;
+				pi->next = Scbf2PageGetPending(page)->next;
+				break;
+			case SCBF_PAGE_FREE:
+				pi->kind = SCBF2_KIND_FREE;
+				break;
+			default:
+				pi->kind = SCBF2_KIND_UNKNOWN;
+				break;
+		}
+	}
+	UnlockReleaseBuffer(buf);
 }

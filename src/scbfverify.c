@@ -69,6 +69,7 @@
 #include "utils/snapmgr.h"
 
 #include "scbf.h"
+#include "scbf2.h"
 
 PG_FUNCTION_INFO_V1(scbf_verify);
 
@@ -1320,6 +1321,12 @@ scbf_verify(PG_FUNCTION_ARGS)
 
 	memset(&vs, 0, sizeof(vs));
 	vs.index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &vs.heap, true);
+	if (ScbfIndexFormat(vs.index) == SCBF2_FORMAT_VERSION)
+	{
+		Scbf2Verify(vs.index, vs.heap, heapallindexed);
+		ScbfCloseIndex(vs.index, vs.heap, AccessShareLock);
+		PG_RETURN_VOID();
+	}
 	vs.heapallindexed = heapallindexed;
 	vs.segcxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "scbf verify segment context",

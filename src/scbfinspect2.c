@@ -1,0 +1,1219 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfinspect2.c
+ *	  The diagnostic functions (scbf_index_info, scbf_segments,
+ *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
+ *
+ * NOTES
+ *	  scbffuncs.c opens the index and dispatches here when its format is 2;
+ *	  the SQL signatures are format 1's, and each column gets the format-2
+ *	  meaning that fits (README.md, "Reference", says which):
+ *
+ *	  - a segment's chain is its filters in chain position order; a filter
+ *		is known by its number (its column of the row band), shown where
+ *		format 1 shows a filter's serial;
+ *	  - a filter has no blocks of its own: its bits are one column of the
+ *		band, so "filter blocks" are 0; its ledger pages are the roots of
+ *		its columns and the leaves of their visible runs;
+ *	  - bits, no counters: slice_counters is m, counter_bits 1, and the
+ *		saturated and stale counters are NULL.
+ *
+ *	  Everything is read as of one metapage copy, through the page-kind
+ *	  modules' functions (scbf2.h): this file does not include scbf_page.h.
+ *	  The pages a fold or VACUUM supersedes are freed only once no snapshot
+ *	  is older than the supersession, so on a primary the walk finds them;
+ *	  on a standby a page may be recycled under it, and the whole walk
+ *	  starts over from a new copy (as scans do, scbfscan2.c).
+ *
+ *	  scbf_probe runs the steps of a probe (scbfscan2.c) with a record of
+ *	  each: the filters whose rows say "maybe" for the value and what their
+ *	  ledgers hold, then the pending partitions the probe reads.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfinspect2.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/xlog.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+#include "utils/tuplestore.h"
+
+#include "scbf2.h"
+
+/* Attempts of a walk that pages keep moving under (standby) */
+#define SCBF2_DIAG_RETRIES		20
+
+/* Attempts before a walk on a primary takes the fold lock in share mode */
+#define SCBF2_DIAG_UNLOCKED		3
+
+/* What the diagnostics know of one filter in use */
+typedef struct Scbf2FilterStat
+{
+	uint32		filterno;
+	uint32		segno;
+	uint16		position;		/* in the segment's chain, from 0 */
+	const char *state;			/* "active", "closed" */
+	uint32		table_entries;	/* as the filter table counts them */
+	uint32		nkeys;			/* distinct keys, from the table */
+	double		slice_fill[SCBF_ROWS_MAX_K];
+	double		fill;			/* mean over slices */
+	double		fpr;			/* product over slices */
+	uint64		entries;		/* visible ledger entries of column 1 */
+	uint64		nulls[INDEX_MAX_KEYS];	/* per column */
+	uint32		ledger_pages;	/* roots + leaves of visible runs */
+} Scbf2FilterStat;
+
+/* What the walk over the filter table gathers */
+typedef struct Scbf2Census
+{
+	Scbf2Meta  *meta;
+	Scbf2MetaInfoData mi;
+	uint32		nfilters;		/* in use */
+	Scbf2FilterStat *filters;	/* by segment, then chain position */
+	uint64		pending;		/* entries past the cuts */
+} Scbf2Census;
+
+/* Counts of a ledger scan */
+typedef struct Scbf2CountArg
+{
+	uint64		items;
+	uint64		nulls;
+} Scbf2CountArg;
+
+/*
+ * Scbf2LedgerScan callback: count items, and those of the NULL hash.
+ */
+static void
+Scbf2CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	Scbf2CountArg *ca = (Scbf2CountArg *) arg;
+
+	ca->items += nitems;
+	if (hash == SCBF_NULL_HASH)
+		ca->nulls += nitems;
+}
+
+/*
+ * Scbf2PendingScan callback: count entries.
+ */
+static void
+Scbf2CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
+{
+	(*(uint64 *) arg)++;
+}
+
+/*
+ * qsort comparator of filter statistics: segment, chain position, number.
+ */
+static int
+Scbf2CmpFilterStat(const void *a, const void *b)
+{
+	const Scbf2FilterStat *x = a;
+	const Scbf2FilterStat *y = b;
+
+	if (x->segno != y->segno)
+		return (x->segno > y->segno) - (x->segno < y->segno);
+	if (x->position != y->position)
+		return (int) x->position - (int) y->position;
+	return (x->filterno > y->filterno) - (x->filterno < y->filterno);
+}
+
+/*
+ * One filter's statistics: its table entry's, then its ledgers'.  False if
+ * a leaf was recycled under a standby's walk.
+ */
+static bool
+Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2Census *c,
+				Scbf2Filter *f, uint32 filterno, BlockNumber nblocks,
+				Scbf2FilterStat *fs)
+{
+	uint32		nset[SCBF_ROWS_MAX_K];
+	uint32		i;
+	int			col;
+
+	memset(fs, 0, sizeof(Scbf2FilterStat));
+	fs->filterno = filterno;
+	fs->segno = Scbf2FilterSegment(f);
+	fs->position = Scbf2FilterPosition(f);
+	fs->state = Scbf2FilterStateName(f);
+	fs->table_entries = Scbf2FilterEntries(f);
+	fs->nkeys = Scbf2FilterKeys(f);
+	Scbf2FilterGetBits(f, nset);
+	for (i = 0; i < state->geom.k && i < SCBF_ROWS_MAX_K; i++)
+	{
+		fs->slice_fill[i] = (double) nset[i] / state->geom.m;
+		fs->fill += fs->slice_fill[i] / state->geom.k;
+	}
+	fs->fpr = Scbf2FilterFpr(f, state->geom.k, state->geom.m);
+
+	for (col = 0; col < state->ncols; col++)
+	{
+		BlockNumber root = Scbf2FilterRoot(f, col);
+		Scbf2RootInfo ri;
+		Scbf2CountArg ca;
+		int			r;
+
+		if (root == InvalidBlockNumber)
+			continue;
+		Scbf2ReadRootInfo(index, root, &ri, nblocks);
+		fs->ledger_pages++;
+		for (r = 0; r < ri.nruns; r++)
+			if (ri.runs[r].made <= c->mi.fold_serial &&
+				c->mi.fold_serial < ri.runs[r].gone)
+				fs->ledger_pages += ri.runs[r].nleaves;
+		memset(&ca, 0, sizeof(ca));
+		if (!Scbf2LedgerScan(index, root, col, c->mi.fold_serial,
+							 Scbf2CountPosting, &ca, nblocks))
+			return false;
+		if (col == 0)
+			fs->entries = ca.items;
+		fs->nulls[col] = ca.nulls;
+	}
+	return true;
+}
+
+/*
+ * One attempt at the census: false if a page moved under a standby's walk.
+ */
+static bool
+Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+			   bool ledgers, bool pending)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	Scbf2Filter **table;
+	uint32		fno;
+	int			part;
+
+	c->meta = Scbf2ReadMeta(index);
+	Scbf2MetaInfo(c->meta, &c->mi);
+	table = Scbf2ReadTable(index, state, c->meta, nblocks);
+	c->filters = palloc(sizeof(Scbf2FilterStat) * Max(c->mi.nfilters, 1));
+	c->nfilters = 0;
+	c->pending = 0;
+	for (fno = 0; fno < c->mi.nfilters; fno++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!Scbf2FilterInUse(table[fno]))
+			continue;
+		if (ledgers)
+		{
+			if (!Scbf2StatFilter(index, state, c, table[fno], fno, nblocks,
+								 &c->filters[c->nfilters]))
+				return false;
+		}
+		else
+		{
+			Scbf2FilterStat *fs = &c->filters[c->nfilters];
+
+			memset(fs, 0, sizeof(Scbf2FilterStat));
+			fs->filterno = fno;
+			fs->segno = Scbf2FilterSegment(table[fno]);
+			fs->position = Scbf2FilterPosition(table[fno]);
+		}
+		c->nfilters++;
+	}
+	qsort(c->filters, c->nfilters, sizeof(Scbf2FilterStat),
+		  Scbf2CmpFilterStat);
+	for (part = 0; pending && part < SCBF2_NPENDING; part++)
+		if (!Scbf2PendingScan(index, state, c->meta, part, Scbf2CountPending,
+							  &c->pending, NULL))
+			return false;
+	return true;
+}
+
+/*
+ * Scbf2RetryLock
+ *		Before attempt `attempt` of a walk: on a primary, from the
+ *		SCBF2_DIAG_UNLOCKED-th on, take the fold lock in share mode (no
+ *		fold commits until the caller releases it; *locked says whether it
+ *		did); on a standby, give up after SCBF2_DIAG_RETRIES.
+ */
+static void
+Scbf2RetryLock(Relation index, int attempt, bool *locked)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (attempt < SCBF2_DIAG_UNLOCKED || *locked)
+	{
+		if (*locked && attempt > SCBF2_DIAG_UNLOCKED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" changed during a walk that holds its fold lock",
+							RelationGetRelationName(index)),
+					 errhint("Please REINDEX it.")));
+		return;
+	}
+	if (!RecoveryInProgress())
+	{
+		LockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+		*locked = true;
+	}
+	else if (attempt >= SCBF2_DIAG_RETRIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("index \"%s\" kept changing during a diagnostic on the standby",
+						RelationGetRelationName(index)),
+				 errhint("Retry the query.")));
+}
+
+/*
+ * Scbf2GetCensus
+ *		The filters in use and, with ledgers, their ledgers' counts; with
+ *		pending, the entries of the pending area past the cuts: all as of
+ *		one metapage copy, read again while pages move under the walk.
+ */
+static void
+Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+			   bool ledgers, bool pending)
+{
+	bool		locked = false;
+	int			attempt;
+
+	for (attempt = 0;; attempt++)
+	{
+		Scbf2RetryLock(index, attempt, &locked);
+		if (Scbf2TryCensus(index, state, c, ledgers, pending))
+			break;
+	}
+	if (locked)
+		UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+}
+
+/*
+ * The rate at which a segment's chain says "maybe" for an absent value:
+ * 1 - prod(1 - fpr) over filters[0 .. n).
+ */
+static double
+Scbf2ChainFpr(const Scbf2FilterStat *filters, int n)
+{
+	double		pass = 1.0;
+	int			i;
+
+	for (i = 0; i < n; i++)
+		pass *= 1.0 - filters[i].fpr;
+	return 1.0 - pass;
+}
+
+/*
+ * bigint[] of n values.
+ */
+static Datum
+Scbf2Int8Array(const uint64 *values, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Int64GetDatum((int64) values[i]);
+	return PointerGetDatum(construct_array(elems, n, INT8OID, 8,
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * text[] of n C strings.
+ */
+static Datum
+Scbf2TextArray(const char **names, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = CStringGetTextDatum(names[i]);
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
+										   TYPALIGN_INT));
+}
+
+/*
+ * float8[] of n values.
+ */
+static Datum
+Scbf2Float8Array(const double *values, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Float8GetDatum(values[i]);
+	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, 8,
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * Segments of the table now: those a scan considers.
+ */
+static uint32
+Scbf2HeapSegments(Relation heap, Scbf2State *state)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(heap);
+
+	return (nblocks + state->pages_per_segment - 1) / state->pages_per_segment;
+}
+
+/* ----------------------------------------------------------------
+ *	The page census: what each block is, and who names it
+ * ----------------------------------------------------------------
+ */
+
+/* What a structure says of a block it names */
+typedef struct Scbf2PageRef
+{
+	Scbf2PageKind kind;			/* SCBF2_KIND_NEW: named by nothing */
+	int64		segno;			/* -1: NULL */
+	int64		serial;
+	int32		block_index;
+	bool		has_block_index;
+	BlockNumber next;			/* InvalidBlockNumber: NULL */
+} Scbf2PageRef;
+
+/*
+ * Name block blkno as a page of the given kind, unless it lies outside the
+ * index or something named it already (the verifier reports both).
+ */
+static Scbf2PageRef *
+Scbf2Name(Scbf2PageRef *refs, BlockNumber nblocks, BlockNumber blkno,
+		  Scbf2PageKind kind)
+{
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
+		refs[blkno].kind != SCBF2_KIND_NEW)
+		return NULL;
+	refs[blkno].kind = kind;
+	refs[blkno].segno = -1;
+	refs[blkno].serial = -1;
+	refs[blkno].next = InvalidBlockNumber;
+	return &refs[blkno];
+}
+
+/*
+ * Name the pages of a pending chain from blkno, up to stop (exclusive) or
+ * its end, with the serials its pages carry; guarded against loops and the
+ * end of the index (a loop ends where a page is named twice).
+ */
+static void
+Scbf2NameChain(Relation index, Scbf2PageRef *refs, BlockNumber nblocks,
+			   BlockNumber blkno, BlockNumber stop, int part)
+{
+	while (blkno != InvalidBlockNumber && blkno != stop)
+	{
+		Scbf2PageInfo pi;
+		Scbf2PageRef *ref;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+			return;
+		Scbf2InspectPage(index, blkno, &pi);
+		if (pi.kind != SCBF2_KIND_PENDING)
+			return;
+		ref = Scbf2Name(refs, nblocks, blkno, SCBF2_KIND_PENDING);
+		if (ref == NULL)
+			return;
+		ref->serial = pi.index;
+		ref->block_index = part;
+		ref->has_block_index = true;
+		ref->next = pi.next;
+		blkno = pi.next;
+	}
+}
+
+/*
+ * Scbf2PageCensus
+ *		refs[0 .. nblocks): what the structures of a metapage copy name each
+ *		block: the filter table, the band, every root of a filter in use and
+ *		every leaf of every run it lists, the pending chains and the
+ *		graveyard.  Superseded band pages in a grave are named rows of their
+ *		old band serial.
+ */
+static Scbf2PageRef *
+Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+				BlockNumber nblocks)
+{
+	Scbf2PageRef *refs = palloc0(sizeof(Scbf2PageRef) * Max(nblocks, 1));
+	Scbf2Filter **table;
+	uint32		i;
+	int			part;
+
+	for (i = 0; i < c->mi.ntablepages && i < c->mi.max_table_pages; i++)
+	{
+		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.tablepages[i],
+									  SCBF2_KIND_TABLE);
+
+		if (ref)
+		{
+			ref->block_index = i;
+			ref->has_block_index = true;
+		}
+	}
+	for (i = 0; i < c->mi.band.pages; i++)
+	{
+		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.band.start + i,
+									  SCBF2_KIND_ROWS);
+
+		if (ref)
+		{
+			ref->serial = c->mi.band.serial;
+			ref->block_index = i;
+			ref->has_block_index = true;
+		}
+	}
+
+	table = Scbf2ReadTable(index, state, c->meta, nblocks);
+	for (i = 0; i < c->mi.nfilters; i++)
+	{
+		int			col;
+
+		if (!Scbf2FilterInUse(table[i]))
+			continue;
+		for (col = 0; col < state->ncols; col++)
+		{
+			BlockNumber root = Scbf2FilterRoot(table[i], col);
+			Scbf2PageRef *ref;
+			Scbf2PageInfo pi;
+			Scbf2RootInfo ri;
+			int			r;
+
+			CHECK_FOR_INTERRUPTS();
+			if (root == InvalidBlockNumber || root >= nblocks)
+				continue;
+			Scbf2InspectPage(index, root, &pi);
+			if (pi.kind != SCBF2_KIND_ROOT)
+				continue;
+			ref = Scbf2Name(refs, nblocks, root, SCBF2_KIND_ROOT);
+			if (ref == NULL)
+				continue;
+			ref->segno = Scbf2FilterSegment(table[i]);
+			ref->serial = i;
+			ref->block_index = col + 1;
+			ref->has_block_index = true;
+			Scbf2ReadRootInfo(index, root, &ri, nblocks);
+			for (r = 0; r < ri.nruns; r++)
+			{
+				int			l;
+
+				for (l = 0; l < ri.runs[r].nleaves; l++)
+				{
+					Scbf2PageRef *lref = Scbf2Name(refs, nblocks,
+												   ri.runs[r].leaves[l],
+												   SCBF2_KIND_LEAF);
+
+					if (lref == NULL)
+						continue;
+					lref->segno = Scbf2FilterSegment(table[i]);
+					lref->serial = i;
+					lref->block_index = l;
+					lref->has_block_index = true;
+					if (l + 1 < ri.runs[r].nleaves)
+						lref->next = ri.runs[r].leaves[l + 1];
+				}
+			}
+		}
+	}
+
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		Scbf2NameChain(index, refs, nblocks, c->mi.pending[part].head,
+					   InvalidBlockNumber, part);
+	for (i = 0; i < c->mi.ngraves && i < c->mi.max_graves; i++)
+	{
+		Scbf2GraveInfo *g = &c->mi.graves[i];
+
+		if (g->band)
+		{
+			uint32		p;
+
+			for (p = 0; p < g->n && g->first + p < nblocks; p++)
+			{
+				Scbf2PageInfo pi;
+				Scbf2PageRef *ref;
+
+				CHECK_FOR_INTERRUPTS();
+				Scbf2InspectPage(index, g->first + p, &pi);
+				if (pi.kind != SCBF2_KIND_ROWS)
+					continue;
+				ref = Scbf2Name(refs, nblocks, g->first + p, SCBF2_KIND_ROWS);
+				if (ref)
+				{
+					ref->serial = pi.owner;
+					ref->block_index = p;
+					ref->has_block_index = true;
+				}
+			}
+		}
+		else
+		{
+			Scbf2PageInfo pi;
+
+			if (g->first == SCBF_METAPAGE_BLKNO || g->first >= nblocks)
+				continue;
+			Scbf2InspectPage(index, g->first, &pi);
+			Scbf2NameChain(index, refs, nblocks, g->first, g->stop,
+						   (int) pi.owner);
+		}
+	}
+	return refs;
+}
+
+/*
+ * The name scbf_pages gives a page kind.
+ */
+static const char *
+Scbf2KindName(Scbf2PageKind kind)
+{
+	switch (kind)
+	{
+		case SCBF2_KIND_NEW:
+			return "new";
+		case SCBF2_KIND_UNKNOWN:
+			return "unknown";
+		case SCBF2_KIND_META:
+			return "meta";
+		case SCBF2_KIND_TABLE:
+			return "table";
+		case SCBF2_KIND_ROWS:
+			return "rows";
+		case SCBF2_KIND_ROOT:
+			return "root";
+		case SCBF2_KIND_LEAF:
+			return "leaf";
+		case SCBF2_KIND_PENDING:
+			return "pending";
+		case SCBF2_KIND_FREE:
+			return "free";
+	}
+	return "unknown";
+}
+
+/*
+ * The kind scbf_pages reports for a block: what the page says it is if a
+ * structure names it as such (or it is the metapage, a free page, a page
+ * never initialized or no scbf page at all), else "unreferenced".
+ */
+static const char *
+Scbf2PageKindOf(const Scbf2PageInfo *pi, const Scbf2PageRef *ref,
+				BlockNumber blkno)
+{
+	if (pi->kind == SCBF2_KIND_NEW || pi->kind == SCBF2_KIND_UNKNOWN ||
+		pi->kind == SCBF2_KIND_FREE ||
+		(pi->kind == SCBF2_KIND_META && blkno == SCBF_METAPAGE_BLKNO))
+		return Scbf2KindName(pi->kind);
+	if (ref->kind == pi->kind)
+		return Scbf2KindName(pi->kind);
+	return "unreferenced";
+}
+
+/* ----------------------------------------------------------------
+ *	scbf_index_info
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Scbf2IndexInfo
+ *		scbf_index_info's row for a format-2 index: the layout, the filters
+ *		and their chains, the pages by kind (a census of every block, as
+ *		scbf_pages classifies them), the entries of the ledgers and of the
+ *		pending area.
+ */
+Datum
+Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
+{
+	Scbf2State *state = Scbf2GetState(index);
+	TupleDesc	tupdesc;
+	Scbf2Census c;
+	Scbf2PageRef *refs;
+	Datum		values[28];
+	bool		nulls[28];
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	uint64		pages[SCBF2_KIND_FREE + 2];
+	uint64		entries = 0;
+	uint32		nsegments = 0;
+	uint32		max_chain = 0;
+	uint32	   *hist;
+	uint32		heapsegs = Scbf2HeapSegments(heap, state);
+	uint32		empty;
+	double		sum_fill = 0;
+	double		worst_fill = 0;
+	double		sum_fpr = 0;
+	int64		worst_segment = -1;
+	double		worst_fpr = 0;
+	Datum	   *hd;
+	int			dims[1];
+	int			lbs[1];
+	uint32		f;
+	uint32		h;
+	int			i = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	Scbf2GetCensus(index, state, &c, true, true);
+	hist = palloc0(sizeof(uint32) * (c.nfilters + 2));
+	for (f = 0; f < c.nfilters;)
+	{
+		uint32		g = f;
+		double		fpr;
+
+		while (g < c.nfilters && c.filters[g].segno == c.filters[f].segno)
+		{
+			entries += c.filters[g].entries;
+			sum_fill += c.filters[g].fill;
+			worst_fill = Max(worst_fill, c.filters[g].fill);
+			g++;
+		}
+		fpr = Scbf2ChainFpr(&c.filters[f], g - f);
+		nsegments++;
+		max_chain = Max(max_chain, g - f);
+		hist[g - f]++;
+		sum_fpr += fpr;
+		if (worst_segment < 0 || fpr > worst_fpr)
+		{
+			worst_segment = c.filters[f].segno;
+			worst_fpr = fpr;
+		}
+		f = g;
+	}
+	empty = heapsegs > nsegments ? heapsegs - nsegments : 0;
+
+	/* every block, by the kind scbf_pages gives it */
+	nblocks = RelationGetNumberOfBlocks(index);
+	refs = Scbf2PageCensus(index, state, &c, nblocks);
+	memset(pages, 0, sizeof(pages));
+	for (blkno = 0; blkno < nblocks; blkno++)
+	{
+		Scbf2PageInfo pi;
+		const char *kind;
+
+		CHECK_FOR_INTERRUPTS();
+		Scbf2InspectPage(index, blkno, &pi);
+		kind = Scbf2PageKindOf(&pi, &refs[blkno], blkno);
+		if (strcmp(kind, "unreferenced") == 0)
+			pages[SCBF2_KIND_FREE + 1]++;
+		else
+			pages[pi.kind]++;
+	}
+
+	hd = palloc(sizeof(Datum) * Max(max_chain, 1));
+	for (h = 1; h <= max_chain; h++)
+		hd[h - 1] = Int32GetDatum(hist[h]);
+	dims[0] = max_chain;
+	lbs[0] = 1;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i++] = Int32GetDatum(state->pages_per_segment);
+	values[i++] = Float8GetDatum(state->target_fpr);
+	values[i++] = Int32GetDatum(state->geom.k);
+	values[i++] = Int32GetDatum(state->geom.m);
+	values[i++] = Int32GetDatum(1);
+	values[i++] = Int32GetDatum(state->capacity);
+	values[i++] = Int32GetDatum(state->ncols);
+	values[i++] = Int32GetDatum(nsegments);
+	values[i++] = Int32GetDatum(empty);
+	values[i++] = Int32GetDatum(c.nfilters);
+	values[i++] = Int32GetDatum(max_chain);
+	if (max_chain > 0)
+		values[i++] = PointerGetDatum(construct_md_array(hd, NULL, 1, dims,
+														 lbs, INT4OID, 4,
+														 true, TYPALIGN_INT));
+	else
+		values[i++] = PointerGetDatum(construct_empty_array(INT4OID));
+	values[i++] = Int64GetDatum(nblocks);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_META]);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_TABLE]);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROWS]);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROOT] + pages[SCBF2_KIND_LEAF]);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_FREE] + pages[SCBF2_KIND_NEW]);
+	values[i++] = Int64GetDatum(entries);
+	values[i++] = Int64GetDatum(c.pending);
+	values[i++] = Float8GetDatum(c.nfilters ? sum_fill / c.nfilters : 0);
+	values[i++] = Float8GetDatum(worst_fill);
+	values[i++] = Float8GetDatum(nsegments ? sum_fpr / nsegments : 0);
+	if (worst_segment >= 0)
+	{
+		values[i++] = Int32GetDatum((int32) worst_segment);
+		values[i++] = Float8GetDatum(worst_fpr);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	nulls[i++] = true;			/* saturated counters: no counters */
+	nulls[i++] = true;			/* stale counters: no counters */
+	if (entries + c.pending > 0)
+		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ /
+									 (entries + c.pending));
+	else
+		nulls[i++] = true;
+	Assert(i == tupdesc->natts);
+
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+											 values, nulls));
+}
+
+/* ----------------------------------------------------------------
+ *	scbf_segments and scbf_filters
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Scbf2Segments
+ *		scbf_segments' rows for a format-2 index: one per segment of the
+ *		table (and any segment past its end that still has filters), those
+ *		without a filter flagged "empty" (a probe reads nothing of them but
+ *		their pending entries).
+ */
+void
+Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2Census c;
+	uint32		nsegs = Scbf2HeapSegments(heap, state);
+	uint32		segno;
+	uint32		f = 0;
+
+	Scbf2GetCensus(index, state, &c, true, false);
+	if (c.nfilters > 0)
+		nsegs = Max(nsegs, c.filters[c.nfilters - 1].segno + 1);
+	for (segno = 0; segno < nsegs; segno++)
+	{
+		BlockNumber first = (BlockNumber) segno * state->pages_per_segment;
+		uint64		nulls_per_col[INDEX_MAX_KEYS];
+		uint64		entries = 0;
+		uint32		ledger_pages = 0;
+		double		fill = 0;
+		uint32		g = f;
+		const char *flags[1];
+		int			nflags = 0;
+		Datum		values[12];
+		bool		nulls[12];
+		int			col;
+		int			i = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		memset(nulls_per_col, 0, sizeof(nulls_per_col));
+		while (g < c.nfilters && c.filters[g].segno == segno)
+		{
+			entries += c.filters[g].entries;
+			ledger_pages += c.filters[g].ledger_pages;
+			fill += c.filters[g].fill;
+			for (col = 0; col < state->ncols; col++)
+				nulls_per_col[col] += c.filters[g].nulls[col];
+			g++;
+		}
+		if (g == f)
+			flags[nflags++] = "empty";
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(segno);
+		values[i++] = Int64GetDatum(first);
+		values[i++] = Int64GetDatum((int64) first + state->pages_per_segment - 1);
+		values[i++] = Int32GetDatum(g - f);
+		values[i++] = Int32GetDatum(0);
+		values[i++] = Int32GetDatum(ledger_pages);
+		values[i++] = Int64GetDatum(entries);
+		values[i++] = Scbf2Int8Array(nulls_per_col, state->ncols);
+		values[i++] = Float8GetDatum(Scbf2ChainFpr(&c.filters[f], g - f));
+		values[i++] = Float8GetDatum(g > f ? fill / (g - f) : 0);
+		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Scbf2TextArray(flags, nflags);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+		f = g;
+	}
+}
+
+/*
+ * Scbf2Filters
+ *		scbf_filters' rows for a format-2 index: one per filter in use, of
+ *		segment segno (all segments if segno < 0), by segment and chain
+ *		position.
+ */
+void
+Scbf2Filters(FunctionCallInfo fcinfo, Relation index, int64 segno)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2Census c;
+	uint32		f;
+
+	Scbf2GetCensus(index, state, &c, true, false);
+	for (f = 0; f < c.nfilters; f++)
+	{
+		Scbf2FilterStat *fs = &c.filters[f];
+		Datum		values[15];
+		bool		nulls[15];
+		int			i = 0;
+
+		if (segno >= 0 && fs->segno != (uint64) segno)
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(fs->segno);
+		values[i++] = Int32GetDatum(fs->position + 1);
+		values[i++] = Int64GetDatum(fs->filterno);
+		values[i++] = CStringGetTextDatum(fs->state ? fs->state : "unknown");
+		values[i++] = PointerGetDatum(construct_empty_array(TEXTOID));
+		nulls[i++] = true;		/* head block: no filter pages */
+		values[i++] = Int32GetDatum(0);
+		values[i++] = Int32GetDatum(fs->ledger_pages);
+		values[i++] = Int64GetDatum(fs->entries);
+		values[i++] = Scbf2Int8Array(fs->nulls, state->ncols);
+		values[i++] = Float8GetDatum(fs->fill);
+		values[i++] = Scbf2Float8Array(fs->slice_fill,
+									   Min(state->geom.k, SCBF_ROWS_MAX_K));
+		values[i++] = Float8GetDatum(fs->fpr);
+		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Float8GetDatum(fs->nkeys);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	scbf_pages
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Scbf2Pages
+ *		scbf_pages' rows for a format-2 index: one per block, its kind as
+ *		Scbf2PageKindOf says and what the structure that names it says of
+ *		it (see README.md for each kind's columns).
+ */
+void
+Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2Census c;
+	Scbf2PageRef *refs;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+
+	Scbf2GetCensus(index, state, &c, false, false);
+	nblocks = RelationGetNumberOfBlocks(index);
+	refs = Scbf2PageCensus(index, state, &c, nblocks);
+	for (blkno = 0; blkno < nblocks; blkno++)
+	{
+		Scbf2PageInfo pi;
+		Scbf2PageRef *ref = &refs[blkno];
+		const char *kind;
+		Datum		values[7];
+		bool		nulls[7];
+
+		CHECK_FOR_INTERRUPTS();
+		Scbf2InspectPage(index, blkno, &pi);
+		kind = Scbf2PageKindOf(&pi, ref, blkno);
+		memset(nulls, true, sizeof(nulls));
+		values[0] = Int64GetDatum(blkno);
+		values[1] = CStringGetTextDatum(kind);
+		nulls[0] = nulls[1] = false;
+		if (strcmp(kind, "unreferenced") == 0)
+		{
+			values[5] = Int32GetDatum(pi.count);
+			nulls[5] = false;
+		}
+		else if (pi.kind == ref->kind && pi.kind != SCBF2_KIND_NEW)
+		{
+			if (ref->segno >= 0)
+			{
+				values[2] = Int64GetDatum(ref->segno);
+				nulls[2] = false;
+			}
+			if (ref->serial >= 0)
+			{
+				values[3] = Int64GetDatum(ref->serial);
+				nulls[3] = false;
+			}
+			if (ref->has_block_index)
+			{
+				values[4] = Int32GetDatum(ref->block_index);
+				nulls[4] = false;
+			}
+			if (pi.kind == SCBF2_KIND_TABLE)
+			{
+				int64		first = (int64) ref->block_index *
+					c.mi.entries_per_table_page;
+
+				values[5] = Int32GetDatum((int32) Max(Min((int64) c.mi.nfilters - first,
+														  (int64) c.mi.entries_per_table_page),
+													  0));
+				nulls[5] = false;
+			}
+			else if (pi.kind == SCBF2_KIND_ROOT || pi.kind == SCBF2_KIND_LEAF ||
+					 pi.kind == SCBF2_KIND_PENDING)
+			{
+				values[5] = Int32GetDatum(pi.count);
+				nulls[5] = false;
+			}
+			if (ref->next != InvalidBlockNumber)
+			{
+				values[6] = Int64GetDatum(ref->next);
+				nulls[6] = false;
+			}
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	scbf_probe
+ * ----------------------------------------------------------------
+ */
+
+/* One row of scbf_probe, kept until the attempt completes */
+typedef struct Scbf2ProbeRow
+{
+	bool		pending;		/* a pending partition, else a filter */
+	uint32		segno;
+	uint32		position;
+	uint32		filterno;		/* pending: the partition */
+	int64		matches;
+	int64		heappages;
+} Scbf2ProbeRow;
+
+/* What the pending part of a probe collects */
+typedef struct Scbf2ProbePending
+{
+	int			col;
+	const uint32 *hashes;
+	int			nhashes;
+	int64		matches;
+	BlockNumber *blocks;
+	int			nblocks;
+	int			maxblocks;
+} Scbf2ProbePending;
+
+/*
+ * qsort/bsearch comparator of uint32s.
+ */
+static int
+Scbf2CmpU32(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Distinct values among sorted v[0 .. n).
+ */
+static int64
+Scbf2Distinct(uint32 *v, int n)
+{
+	int64		d = 0;
+	int			i;
+
+	qsort(v, n, sizeof(uint32), Scbf2CmpU32);
+	for (i = 0; i < n; i++)
+		if (i == 0 || v[i] != v[i - 1])
+			d++;
+	return d;
+}
+
+/*
+ * Scbf2PendingScan callback of scbf_probe: a pending entry whose column
+ * hash is one of the value's.
+ */
+static void
+Scbf2ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
+{
+	Scbf2ProbePending *pp = (Scbf2ProbePending *) arg;
+	uint32		h = hashes[pp->col];
+
+	if (bsearch(&h, pp->hashes, pp->nhashes, sizeof(uint32),
+				Scbf2CmpU32) == NULL)
+		return;
+	pp->matches++;
+	if (pp->nblocks == pp->maxblocks)
+	{
+		pp->maxblocks = Max(pp->maxblocks * 2, 16);
+		pp->blocks = pp->blocks ?
+			repalloc(pp->blocks, sizeof(BlockNumber) * pp->maxblocks) :
+			palloc(sizeof(BlockNumber) * pp->maxblocks);
+	}
+	pp->blocks[pp->nblocks++] = ItemPointerGetBlockNumber(tid);
+}
+
+/*
+ * One attempt at a probe of cond: its rows into *rows / *nrows.  False if
+ * a page moved under a standby's probe.
+ */
+static bool
+Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
+			  Scbf2ProbeRow **rows, int *nrows)
+{
+	Scbf2Meta  *meta = Scbf2ReadMeta(index);
+	Scbf2MetaInfoData mi;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	uint64		fold_serial = Scbf2MetaFoldSerial(meta);
+	uint32		nfilters = Scbf2MetaFilters(meta);
+	int			maxrows = 16;
+	bool		parts[SCBF2_NPENDING];
+	int			part;
+	int			i;
+
+	Scbf2MetaInfo(meta, &mi);
+	*nrows = 0;
+	*rows = palloc(sizeof(Scbf2ProbeRow) * maxrows);
+	if (nfilters > 0)
+	{
+		uint8	   *acc = palloc0(Scbf2RowsBytes(meta));
+		uint32		fno;
+
+		if (!Scbf2RowsProbe(index, state, meta, cond->col, cond->hashes,
+							cond->nhashes, acc, nblocks))
+			return false;
+		for (fno = Scbf2RowsNext(meta, acc, 0); fno < nfilters;
+			 fno = Scbf2RowsNext(meta, acc, fno + 1))
+		{
+			Scbf2Filter *f;
+			Scbf2ProbeRow *row;
+			uint16	   *items;
+			uint32	   *blocks;
+			int			n;
+
+			CHECK_FOR_INTERRUPTS();
+			f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
+			if (!Scbf2FilterInUse(f))
+				continue;
+			n = Scbf2LedgerLookup(index, Scbf2FilterRoot(f, cond->col),
+								  cond->col, fold_serial, cond->hashes,
+								  cond->nhashes, &items, nblocks);
+			if (n < 0)
+				return false;
+			if (*nrows == maxrows)
+			{
+				maxrows *= 2;
+				*rows = repalloc(*rows, sizeof(Scbf2ProbeRow) * maxrows);
+			}
+			row = &(*rows)[(*nrows)++];
+			row->pending = false;
+			row->segno = Scbf2FilterSegment(f);
+			row->position = Scbf2FilterPosition(f);
+			row->filterno = fno;
+			row->matches = n;
+			blocks = palloc(sizeof(uint32) * Max(n, 1));
+			for (i = 0; i < n; i++)
+				blocks[i] = ScbfTidRelBlock(items[i]);
+			row->heappages = Scbf2Distinct(blocks, n);
+		}
+	}
+
+	/* the partitions a probe of this column reads (scbfscan2.c) */
+	memset(parts, cond->col != 0, sizeof(parts));
+	for (i = 0; cond->col == 0 && i < cond->nhashes; i++)
+		parts[Scbf2PendingPartition(cond->hashes[i])] = true;
+	for (part = 0; part < SCBF2_NPENDING; part++)
+	{
+		Scbf2ProbePending pp;
+		Scbf2ProbeRow *row;
+
+		if (!parts[part] || !mi.pending[part].mayhave)
+			continue;
+		memset(&pp, 0, sizeof(pp));
+		pp.col = cond->col;
+		pp.hashes = cond->hashes;
+		pp.nhashes = cond->nhashes;
+		if (!Scbf2PendingScan(index, state, meta, part,
+							  Scbf2ProbePendingEntry, &pp, NULL))
+			return false;
+		if (*nrows == maxrows)
+		{
+			maxrows *= 2;
+			*rows = repalloc(*rows, sizeof(Scbf2ProbeRow) * maxrows);
+		}
+		row = &(*rows)[(*nrows)++];
+		row->pending = true;
+		row->filterno = part;
+		row->matches = pp.matches;
+		row->heappages = Scbf2Distinct(pp.blocks, pp.nblocks);
+	}
+	return true;
+}
+
+/*
+ * Scbf2Probe
+ *		scbf_probe's rows for a format-2 index and a scan key on one
+ *		column: a row per filter whose rows say "maybe" for the value
+ *		(verdict "maybe", the matches its ledger holds), then a row per
+ *		pending partition the probe reads (verdict "pending", the matching
+ *		entries past the cut); see README.md for the columns.
+ */
+void
+Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Scbf2State *state = Scbf2GetState(index);
+	Scbf2ProbeRow *rows = NULL;
+	ScbfCond	cond;
+	bool		locked = false;
+	int			nrows = 0;
+	int			attempt;
+	int			r;
+
+	if (!ScbfKeyToCond(index, NULL, key, &cond, CurrentMemoryContext))
+		return;					/* matches no row */
+	if (cond.kind != SCBF_COND_EQ)
+	{
+		Datum		values[8];
+		bool		nulls[8];
+
+		/* the scan cannot test it: it reads every ledger */
+		memset(nulls, true, sizeof(nulls));
+		values[5] = CStringGetTextDatum("whole index: the value cannot be tested");
+		nulls[5] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+		return;
+	}
+
+	for (attempt = 0;; attempt++)
+	{
+		Scbf2RetryLock(index, attempt, &locked);
+		if (Scbf2TryProbe(index, state, &cond, &rows, &nrows))
+			break;
+	}
+	if (locked)
+		UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+
+	for (r = 0; r < nrows; r++)
+	{
+		Scbf2ProbeRow *row = &rows[r];
+		Datum		values[8];
+		bool		nulls[8];
+
+		memset(nulls, 0, sizeof(nulls));
+		if (row->pending)
+		{
+			nulls[0] = nulls[1] = nulls[2] = nulls[3] = true;
+			values[4] = Int32GetDatum(row->filterno);
+			values[5] = CStringGetTextDatum("pending");
+		}
+		else
+		{
+			values[0] = Int32GetDatum(row->segno);
+			values[1] = Int64GetDatum((int64) row->segno *
+									  state->pages_per_segment);
+			values[2] = Int32GetDatum(row->position + 1);
+			values[3] = Int64GetDatum(row->filterno);
+			nulls[4] = true;
+			values[5] = CStringGetTextDatum("maybe");
+		}
+		values[6] = Int64GetDatum(row->matches);
+		values[7] = Int64GetDatum(row->heappages);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
+							 nulls);
+	}
+}

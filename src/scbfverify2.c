@@ -1,0 +1,968 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfverify2.c
+ *	  scbf_verify() on an index of storage format 2.
+ *
+ * NOTES
+ *	  scbfverify.c opens the index and dispatches here when its format is
+ *	  2.  Everything is checked as of one metapage copy:
+ *
+ *	  - the metapage: layout (Scbf2ReadMeta checks it), band, filter table
+ *		pages, pending heads, graves and serial marks within the index and
+ *		their bounds;
+ *	  - the filter table: known states, one chain position per segment and
+ *		position, and for each filter in use the root of every column, of
+ *		the right type, column and owner;
+ *	  - every run of every root: a supersession after its making, fences
+ *		in order, leaves of the right type, column, segment and run serial
+ *		whose fence is the root's, posting lists that decode in hash order
+ *		and continue across leaves, items in order and within the segment's
+ *		blocks, as many as the run says;
+ *	  - invariant R1 (src/README, D4): for every entry of a visible run,
+ *		all k bits of its hash are set in its filter's column of the band;
+ *		a clear one would hide the entry from probes (a false negative);
+ *	  - the pending chains: pages of their partition with consecutive
+ *		serials, entries that fit and belong to the partition, no loop, no
+ *		link out of the index, the metapage's tail on the chain;
+ *	  - the graves: known kinds, superseded band pages and pending pieces
+ *		that are still such pages;
+ *	  - every block named at most once; blocks named by nothing that are
+ *		not free are leaks (NOTICE);
+ *	  - with heapallindexed, every heap tuple an MVCC snapshot taken before
+ *		the index was read sees has its entry (TID and the hash of every
+ *		column) in a visible run of a filter of its segment, or in the
+ *		pending area past the cuts.
+ *
+ *	  Corruption is ERRCODE_INDEX_CORRUPTED, naming the block.  The filter
+ *	  table's counts (entries, keys, set bits per slice) are statistics: a
+ *	  crash between a fold's records can leave them ahead of the ledger
+ *	  (src/README, Steps 3b), so a difference is a NOTICE.
+ *
+ *	  Locks: AccessShareLock on the table and the index, and on a primary
+ *	  the fold lock in share mode for the whole check (as a probe takes it
+ *	  when it must), so no fold or VACUUM commits or frees pages meanwhile;
+ *	  inserts go on appending to the pending area, whose chains are walked
+ *	  to their current ends.  Nothing is written.  XXX: on a hot standby
+ *	  replay may change the index under the check, which then may report a
+ *	  change as corruption; run it again.
+ *
+ *	  This file does not include scbf_page.h: it reads pages through the
+ *	  readers of the page-kind modules (scbf2.h) and decodes posting lists
+ *	  with the server-free codec.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfverify2.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/tableam.h"
+#include "access/xlog.h"
+#include "catalog/index.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "scbf2.h"
+#include "scbfpostinglist.h"
+
+/* One entry of one column, for heapallindexed: a heap TID and a hash */
+typedef struct Scbf2VEntry
+{
+	BlockNumber blkno;
+	OffsetNumber offnum;
+	uint32		hash;
+} Scbf2VEntry;
+
+/* An array of entries of one column */
+typedef struct Scbf2VEntries
+{
+	Scbf2VEntry *e;
+	Size		n;
+	Size		max;
+} Scbf2VEntries;
+
+typedef struct Scbf2VerifyState
+{
+	Relation	index;
+	Relation	heap;
+	Scbf2State *state;
+	Scbf2Meta  *meta;
+	Scbf2MetaInfoData mi;
+	BlockNumber nblocks;
+	uint8	   *named;			/* per block: the Scbf2PageKind that named
+								 * it, SCBF2_KIND_NEW if nothing did */
+	Scbf2Filter **table;
+	uint8	   *band;			/* the band's rows, page after page; NULL if
+								 * too large to hold */
+	Size		pagebytes;		/* rows bytes per band page */
+	bool		heapallindexed;
+	Scbf2VEntries entries[INDEX_MAX_KEYS];
+
+	/* the R1 check of the filter at hand */
+	uint32		filterno;
+	int			col;
+	BlockNumber root;
+
+	/* statistics that differ (NOTICEs) */
+	uint64		count_mismatches;
+	uint64		bit_mismatches;
+	uint64		unreferenced;
+} Scbf2VerifyState;
+
+/*
+ * Report corruption at block blkno: what is wrong (a lowercase phrase
+ * that follows the index's name), and a detail sentence.
+ */
+static void
+pg_attribute_noreturn()
+Scbf2Corrupt(Scbf2VerifyState *vs, BlockNumber blkno, const char *what,
+			 const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" %s", RelationGetRelationName(vs->index),
+					what),
+			 errdetail("Block %u: %s", blkno, detail),
+			 errhint("Please REINDEX it.")));
+}
+
+/*
+ * Name block blkno as a page of the given kind: it must lie inside the
+ * index and not be named already.
+ */
+static void
+Scbf2Claim(Scbf2VerifyState *vs, BlockNumber blkno, Scbf2PageKind kind,
+		   const char *by)
+{
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= vs->nblocks)
+		Scbf2Corrupt(vs, blkno, "has a link outside the index",
+					 psprintf("%s names block %u, outside the index's %u blocks.",
+							  by, blkno, vs->nblocks));
+	if (vs->named[blkno] != SCBF2_KIND_NEW)
+		Scbf2Corrupt(vs, blkno, "has a page that two links name",
+					 psprintf("%s names block %u, which another structure (page kind %d) names already, or a chain loops.",
+							  by, blkno, (int) vs->named[blkno]));
+	vs->named[blkno] = (uint8) kind;
+}
+
+/*
+ * Remember an entry of column col for the heapallindexed check.
+ */
+static void
+Scbf2KeepEntry(Scbf2VerifyState *vs, int col, BlockNumber blkno,
+			   OffsetNumber offnum, uint32 hash)
+{
+	Scbf2VEntries *ve = &vs->entries[col];
+
+	if (ve->n == ve->max)
+	{
+		ve->max = Max(ve->max * 2, 1024);
+		ve->e = ve->e ?
+			repalloc_huge(ve->e, sizeof(Scbf2VEntry) * ve->max) :
+			MemoryContextAllocHuge(CurrentMemoryContext,
+								   sizeof(Scbf2VEntry) * ve->max);
+	}
+	ve->e[ve->n].blkno = blkno;
+	ve->e[ve->n].offnum = offnum;
+	ve->e[ve->n].hash = hash;
+	ve->n++;
+}
+
+/* ----------------------------------------------------------------
+ *	Metapage, band, graves
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The metapage's fields beyond the layout that Scbf2ReadMeta checked: the
+ * table pages, the band, the pending heads, the serial marks.
+ */
+static void
+Scbf2VerifyMeta(Scbf2VerifyState *vs)
+{
+	Scbf2MetaInfoData *mi = &vs->mi;
+	uint32		perpage = mi->entries_per_table_page;
+	uint32		i;
+
+	if (!(mi->target_fpr > 0 && mi->target_fpr < 1) || mi->capacity < 1 ||
+		mi->ncols != vs->state->ncols)
+		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+					 "has a metapage with impossible layout parameters",
+					 psprintf("Target rate %g, capacity %u, %d columns.",
+							  mi->target_fpr, mi->capacity, mi->ncols));
+	if (mi->ntablepages != (mi->nfilters + perpage - 1) / perpage)
+		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+					 "has a filter table of the wrong size",
+					 psprintf("The metapage lists %u table pages for %u filters of %u per page.",
+							  mi->ntablepages, mi->nfilters, perpage));
+	for (i = 0; i < mi->ntablepages; i++)
+		Scbf2Claim(vs, mi->tablepages[i], SCBF2_KIND_TABLE,
+				   psprintf("The metapage's filter table page %u", i));
+
+	if (mi->band.pages > 0 || mi->nfilters > 0)
+	{
+		uint32		p;
+
+		if (mi->band.start == SCBF_METAPAGE_BLKNO ||
+			mi->band.start >= vs->nblocks ||
+			mi->band.pages > vs->nblocks - mi->band.start ||
+			mi->band.rows_per_page < 1 ||
+			(uint64) mi->band.pages * mi->band.rows_per_page <
+			(uint64) mi->k * mi->m)
+			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a row band outside the index",
+						 psprintf("The band starts at block %u with %u pages of %u rows; the index has %u blocks.",
+								  mi->band.start, mi->band.pages,
+								  mi->band.rows_per_page, vs->nblocks));
+		for (p = 0; p < mi->band.pages; p++)
+			Scbf2Claim(vs, mi->band.start + p, SCBF2_KIND_ROWS,
+					   psprintf("Page %u of the row band", p));
+	}
+
+	for (i = 0; i < mi->nmarks; i++)
+		if (mi->mark_serials[i] > mi->fold_serial)
+			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a serial mark ahead of its fold serial",
+						 psprintf("Mark %u is of serial " UINT64_FORMAT ", the committed serial is " UINT64_FORMAT ".",
+								  i, mi->mark_serials[i], mi->fold_serial));
+
+	for (i = 0; i < SCBF2_NPENDING; i++)
+	{
+		Scbf2PendingHeadInfo *ph = &mi->pending[i];
+
+		if ((ph->head == InvalidBlockNumber) != (ph->tail == InvalidBlockNumber) ||
+			(ph->head != InvalidBlockNumber &&
+			 (ph->head == SCBF_METAPAGE_BLKNO || ph->head >= vs->nblocks ||
+			  ph->tail == SCBF_METAPAGE_BLKNO || ph->tail >= vs->nblocks)) ||
+			ph->cut > mi->pending_entries_per_page ||
+			(ph->flags & ~1) != 0)
+			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has an impossible pending partition head",
+						 psprintf("Partition %u: head %u, tail %u, cut %u, flags 0x%x; the index has %u blocks and a pending page holds %u entries.",
+								  i, ph->head, ph->tail, ph->cut, ph->flags,
+								  vs->nblocks, mi->pending_entries_per_page));
+	}
+	if (mi->ngraves > mi->max_graves)
+		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+					 "has more graves than its metapage holds",
+					 psprintf("The metapage says %u graves, it holds %u.",
+							  mi->ngraves, mi->max_graves));
+}
+
+/*
+ * Read the band into memory (if it fits in maintenance_work_mem) and check
+ * that each of its pages is the band's page there.
+ */
+static void
+Scbf2VerifyBand(Scbf2VerifyState *vs)
+{
+	Scbf2Band  *band = &vs->mi.band;
+	uint8	   *scratch;
+	Size		total;
+	uint32		p;
+
+	vs->pagebytes = Scbf2BandPageBytes(band);
+	total = vs->pagebytes * band->pages;
+	vs->band = NULL;
+	if (band->pages == 0)
+		return;
+	if (total <= (Size) maintenance_work_mem * 1024)
+		vs->band = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
+	scratch = palloc(BLCKSZ);
+	for (p = 0; p < band->pages; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!Scbf2BandReadPage(vs->index, band, p,
+							   vs->band ? vs->band + vs->pagebytes * p : scratch,
+							   vs->nblocks))
+			Scbf2Corrupt(vs, band->start + p,
+						 "has a row band page that is not the band's",
+						 psprintf("Block %u should be page %u of the band of serial %u.",
+								  band->start + p, p, band->serial));
+	}
+	pfree(scratch);
+	if (vs->band == NULL)
+		ereport(NOTICE,
+				(errmsg("the row band of index \"%s\" is larger than maintenance_work_mem: invariant R1 is not checked",
+						RelationGetRelationName(vs->index)),
+				 errhint("Raise maintenance_work_mem to %zu kB or more.",
+						 total / 1024 + 1)));
+}
+
+/*
+ * The pages of a piece of a pending chain in a grave, from first up to
+ * (not including) stop, or of a superseded band.
+ */
+static void
+Scbf2VerifyGraves(Scbf2VerifyState *vs)
+{
+	uint32		i;
+
+	for (i = 0; i < vs->mi.ngraves; i++)
+	{
+		Scbf2GraveInfo *g = &vs->mi.graves[i];
+		const char *by = psprintf("Grave %u of the metapage", i);
+
+		if (g->kind != 1 && g->kind != 2)
+			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a grave of an unknown kind",
+						 psprintf("Grave %u has kind %u.", i, g->kind));
+		if (g->band)
+		{
+			uint32		p;
+
+			if (g->n > vs->nblocks)
+				Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+							 "has a grave larger than the index",
+							 psprintf("Grave %u holds %u pages from block %u.",
+									  i, g->n, g->first));
+			for (p = 0; p < g->n; p++)
+			{
+				Scbf2PageInfo pi;
+
+				CHECK_FOR_INTERRUPTS();
+				Scbf2Claim(vs, g->first + p, SCBF2_KIND_ROWS, by);
+				Scbf2InspectPage(vs->index, g->first + p, &pi);
+				if (pi.kind != SCBF2_KIND_ROWS ||
+					pi.owner == vs->mi.band.serial)
+					Scbf2Corrupt(vs, g->first + p,
+								 "has a superseded band page that is not one",
+								 psprintf("Grave %u names block %u as a page of an old band.",
+										  i, g->first + p));
+			}
+		}
+		else
+		{
+			BlockNumber blkno = g->first;
+			uint32		n = 0;
+
+			while (blkno != g->stop)
+			{
+				Scbf2PageInfo pi;
+
+				CHECK_FOR_INTERRUPTS();
+				if (blkno == InvalidBlockNumber || ++n > vs->nblocks)
+					Scbf2Corrupt(vs, g->first,
+								 "has a grave whose pending pages do not reach its end",
+								 psprintf("Grave %u runs from block %u to block %u.",
+										  i, g->first, g->stop));
+				Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING, by);
+				Scbf2InspectPage(vs->index, blkno, &pi);
+				if (pi.kind != SCBF2_KIND_PENDING)
+					Scbf2Corrupt(vs, blkno,
+								 "has a superseded pending page that is not one",
+								 psprintf("Grave %u names block %u.", i, blkno));
+				blkno = pi.next;
+			}
+		}
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Pending chains
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Partition part's chain, from the head the metapage copy names to its
+ * current end.
+ */
+static void
+Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
+{
+	Scbf2PendingHeadInfo *ph = &vs->mi.pending[part];
+	BlockNumber blkno = ph->head;
+	uint32		serial = ph->head_serial;
+	bool		first = true;
+	bool		tailseen = false;
+	int			ncols = vs->state->ncols;
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Scbf2PendingPageInfo pp;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno >= vs->nblocks)
+			vs->nblocks = RelationGetNumberOfBlocks(vs->index);
+		Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING,
+				   psprintf("The pending chain of partition %d", part));
+		Scbf2ReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
+		if (pp.partition != (uint32) part || pp.serial != serial)
+			Scbf2Corrupt(vs, blkno,
+						 "has a pending page out of its chain",
+						 psprintf("Block %u is pending page of partition %u with serial %u; the chain of partition %d expects serial %u there.",
+								  blkno, pp.partition, pp.serial, part,
+								  serial));
+		if (pp.nentries > pp.maxentries ||
+			(first && ph->cut > pp.nentries))
+			Scbf2Corrupt(vs, blkno,
+						 "has a pending page with impossible entry counts",
+						 psprintf("Block %u says %d entries (a page holds %d), the cut is at %u.",
+								  blkno, pp.nentries, pp.maxentries,
+								  first ? ph->cut : 0));
+		for (i = first ? ph->cut : 0; ph->mayhave && i < pp.nentries; i++)
+		{
+			ItemPointer tid = &pp.tids[i];
+			uint32	   *h = &pp.hashes[i * ncols];
+			int			col;
+
+			if (!ItemPointerIsValid(tid) ||
+				ItemPointerGetOffsetNumber(tid) > MaxOffsetNumber ||
+				Scbf2PendingPartition(h[0]) != part)
+				Scbf2Corrupt(vs, blkno,
+							 "has a pending entry that cannot be",
+							 psprintf("Entry %d of block %u: TID (%u,%u), first hash %u, in partition %d.",
+									  i, blkno,
+									  ItemPointerGetBlockNumberNoCheck(tid),
+									  ItemPointerGetOffsetNumberNoCheck(tid),
+									  h[0], part));
+			if (vs->heapallindexed)
+				for (col = 0; col < ncols; col++)
+					Scbf2KeepEntry(vs, col, ItemPointerGetBlockNumber(tid),
+								   ItemPointerGetOffsetNumber(tid), h[col]);
+		}
+		if (blkno == ph->tail)
+			tailseen = true;
+		first = false;
+		serial++;
+		blkno = pp.next;
+	}
+	if (ph->head != InvalidBlockNumber && !tailseen)
+		Scbf2Corrupt(vs, ph->tail,
+					 "has a pending tail off its chain",
+					 psprintf("The metapage names block %u as the tail of partition %d, whose chain from block %u does not reach it.",
+							  ph->tail, part, ph->head));
+}
+
+/* ----------------------------------------------------------------
+ *	Filters and their ledgers
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * One leaf of a run: its page, its posting lists in hash order after the
+ * previous leaf's (*prevhash / *previtem: the last list's hash and item,
+ * *any: whether there was one), its items within the segment.  Adds its
+ * items to *nitems.
+ */
+static void
+Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
+				const Scbf2RunInfo *run, int l, bool *any,
+				uint32 *prevhash, int *previtem, uint64 *nitems)
+{
+	BlockNumber blkno = run->leaves[l];
+	Scbf2LeafInfo li;
+	scbf_pl_reader r;
+	uint16	   *items;
+	uint32		h;
+	int			n;
+	int			rc;
+	int			nlists = 0;
+
+	Scbf2Claim(vs, blkno, SCBF2_KIND_LEAF,
+			   psprintf("Leaf %d of a run of filter %u", l, vs->filterno));
+	Scbf2ReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
+	if (li.segno != segno || li.column != col ||
+		li.serial != (uint32) run->made || li.fence != run->fences[l])
+		Scbf2Corrupt(vs, blkno,
+					 "has a ledger leaf that is not its run's",
+					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence %u; the root says fence %u.",
+							  l, run->made, vs->filterno, segno, col + 1,
+							  li.segno, li.column + 1, li.serial, li.fence,
+							  run->fences[l]));
+	if (li.nbytes > li.maxbytes)
+		Scbf2Corrupt(vs, blkno, "has a ledger leaf that overflows its page",
+					 psprintf("It says %d bytes of posting lists; a leaf holds %d.",
+							  li.nbytes, li.maxbytes));
+
+	items = palloc(sizeof(uint16) * Max(scbf_pl_max_items(li.nbytes), 1));
+	scbf_pl_reader_init(&r, li.bytes, li.nbytes, li.fence);
+	while ((rc = scbf_pl_next(&r, &h, items, &n)) == SCBF_PL_OK)
+	{
+		int			i;
+
+		if ((nlists == 0 && h != li.fence) ||
+			(*any && (h < *prevhash ||
+					  (h == *prevhash && (nlists > 0 || items[0] <= *previtem)))))
+			Scbf2Corrupt(vs, blkno,
+						 "has ledger posting lists out of hash order",
+						 psprintf("Posting list %d of hash %u follows hash %u (fence %u).",
+								  nlists, h, *prevhash, li.fence));
+		for (i = 0; i < n; i++)
+		{
+			BlockNumber relblk = ScbfTidRelBlock(items[i]);
+			OffsetNumber off = ScbfTidOffset(items[i]);
+
+			if ((i > 0 && items[i] <= items[i - 1]) ||
+				relblk >= vs->state->pages_per_segment || off < 1)
+				Scbf2Corrupt(vs, blkno,
+							 "has a ledger item that cannot be",
+							 psprintf("Item %d of the list of hash %u: block %u of the segment, line pointer %u.",
+									  i, h, relblk, off));
+			if (vs->heapallindexed &&
+				run->made <= vs->mi.fold_serial && vs->mi.fold_serial < run->gone)
+				Scbf2KeepEntry(vs, col,
+							   segno * vs->state->pages_per_segment + relblk,
+							   off, h);
+		}
+		*any = true;
+		*prevhash = h;
+		*previtem = n > 0 ? items[n - 1] : -1;
+		*nitems += n;
+		nlists++;
+	}
+	if (rc != SCBF_PL_END)
+		Scbf2Corrupt(vs, blkno,
+					 "has a ledger leaf that holds no posting lists",
+					 psprintf("After %d posting lists its bytes do not decode.",
+							  nlists));
+	if (nlists != li.nlists)
+		Scbf2Corrupt(vs, blkno,
+					 "has a ledger leaf whose list count is wrong",
+					 psprintf("It says %d posting lists and holds %d.",
+							  li.nlists, nlists));
+	pfree(items);
+	pfree(li.bytes);
+}
+
+/*
+ * The root of filter filterno's column col and every run it lists.
+ */
+static void
+Scbf2VerifyRoot(Scbf2VerifyState *vs, Scbf2Filter *f, int col,
+				BlockNumber root)
+{
+	uint32		segno = Scbf2FilterSegment(f);
+	Scbf2RootInfo ri;
+	int			r;
+
+	Scbf2Claim(vs, root, SCBF2_KIND_ROOT,
+			   psprintf("Filter %u's column %d", vs->filterno, col + 1));
+	Scbf2ReadRootInfo(vs->index, root, &ri, vs->nblocks);
+	if (ri.owner != vs->filterno || ri.column != col)
+		Scbf2Corrupt(vs, root, "has a ledger root of another filter",
+					 psprintf("Filter %u names block %u as the root of its column %d; the root says filter %u, column %d.",
+							  vs->filterno, root, col + 1, ri.owner,
+							  ri.column + 1));
+	for (r = 0; r < ri.nruns; r++)
+	{
+		Scbf2RunInfo *run = &ri.runs[r];
+		bool		any = false;
+		uint32		prevhash = 0;
+		int			previtem = -1;
+		uint64		nitems = 0;
+		int			l;
+
+		if (run->gone <= run->made)
+			Scbf2Corrupt(vs, root, "has a ledger run superseded before it was made",
+						 psprintf("Run %d of the root at block %u: made by serial " UINT64_FORMAT ", gone at " UINT64_FORMAT ".",
+								  r, root, run->made, run->gone));
+		for (l = 0; l < run->nleaves; l++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (l > 0 && run->fences[l] < run->fences[l - 1])
+				Scbf2Corrupt(vs, root, "has ledger fences out of order",
+							 psprintf("Run %d: the fence of leaf %d (%u) is below the one of leaf %d (%u).",
+									  r, l, run->fences[l], l - 1,
+									  run->fences[l - 1]));
+			Scbf2VerifyLeaf(vs, segno, col, run, l, &any, &prevhash,
+							&previtem, &nitems);
+		}
+		if (nitems != run->nentries)
+			Scbf2Corrupt(vs, root, "has a ledger run of the wrong size",
+						 psprintf("Run %d says %u entries; its leaves hold " UINT64_FORMAT ".",
+								  r, run->nentries, nitems));
+	}
+}
+
+/* What the R1 callback counts for one filter and column */
+typedef struct Scbf2R1Arg
+{
+	Scbf2VerifyState *vs;
+	uint64		items;
+	uint32	   *hashes;			/* distinct-hash count, sorted later */
+	int			nhashes;
+	int			maxhashes;
+} Scbf2R1Arg;
+
+/*
+ * Scbf2LedgerScan callback: check invariant R1 for one posting list, and
+ * count its items and hash.
+ */
+static void
+Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	Scbf2R1Arg *ra = (Scbf2R1Arg *) arg;
+	Scbf2VerifyState *vs = ra->vs;
+	Scbf2Band  *band = &vs->mi.band;
+	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		i;
+
+	ra->items += nitems;
+	if (ra->nhashes == ra->maxhashes)
+	{
+		ra->maxhashes = Max(ra->maxhashes * 2, 64);
+		ra->hashes = ra->hashes ?
+			repalloc_huge(ra->hashes, sizeof(uint32) * ra->maxhashes) :
+			palloc(sizeof(uint32) * ra->maxhashes);
+	}
+	ra->hashes[ra->nhashes++] = hash;
+	if (vs->band == NULL)
+		return;
+	Scbf2KeyPositions(vs->state, vs->col, hash, pos);
+	for (i = 0; i < vs->state->geom.k; i++)
+	{
+		uint64		row = (uint64) i * vs->state->geom.m + pos[i];
+		uint32		pageno = (uint32) (row / band->rows_per_page);
+
+		if (vs->filterno >= band->width || pageno >= band->pages ||
+			!scbf_rows_test(vs->band + vs->pagebytes * pageno,
+							(uint32) (row % band->rows_per_page),
+							band->width, vs->filterno))
+			Scbf2Corrupt(vs, band->start + pageno,
+						 "is missing a row bit of a ledger entry",
+						 psprintf("Invariant R1: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
+								  vs->filterno,
+								  Scbf2FilterSegment(vs->table[vs->filterno]),
+								  vs->col + 1, hash, i, pos[i]));
+	}
+}
+
+/*
+ * qsort comparator of uint64s.
+ */
+static int
+Scbf2CmpU64(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * qsort comparator of uint32s.
+ */
+static int
+Scbf2CmpU32(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The set bits of filter filterno per slice, counted in the band held in
+ * memory, into nset[0 .. k).
+ */
+static void
+Scbf2CountBits(Scbf2VerifyState *vs, uint32 filterno, uint32 *nset)
+{
+	Scbf2Band  *band = &vs->mi.band;
+	uint32		k = vs->state->geom.k;
+	uint32		m = vs->state->geom.m;
+	uint32		i;
+	uint32		p;
+
+	for (i = 0; i < k; i++)
+	{
+		nset[i] = 0;
+		for (p = 0; p < m; p++)
+		{
+			uint64		row = (uint64) i * m + p;
+
+			if (scbf_rows_test(vs->band + vs->pagebytes *
+							   (row / band->rows_per_page),
+							   (uint32) (row % band->rows_per_page),
+							   band->width, filterno))
+				nset[i]++;
+		}
+	}
+}
+
+/*
+ * Filter filterno: its table entry, the root of each column, and R1.
+ */
+static void
+Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
+{
+	Scbf2Filter *f = vs->table[filterno];
+	BlockNumber tblk = vs->mi.tablepages[filterno / vs->mi.entries_per_table_page];
+	uint64		entries = 0;
+	uint64		keys = 0;
+	int			col;
+
+	vs->filterno = filterno;
+	if (Scbf2FilterStateName(f) == NULL)
+		Scbf2Corrupt(vs, tblk, "has a filter table entry of unknown state",
+					 psprintf("Filter %u.", filterno));
+	if (!Scbf2FilterInUse(f))
+		return;
+	if ((uint64) Scbf2FilterSegment(f) * vs->state->pages_per_segment >
+		MaxBlockNumber)
+		Scbf2Corrupt(vs, tblk, "has a filter of a segment beyond any table",
+					 psprintf("Filter %u covers segment %u.", filterno,
+							  Scbf2FilterSegment(f)));
+
+	for (col = 0; col < vs->state->ncols; col++)
+	{
+		BlockNumber root = Scbf2FilterRoot(f, col);
+		Scbf2R1Arg ra;
+		int			d = 0;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		if (root == InvalidBlockNumber)
+		{
+			if (Scbf2FilterEntries(f) > 0)
+				Scbf2Corrupt(vs, tblk, "has a filter without a ledger",
+							 psprintf("Filter %u counts %u entries and has no root for column %d.",
+									  filterno, Scbf2FilterEntries(f),
+									  col + 1));
+			continue;
+		}
+		Scbf2VerifyRoot(vs, f, col, root);
+
+		/* R1 and the counts, over the visible runs */
+		memset(&ra, 0, sizeof(ra));
+		ra.vs = vs;
+		vs->col = col;
+		vs->root = root;
+		if (!Scbf2LedgerScan(vs->index, root, col, vs->mi.fold_serial,
+							 Scbf2CheckR1, &ra, vs->nblocks))
+			Scbf2Corrupt(vs, root, "has a ledger leaf that moved",
+						 "A leaf of a visible run was recycled during the check.");
+		if (ra.nhashes > 0)
+			qsort(ra.hashes, ra.nhashes, sizeof(uint32), Scbf2CmpU32);
+		for (i = 0; i < ra.nhashes; i++)
+			if (i == 0 || ra.hashes[i] != ra.hashes[i - 1])
+				d++;
+		keys += d;
+		if (col == 0)
+			entries = ra.items;
+		if (ra.hashes)
+			pfree(ra.hashes);
+	}
+
+	/* statistics: a crashed fold may leave them ahead */
+	if (entries != Scbf2FilterEntries(f) || keys != Scbf2FilterKeys(f))
+		vs->count_mismatches++;
+	if (vs->band != NULL && filterno < vs->mi.band.width)
+	{
+		uint32		nset[SCBF_ROWS_MAX_K];
+		uint32		actual[SCBF_ROWS_MAX_K];
+		uint32		i;
+
+		Scbf2FilterGetBits(f, nset);
+		Scbf2CountBits(vs, filterno, actual);
+		for (i = 0; i < vs->state->geom.k && i < SCBF_ROWS_MAX_K; i++)
+			if (nset[i] != actual[i])
+			{
+				vs->bit_mismatches++;
+				break;
+			}
+	}
+}
+
+/*
+ * The filter table: every entry, and one filter per segment and chain
+ * position.
+ */
+static void
+Scbf2VerifyTable(Scbf2VerifyState *vs)
+{
+	uint64	   *seen = palloc(sizeof(uint64) * Max(vs->mi.nfilters, 1));
+	uint32		nseen = 0;
+	uint32		c;
+
+	vs->table = Scbf2ReadTable(vs->index, vs->state, vs->meta, vs->nblocks);
+	for (c = 0; c < vs->mi.nfilters; c++)
+	{
+		Scbf2VerifyFilter(vs, c);
+		if (Scbf2FilterInUse(vs->table[c]))
+			seen[nseen++] = ((uint64) Scbf2FilterSegment(vs->table[c]) << 16) |
+				Scbf2FilterPosition(vs->table[c]);
+	}
+	if (nseen > 1)
+	{
+		uint32		i;
+
+		qsort(seen, nseen, sizeof(uint64), Scbf2CmpU64);
+		for (i = 1; i < nseen; i++)
+			if (seen[i] == seen[i - 1])
+				Scbf2Corrupt(vs, vs->mi.tablepages[0],
+							 "has two filters in one chain position",
+							 psprintf("Segment %u has two filters at chain position %u.",
+									  (uint32) (seen[i] >> 16),
+									  (uint32) (seen[i] & 0xFFFF) + 1));
+	}
+	pfree(seen);
+}
+
+/* ----------------------------------------------------------------
+ *	Heap
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * qsort/bsearch comparator of entries: block, line pointer, hash.
+ */
+static int
+Scbf2CmpVEntry(const void *a, const void *b)
+{
+	const Scbf2VEntry *x = a;
+	const Scbf2VEntry *y = b;
+
+	if (x->blkno != y->blkno)
+		return (x->blkno > y->blkno) - (x->blkno < y->blkno);
+	if (x->offnum != y->offnum)
+		return (int) x->offnum - (int) y->offnum;
+	return (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+/*
+ * table_index_build_scan callback of heapallindexed: the tuple's entry,
+ * every column's hash, must be in the index.
+ */
+static void
+Scbf2VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
+					 bool *isnull, bool tupleIsAlive, void *arg)
+{
+	Scbf2VerifyState *vs = (Scbf2VerifyState *) arg;
+	int			col;
+
+	for (col = 0; col < vs->state->ncols; col++)
+	{
+		Scbf2VEntry key;
+
+		key.blkno = ItemPointerGetBlockNumber(tid);
+		key.offnum = ItemPointerGetOffsetNumber(tid);
+		key.hash = isnull[col] ? SCBF_NULL_HASH :
+			ScbfHashDatum(index, col, values[col]);
+		if (bsearch(&key, vs->entries[col].e, vs->entries[col].n,
+					sizeof(Scbf2VEntry), Scbf2CmpVEntry) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("heap tuple (%u,%u) of table \"%s\" has no entry in index \"%s\"",
+							key.blkno, key.offnum,
+							RelationGetRelationName(vs->heap),
+							RelationGetRelationName(index)),
+					 errdetail("Column %d, hash %u: no visible ledger run of segment %u and no pending entry past the cuts holds it.",
+							   col + 1, key.hash,
+							   key.blkno / vs->state->pages_per_segment),
+					 errhint("Please REINDEX it.")));
+	}
+}
+
+/* ----------------------------------------------------------------
+ *	Entry point
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Scbf2Verify
+ *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
+ *		locked by the caller (see the file header).
+ */
+void
+Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
+{
+	Scbf2VerifyState vs;
+	Snapshot	snapshot = InvalidSnapshot;
+	bool		locked = false;
+	BlockNumber blkno;
+	int			part;
+	int			col;
+
+	memset(&vs, 0, sizeof(vs));
+	vs.index = index;
+	vs.heap = heap;
+	vs.heapallindexed = heapallindexed;
+
+	/* as amcheck: the snapshot before the index is read */
+	if (heapallindexed)
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	if (!RecoveryInProgress())
+	{
+		LockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+		locked = true;
+	}
+
+	vs.state = Scbf2GetState(index);
+	vs.meta = Scbf2ReadMeta(index);
+	Scbf2MetaInfo(vs.meta, &vs.mi);
+	vs.nblocks = RelationGetNumberOfBlocks(index);
+	vs.named = palloc0(Max(vs.nblocks, 1));
+	vs.named[SCBF_METAPAGE_BLKNO] = SCBF2_KIND_META;
+
+	Scbf2VerifyMeta(&vs);
+	Scbf2VerifyBand(&vs);
+	Scbf2VerifyGraves(&vs);
+	Scbf2VerifyTable(&vs);
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		Scbf2VerifyPending(&vs, part);
+
+	/* blocks no structure names */
+	for (blkno = 1; blkno < vs.nblocks; blkno++)
+	{
+		Scbf2PageInfo pi;
+
+		CHECK_FOR_INTERRUPTS();
+		if (vs.named[blkno] != SCBF2_KIND_NEW)
+			continue;
+		Scbf2InspectPage(index, blkno, &pi);
+		if (pi.kind == SCBF2_KIND_META)
+			Scbf2Corrupt(&vs, blkno, "has a second metapage",
+						 psprintf("Block %u is a metapage.", blkno));
+		if (pi.kind != SCBF2_KIND_NEW && pi.kind != SCBF2_KIND_FREE)
+			vs.unreferenced++;
+	}
+	if (locked)
+		UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
+
+	if (vs.count_mismatches > 0)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" has %llu filter table entries whose counts differ from their ledgers",
+						RelationGetRelationName(index),
+						(unsigned long long) vs.count_mismatches),
+				 errdetail("The counts are statistics: a fold interrupted by a crash leaves them ahead of the ledger.")));
+	if (vs.bit_mismatches > 0)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" has %llu filter table entries whose set bits differ from the row band",
+						RelationGetRelationName(index),
+						(unsigned long long) vs.bit_mismatches),
+				 errdetail("The counts are statistics: a fold interrupted by a crash leaves extra bits, which cost false positives only.")));
+	if (vs.unreferenced > 0)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" has %llu page(s) that no structure names",
+						RelationGetRelationName(index),
+						(unsigned long long) vs.unreferenced),
+				 errdetail("An interrupted fold or VACUUM leaves such pages; they hold nothing a probe reads.")));
+
+	if (heapallindexed)
+	{
+		IndexInfo  *indexInfo = BuildIndexInfo(index);
+		TableScanDesc scan;
+
+		for (col = 0; col < vs.state->ncols; col++)
+			if (vs.entries[col].n > 0)
+				qsort(vs.entries[col].e, vs.entries[col].n,
+					  sizeof(Scbf2VEntry), Scbf2CmpVEntry);
+		/* as verify_nbtree.c: an MVCC scan, no syncscan (block order) */
+		indexInfo->ii_Concurrent = true;
+		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
+		table_index_build_scan(heap, index, indexInfo, true, false,
+							   Scbf2VerifyHeapTuple, &vs, scan);
+		UnregisterSnapshot(snapshot);
+	}
+}
