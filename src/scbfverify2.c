@@ -111,8 +111,9 @@ typedef struct Scbf2VerifyState
 	int			col;
 	BlockNumber root;
 
-	/* statistics that differ (NOTICEs) */
+	/* statistics that differ (NOTICEs), and the first such filter */
 	uint64		count_mismatches;
+	char	   *count_example;
 	uint64		bit_mismatches;
 	uint64		unreferenced;
 } Scbf2VerifyState;
@@ -756,7 +757,14 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
 
 	/* statistics: a crashed fold may leave them ahead */
 	if (entries != Scbf2FilterEntries(f) || keys != Scbf2FilterKeys(f))
-		vs->count_mismatches++;
+	{
+		if (vs->count_mismatches++ == 0)
+			vs->count_example =
+				psprintf("Filter %u (segment %u) counts %u entries and %u keys; its ledgers hold " UINT64_FORMAT " and " UINT64_FORMAT ".",
+						 filterno, Scbf2FilterSegment(f),
+						 Scbf2FilterEntries(f), Scbf2FilterKeys(f),
+						 entries, keys);
+	}
 	if (vs->band != NULL && filterno < vs->mi.band.width)
 	{
 		uint32		nset[SCBF_ROWS_MAX_K];
@@ -935,7 +943,8 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 				(errmsg("index \"%s\" has %llu filter table entries whose counts differ from their ledgers",
 						RelationGetRelationName(index),
 						(unsigned long long) vs.count_mismatches),
-				 errdetail("The counts are statistics: a fold interrupted by a crash leaves them ahead of the ledger.")));
+				 errdetail("%s The counts are statistics: a fold interrupted by a crash leaves them ahead of the ledger.",
+						   vs.count_example)));
 	if (vs.bit_mismatches > 0)
 		ereport(NOTICE,
 				(errmsg("index \"%s\" has %llu filter table entries whose set bits differ from the row band",
