@@ -709,6 +709,87 @@ cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
 	ok($ret == 0 && $err eq '', 'after the run: verify is clean');
 }
 
+# ---- storage format 2 (src/README, "Storage v2"): a cleared row bit (an
+# invariant R1 violation: a false negative), a ledger leaf of another run
+# serial, a metapage field out of range, a pending chain that loops.
+# Format-2 layout (src/scbf_page.h): special space owner u32 +0, index u32
+# +4 (leaf: its run's serial), column u16 +8, type u8 +10; the metapage's
+# band_start u32 @64; row pages hold rows from 24 up to pd_lower (u16 @12);
+# a pending page's next u32 @24.
+sub fresh_index2
+{
+	my ($name, $def) = @_;
+	$node->safe_psql('postgres', "SET scbf.build_format = 2; DROP INDEX IF EXISTS $name; CREATE INDEX $name ON v USING scbf $def; CHECKPOINT;");
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$name', true)");
+	is($ret, 0, "$name: fresh format-2 index verifies");
+	is($err, '', "$name: fresh format-2 index verifies without a notice");
+}
+
+fresh_index2('v2_a', '(a)');
+is(q1("SELECT counter_bits FROM scbf_index_info('v2_a')"), '1', 'v2_a has storage format 2');
+{
+	# the first set bit of the first row page: the build sets only bits
+	# that entries need
+	my $blk = page_of('v2_a', 'rows');
+	my $page = read_page('v2_a', $blk);
+	is(u8($page, $SPECIAL + 10), 7, 'format 2: a row page where scbf_pages says');
+	my $lower = u16($page, 12);
+	my ($off, $byte);
+	for my $o (24 .. $lower - 1)
+	{
+		$byte = u8($page, $o);
+		if ($byte) { $off = $o; last; }
+	}
+	ok(defined $off, 'format 2: the row page has a set bit');
+	patch('v2_a', [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
+	verify_fails('v2_a', 'false', qr/is missing a row bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant R1: filter \d+/,
+		'format 2: a cleared row bit');
+	scans_survive('a', join(',', 0 .. 499), 'format 2: a cleared row bit', 1);
+}
+
+fresh_index2('v2_a', '(a)');
+{
+	my $blk = page_of('v2_a', 'leaf');
+	my $page = read_page('v2_a', $blk);
+	is(u8($page, $SPECIAL + 10), 9, 'format 2: a leaf where scbf_pages says');
+	patch('v2_a', [ $blk, $SPECIAL + 4, pack('V', u32($page, $SPECIAL + 4) + 7) ]);
+	verify_fails('v2_a', 'false', qr/has a ledger leaf that is not its run's.*\n.*DETAIL:  Block $blk: Leaf/,
+		'format 2: a leaf with a wrong run serial');
+	scans_survive('a', join(',', 0 .. 499), 'format 2: a leaf with a wrong run serial');
+}
+
+fresh_index2('v2_a', '(a)');
+{
+	patch('v2_a', [ 0, 64, pack('V', 0x7FFFFF00) ]);
+	verify_fails('v2_a', 'false', qr/has a row band outside the index.*\n.*DETAIL:  Block 0: The band starts at block 2147483392/,
+		'format 2: a metapage field out of range');
+	scans_survive('a', '7, 8', 'format 2: a metapage field out of range');
+}
+
+# pending entries, then a chain that loops (a page whose next is itself);
+# the index goes before anything inserts into v again: an insert would
+# meet the loop too
+fresh_index2('v2_a', '(a)');
+$node->safe_psql('postgres', q{
+	INSERT INTO v SELECT g % 500, 'pending ' || g FROM generate_series(1, 300) g;
+	INSERT INTO v_copy SELECT g % 500, 'pending ' || g FROM generate_series(1, 300) g;
+});
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v2_a', true)");
+	ok($ret == 0 && $err eq '', 'format 2: verify passes with pending entries');
+	my $blk = page_of('v2_a', 'pending');
+	my $page = read_page('v2_a', $blk);
+	is(u8($page, $SPECIAL + 10), 10, 'format 2: a pending page where scbf_pages says');
+	patch('v2_a', [ $blk, 24, pack('V', $blk) ]);
+	verify_fails('v2_a', 'false', qr/has a page that two links name.*\n.*DETAIL:  Block $blk: The pending chain of partition \d+ names block $blk/,
+		'format 2: a pending chain that loops');
+	my $part = u32($page, $SPECIAL);
+	# a value of that partition: one whose probe reads that chain
+	my $val = q1("SELECT v FROM generate_series(0, 499) v WHERE (hashint4(v)::bigint & 4294967295) >> 28 = $part LIMIT 1");
+	scans_survive('a', $val, 'format 2: a pending chain that loops');
+}
+$node->safe_psql('postgres', 'DROP INDEX v2_a');
+
 # ---- a hot standby: the verifier and the diagnostics read, scbf_rebuild
 # refuses.  The standby compares entries with rows, so first a VACUUM that
 # removes every dead entry: a plain VACUUM may bypass index vacuuming when
