@@ -483,6 +483,7 @@ typedef struct Scbf2PendingPageInfo
 extern void Scbf2MetaInfo(const Scbf2Meta *meta, Scbf2MetaInfoData *mi);
 extern void Scbf2InspectPage(Relation index, BlockNumber blkno,
 							 Scbf2PageInfo *pi);
+extern uint32 Scbf2PeekFormat(Relation index);
 
 /* scbfdir.c, readers */
 extern const char *Scbf2FilterStateName(const Scbf2Filter *f);

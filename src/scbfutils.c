@@ -831,3 +831,27 @@ Scbf2InspectPage(Relation index, BlockNumber blkno, Scbf2PageInfo *pi)
 	}
 	UnlockReleaseBuffer(buf);
 }
+
+/*
+ * Scbf2PeekFormat
+ *		The format version block 0 says it is, read without a check that
+ *		could fail and without caching anything: 0 if block 0 is no scbf
+ *		metapage.  For the verifier, which then reports what is wrong in the
+ *		words of the format it checks.
+ */
+uint32
+Scbf2PeekFormat(Relation index)
+{
+	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Page		page;
+	uint32		version = 0;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (Scbf2PageHasOpaque(page) &&
+		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_META &&
+		Scbf2PageGetMeta(page)->magic == SCBF_MAGIC_NUMBER)
+		version = Scbf2PageGetMeta(page)->version;
+	UnlockReleaseBuffer(buf);
+	return version;
+}

@@ -1321,7 +1321,7 @@ scbf_verify(PG_FUNCTION_ARGS)
 
 	memset(&vs, 0, sizeof(vs));
 	vs.index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &vs.heap, true);
-	if (ScbfIndexFormat(vs.index) == SCBF2_FORMAT_VERSION)
+	if (Scbf2PeekFormat(vs.index) == SCBF2_FORMAT_VERSION)
 	{
 		Scbf2Verify(vs.index, vs.heap, heapallindexed);
 		ScbfCloseIndex(vs.index, vs.heap, AccessShareLock);
