@@ -76,14 +76,14 @@ typedef struct Scbf2FilterStat
 } Scbf2FilterStat;
 
 /* What the walk over the filter table gathers */
-typedef struct Scbf2Census
+typedef struct Scbf2DiagCensus
 {
 	Scbf2Meta  *meta;
 	Scbf2MetaInfoData mi;
 	uint32		nfilters;		/* in use */
 	Scbf2FilterStat *filters;	/* by segment, then chain position */
 	uint64		pending;		/* entries past the cuts */
-} Scbf2Census;
+} Scbf2DiagCensus;
 
 /* Counts of a ledger scan */
 typedef struct Scbf2CountArg
@@ -135,7 +135,7 @@ Scbf2CmpFilterStat(const void *a, const void *b)
  * a leaf was recycled under a standby's walk.
  */
 static bool
-Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2Census *c,
+Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 				Scbf2Filter *f, uint32 filterno, BlockNumber nblocks,
 				Scbf2FilterStat *fs)
 {
@@ -188,7 +188,7 @@ Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2Census *c,
  * One attempt at the census: false if a page moved under a standby's walk.
  */
 static bool
-Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 			   bool ledgers, bool pending)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -274,7 +274,7 @@ Scbf2RetryLock(Relation index, int attempt, bool *locked)
  *		one metapage copy, read again while pages move under the walk.
  */
 static void
-Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 			   bool ledgers, bool pending)
 {
 	bool		locked = false;
@@ -435,7 +435,7 @@ Scbf2NameChain(Relation index, Scbf2PageRef *refs, BlockNumber nblocks,
  *		old band serial.
  */
 static Scbf2PageRef *
-Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2Census *c,
+Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 				BlockNumber nblocks)
 {
 	Scbf2PageRef *refs = palloc0(sizeof(Scbf2PageRef) * Max(nblocks, 1));
@@ -627,7 +627,7 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	Scbf2State *state = Scbf2GetState(index);
 	TupleDesc	tupdesc;
-	Scbf2Census c;
+	Scbf2DiagCensus c;
 	Scbf2PageRef *refs;
 	Datum		values[28];
 	bool		nulls[28];
@@ -776,7 +776,7 @@ Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Scbf2State *state = Scbf2GetState(index);
-	Scbf2Census c;
+	Scbf2DiagCensus c;
 	uint32		nsegs = Scbf2HeapSegments(heap, state);
 	uint32		segno;
 	uint32		f = 0;
@@ -843,7 +843,7 @@ Scbf2Filters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Scbf2State *state = Scbf2GetState(index);
-	Scbf2Census c;
+	Scbf2DiagCensus c;
 	uint32		f;
 
 	Scbf2GetCensus(index, state, &c, true, false);
@@ -894,7 +894,7 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Scbf2State *state = Scbf2GetState(index);
-	Scbf2Census c;
+	Scbf2DiagCensus c;
 	Scbf2PageRef *refs;
 	BlockNumber nblocks;
 	BlockNumber blkno;

@@ -1026,7 +1026,9 @@ Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 	GenericXLogFinish(xlog);
 	UnlockReleaseBuffer(buf);
 	return Scbf2FreeLeaves(index, col, &freed);
+}
 
+/*
  * Scbf2ReadRootInfo
  *		The runs a root page lists, into *ri (palloc'd arrays), for the
  *		diagnostics and the verifier.  ERRCODE_INDEX_CORRUPTED if the block

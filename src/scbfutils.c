@@ -701,6 +701,7 @@ Scbf2Census(Relation index, const uint8 *named, BlockNumber nblocks,
 		UnlockReleaseBuffer(buf);
 	}
 	return nfreed;
+}
 
 /* ----------------------------------------------------------------
  *	Readers for the diagnostics and the verifier (scbf2.h)
