@@ -58,7 +58,17 @@ sub new_node
 	# index pages in place (020) need them off, as on 15 and 17
 	push @{ $params{extra} }, '--no-data-checksums'
 	  if $node->pg_version >= 18;
-	$node->init(%params);
+	{
+		# initdb through the template (initdb_from_template)
+		no warnings 'redefine';
+		my $system_or_bail = \&PostgreSQL::Test::Utils::system_or_bail;
+		local *PostgreSQL::Test::Utils::system_or_bail = sub {
+			return $_[0] eq 'initdb'
+			  ? initdb_from_template($system_or_bail, @_)
+			  : $system_or_bail->(@_);
+		};
+		$node->init(%params);
+	}
 	# No JIT: the forced runs of scbf_same disable sequential scans, which
 	# adds 1e10 to the estimated cost of any plan that still has one (its
 	# catalog query, a plan => 'seqscan' case), and so compiles it with
@@ -74,6 +84,29 @@ sub new_node
 			  . "dynamic_library_path = '$d$pkglibdir:\$libdir'\n");
 	}
 	return $node;
+}
+
+# initdb_from_template($system_or_bail, 'initdb', '-D', $pgdata, @args):
+# what Cluster's init asks of initdb, as a copy of a data directory that
+# initdb made once per TAP run (in tmp_check) with the same @args, as
+# PostgreSQL 16's test framework does with INITDB_TEMPLATE: about twenty
+# nodes in a run, each initdb a few seconds on a busy machine.  (From 16
+# on, where init copies a template itself, initdb is not called here.)
+sub initdb_from_template
+{
+	my ($system_or_bail, $initdb, $dflag, $pgdata, @args) = @_;
+	die "initdb_from_template: unexpected initdb call" unless $dflag eq '-D';
+	my $key = join(' ', @args);
+	$key =~ s/[^A-Za-z0-9=.]+/_/g;
+	my $dir = "$PostgreSQL::Test::Utils::tmp_check/initdb_template/$key";
+	if (!-d $dir)
+	{
+		mkdir "$PostgreSQL::Test::Utils::tmp_check/initdb_template";
+		my $tmp = "$dir.$$";
+		$system_or_bail->($initdb, '-D', $tmp, @args);
+		rename($tmp, $dir) or die "rename $tmp to $dir: $!";
+	}
+	$system_or_bail->('cp', '-RPp', $dir, $pgdata);
 }
 
 # start_node($name, %params): new_node($name, %params), with the lines of
