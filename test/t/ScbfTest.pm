@@ -63,7 +63,7 @@ sub new_node
 		no warnings 'redefine';
 		my $system_or_bail = \&PostgreSQL::Test::Utils::system_or_bail;
 		local *PostgreSQL::Test::Utils::system_or_bail = sub {
-			return $_[0] eq 'initdb'
+			return $_[0] eq 'initdb' && ($_[1] // '') eq '-D'
 			  ? initdb_from_template($system_or_bail, @_)
 			  : $system_or_bail->(@_);
 		};
@@ -90,12 +90,12 @@ sub new_node
 # what Cluster's init asks of initdb, as a copy of a data directory that
 # initdb made once per TAP run (in tmp_check) with the same @args, as
 # PostgreSQL 16's test framework does with INITDB_TEMPLATE: about twenty
-# nodes in a run, each initdb a few seconds on a busy machine.  (From 16
-# on, where init copies a template itself, initdb is not called here.)
+# nodes in a run, each initdb a few seconds on a busy machine.  Only the
+# form of the call of 15 and 17 (initdb -D pgdata ...) goes through here;
+# any other (18 spells it --pgdata) runs initdb as it is.
 sub initdb_from_template
 {
 	my ($system_or_bail, $initdb, $dflag, $pgdata, @args) = @_;
-	die "initdb_from_template: unexpected initdb call" unless $dflag eq '-D';
 	my $key = join(' ', @args);
 	$key =~ s/[^A-Za-z0-9=.]+/_/g;
 	my $dir = "$PostgreSQL::Test::Utils::tmp_check/initdb_template/$key";
