@@ -167,7 +167,22 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	}
 	if (Scbf2PageGetPending(tailpage)->next != InvalidBlockNumber)
 	{
+		bool		stale;
+
+		/*
+		 * Another append linked a new tail and named it in the metapage in
+		 * the same record; a metapage that still names this page as the
+		 * tail means a corrupted chain, where starting over would spin.
+		 */
+		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+		stale = Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
+			tailblk;
+		UnlockReleaseBuffer(metabuf);
 		UnlockReleaseBuffer(tailbuf);
+		if (!stale)
+			ScbfReportCorrupt(index, tailblk,
+							  "The pending tail the metapage names has a successor.");
 		return -1;
 	}
 
