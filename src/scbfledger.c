@@ -828,6 +828,25 @@ Scbf2FreeLeaves(Relation index, int col, Scbf2Freed *freed)
 }
 
 /*
+ * A palloc'd copy of the root page of column col, checked to be one.
+ */
+static Page
+Scbf2CopyRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks)
+{
+	Page		copy = palloc(BLCKSZ);
+	Buffer		buf;
+
+	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
+						nblocks);
+	memcpy(copy, BufferGetPage(buf), BLCKSZ);
+	UnlockReleaseBuffer(buf);
+	if (Scbf2PageGetOpaque(copy)->column != col)
+		ScbfReportCorrupt(index, root,
+						  "A ledger root is not the one of its column.");
+	return copy;
+}
+
+/*
  * Scbf2LedgerHasRoom
  *		True if the root of a filter's column can take run, once tidied
  *		(Scbf2RootTidy) for its serial.  A fold appends a run (replace
@@ -841,21 +860,13 @@ Scbf2LedgerHasRoom(Relation index, BlockNumber root, int col,
 				   const Scbf2Run *run, const Scbf2Meta *meta, bool replace,
 				   BlockNumber nblocks)
 {
-	Buffer		buf;
 	Page		copy;
 	int			current;
 	bool		room;
 
 	if (root == InvalidBlockNumber)
 		return true;
-	copy = palloc(BLCKSZ);
-	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
-						nblocks);
-	memcpy(copy, BufferGetPage(buf), BLCKSZ);
-	UnlockReleaseBuffer(buf);
-	if (Scbf2PageGetOpaque(copy)->column != col)
-		ScbfReportCorrupt(index, root,
-						  "A ledger root is not the one of its column.");
+	copy = Scbf2CopyRoot(index, root, col, nblocks);
 	current = Scbf2RootTidy(index, root, copy, run->serial, meta, NULL);
 	room = (replace || current < SCBF2_MAX_RUNS) &&
 		Scbf2PageGetRoot(copy)->nbytes + MAXALIGN(Scbf2RunSize(run->nleaves)) <=
@@ -994,20 +1005,13 @@ Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 				const Scbf2Meta *meta, BlockNumber nblocks)
 {
 	uint64		serial = Scbf2MetaFoldSerial(meta) + 1;
-	Page		copy = palloc(BLCKSZ);
+	Page		copy = Scbf2CopyRoot(index, root, col, nblocks);
 	Buffer		buf;
 	GenericXLogState *xlog;
 	Page		page;
 	Scbf2Freed	freed;
 	bool		same;
 
-	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
-						nblocks);
-	memcpy(copy, BufferGetPage(buf), BLCKSZ);
-	UnlockReleaseBuffer(buf);
-	if (Scbf2PageGetOpaque(copy)->column != col)
-		ScbfReportCorrupt(index, root,
-						  "A ledger root is not the one of its column.");
 	page = palloc(BLCKSZ);
 	memcpy(page, copy, BLCKSZ);
 	Scbf2RootTidy(index, root, page, serial, meta, NULL);

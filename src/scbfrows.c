@@ -297,6 +297,51 @@ Scbf2SortBitOps(Scbf2BitOp *ops, Size n, uint32 npages)
 }
 
 /*
+ * Apply bit operations to the band, WAL-logged, one record per row page:
+ * set them (counting each bit that was clear in its filter's table entry,
+ * filters[filterno]) or, with filters NULL, clear them.  Checks that each
+ * lies in the band, orders them by page and frees them.
+ */
+static void
+Scbf2ApplyBitOps(Relation index, const Scbf2Band *band, Scbf2BitOp *ops,
+				 Size n, Scbf2Filter **filters, BlockNumber nblocks)
+{
+	Size		i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].pageno >= band->pages || ops[i].filterno >= band->width)
+			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
+				 RelationGetRelationName(index));
+	ops = Scbf2SortBitOps(ops, n, band->pages);
+
+	for (i = 0; i < n;)
+	{
+		uint32		pageno = ops[i].pageno;
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
+							SCBF_PAGE_ROWS, nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		for (; i < n && ops[i].pageno == pageno; i++)
+		{
+			if (filters == NULL)
+				scbf_rows_clear(Scbf2PageGetRows(page), ops[i].row,
+								band->width, ops[i].filterno);
+			else if (scbf_rows_set(Scbf2PageGetRows(page), ops[i].row,
+								   band->width, ops[i].filterno))
+				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].slice);
+		}
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	pfree(ops);
+}
+
+/*
  * Scbf2RowsSet
  *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
  *		row page touched; count each bit that was clear in its filter's
@@ -314,7 +359,6 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max((Size) n * k, 1));
 	uint32		pos[SCBF_FILTER_MAX_K];
 	Size		nops = 0;
-	Size		i = 0;
 	int			j;
 
 	for (j = 0; j < n; j++)
@@ -333,33 +377,7 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			nops++;
 		}
 	}
-	for (i = 0; i < nops; i++)
-		if (ops[i].pageno >= band->pages)
-			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
-				 RelationGetRelationName(index));
-	ops = Scbf2SortBitOps(ops, nops, band->pages);
-	i = 0;
-
-	while (i < nops)
-	{
-		uint32		pageno = ops[i].pageno;
-		Buffer		buf;
-		GenericXLogState *xlog;
-		Page		page;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
-							SCBF_PAGE_ROWS, nblocks);
-		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-		for (; i < nops && ops[i].pageno == pageno; i++)
-			if (scbf_rows_set(Scbf2PageGetRows(page), ops[i].row, band->width,
-							  ops[i].filterno))
-				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].slice);
-		GenericXLogFinish(xlog);
-		UnlockReleaseBuffer(buf);
-	}
-	pfree(ops);
+	Scbf2ApplyBitOps(index, band, ops, nops, filters, nblocks);
 }
 
 /*
@@ -376,7 +394,6 @@ Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 			   const Scbf2RowBit *bits, int n, BlockNumber nblocks)
 {
 	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max(n, 1));
-	int			i = 0;
 	int			j;
 
 	for (j = 0; j < n; j++)
@@ -388,31 +405,8 @@ Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 		ops[j].row = (uint32) (row % band->rows_per_page);
 		ops[j].filterno = bits[j].filterno;
 		ops[j].slice = bits[j].slice;
-		if (bits[j].filterno >= band->width || ops[j].pageno >= band->pages)
-			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
-				 RelationGetRelationName(index));
 	}
-	ops = Scbf2SortBitOps(ops, n, band->pages);
-
-	while (i < n)
-	{
-		uint32		pageno = ops[i].pageno;
-		Buffer		buf;
-		GenericXLogState *xlog;
-		Page		page;
-
-		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
-							SCBF_PAGE_ROWS, nblocks);
-		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-		for (; i < n && ops[i].pageno == pageno; i++)
-			scbf_rows_clear(Scbf2PageGetRows(page), ops[i].row, band->width,
-							ops[i].filterno);
-		GenericXLogFinish(xlog);
-		UnlockReleaseBuffer(buf);
-	}
-	pfree(ops);
+	Scbf2ApplyBitOps(index, band, ops, n, NULL, nblocks);
 }
 
 /*
