@@ -72,29 +72,9 @@ $node->pgbench(
 		}
 	});
 
-# index vs seqscan for a = -500, -493, ... 4997: the anchors (one row each,
-# never deleted) in one = ANY query, the values that the run inserted and
-# deleted at random in = ANY queries of 50 (each holds rows), and the
-# first value of each of those alone (a single equality; present or not)
-sub probe_all
-{
-	my ($what) = @_;
-	my @v = map { -500 + 7 * $_ } 0 .. 785;
-	my @anchors = grep { $_ < 0 } @v;
-	my @others = grep { $_ >= 0 } @v;
-	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
-	my @single;
-	while (my @chunk = splice(@others, 0, 50))
-	{
-		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
-		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
-	}
-	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
-		name => "$what: a = -500, -493, ... 4997");
-}
-probe_all('after the run');
+probe_churned($node, 'after the run');
 $node->safe_psql('postgres', 'VACUUM t');
-probe_all('after a final VACUUM');
+probe_churned($node, 'after a final VACUUM');
 scbf_same($node, 'postgres', 'SELECT * FROM t WHERE a = -42 AND c = 42', rows => 1);
 scbf_same($node, 'postgres', "SELECT * FROM t WHERE a = -77 AND b = 'anchor77' AND c = 77", rows => 1);
 foreach my $idx ('t_a', 't_abc')

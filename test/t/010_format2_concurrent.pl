@@ -74,24 +74,12 @@ $node->pgbench(
 		}
 	});
 
-# index vs seqscan for a = -500, -493, ... 4997, as TAP 003 does: the
-# anchors in one = ANY query, the others in = ANY queries of 50 (each holds
-# rows), and the first value of each of those alone
+# every value against a sequential scan (ScbfTest's probe_churned), and
+# the second column
 sub probe_all
 {
 	my ($what) = @_;
-	my @v = map { -500 + 7 * $_ } 0 .. 785;
-	my @anchors = grep { $_ < 0 } @v;
-	my @others = grep { $_ >= 0 } @v;
-	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
-	my @single;
-	while (my @chunk = splice(@others, 0, 50))
-	{
-		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
-		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
-	}
-	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
-		name => "$what: a = -500, -493, ... 4997");
+	probe_churned($node, $what);
 	scbf_same($node, 'postgres',
 		[ [ "SELECT * FROM t WHERE b = 'anchor77' AND a = -77", 1 ],
 		  "SELECT * FROM t WHERE b IN ('anchor1', 'anchor500', md5('2'), md5('59999'))" ],

@@ -36,6 +36,7 @@ use Time::HiRes qw(usleep);
 use Exporter 'import';
 
 our @EXPORT = qw(new_node start_node long_tests scbf_same rows_hash verify_clean
+  probe_churned
   create_gate hold_gate gated_session wait_gated freeze_vacuum kill_backend
   crash end_session flush_wal);
 
@@ -272,6 +273,29 @@ sub count_problem
 sub rows_hash
 {
 	return "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
+}
+
+# probe_churned($node, $what): the concurrency tests' comparison of table
+# t (column a: anchors -1 .. -500 that no client deletes, values 0 .. 4999
+# that clients insert and delete at random) with a sequential scan, for
+# a = -500, -493, ... 4997: the anchors (one row each) in one = ANY query,
+# the others in = ANY queries of 50 (each holds rows), and the first value
+# of each of those alone (a single equality; present or not)
+sub probe_churned
+{
+	my ($node, $what) = @_;
+	my @v = map { -500 + 7 * $_ } 0 .. 785;
+	my @anchors = grep { $_ < 0 } @v;
+	my @others = grep { $_ >= 0 } @v;
+	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
+	my @single;
+	while (my @chunk = splice(@others, 0, 50))
+	{
+		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
+		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
+	}
+	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
+		name => "$what: a = -500, -493, ... 4997");
 }
 
 # verify_clean($node, $idx, $what, %opt): scbf_verify($idx, true) succeeds
