@@ -688,6 +688,9 @@ extern bool ScbfRebuildSegmentFromHeap(Relation index, Relation heap,
 									   ScbfState *state, uint32 segno);
 
 /* scbffuncs.c */
+extern Datum ScbfTextArray(const char **names, int n);
+extern Datum ScbfInt8Array(const uint64 *values, int n);
+extern Datum ScbfFloat8Array(const double *values, int n);
 extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
 							  LOCKMODE lockmode, Relation *heap,
 							  bool needselect);

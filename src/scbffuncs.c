@@ -246,15 +246,15 @@ ScbfStateName(uint16 state)
 }
 
 /*
- * text[] of n C strings.
+ * ScbfTextArray
+ *		text[] of n C strings (the diagnostics of both formats).
  */
-static Datum
+Datum
 ScbfTextArray(const char **names, int n)
 {
-	Datum		elems[16];
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
 	int			i;
 
-	Assert(n <= lengthof(elems));
 	for (i = 0; i < n; i++)
 		elems[i] = CStringGetTextDatum(names[i]);
 	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
@@ -262,9 +262,10 @@ ScbfTextArray(const char **names, int n)
 }
 
 /*
- * bigint[] of n values.
+ * ScbfInt8Array
+ *		bigint[] of n values.
  */
-static Datum
+Datum
 ScbfInt8Array(const uint64 *values, int n)
 {
 	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
@@ -277,9 +278,10 @@ ScbfInt8Array(const uint64 *values, int n)
 }
 
 /*
- * float8[] of n values.
+ * ScbfFloat8Array
+ *		float8[] of n values.
  */
-static Datum
+Datum
 ScbfFloat8Array(const double *values, int n)
 {
 	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));

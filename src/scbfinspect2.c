@@ -306,51 +306,6 @@ Scbf2ChainFpr(const Scbf2FilterStat *filters, int n)
 }
 
 /*
- * bigint[] of n values.
- */
-static Datum
-Scbf2Int8Array(const uint64 *values, int n)
-{
-	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
-	int			i;
-
-	for (i = 0; i < n; i++)
-		elems[i] = Int64GetDatum((int64) values[i]);
-	return PointerGetDatum(construct_array(elems, n, INT8OID, 8,
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-/*
- * text[] of n C strings.
- */
-static Datum
-Scbf2TextArray(const char **names, int n)
-{
-	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
-	int			i;
-
-	for (i = 0; i < n; i++)
-		elems[i] = CStringGetTextDatum(names[i]);
-	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
-										   TYPALIGN_INT));
-}
-
-/*
- * float8[] of n values.
- */
-static Datum
-Scbf2Float8Array(const double *values, int n)
-{
-	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
-	int			i;
-
-	for (i = 0; i < n; i++)
-		elems[i] = Float8GetDatum(values[i]);
-	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, 8,
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-/*
  * Segments of the table now: those a scan considers.
  */
 static uint32
@@ -821,11 +776,11 @@ Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		values[i++] = Int32GetDatum(0);
 		values[i++] = Int32GetDatum(ledger_pages);
 		values[i++] = Int64GetDatum(entries);
-		values[i++] = Scbf2Int8Array(nulls_per_col, state->ncols);
+		values[i++] = ScbfInt8Array(nulls_per_col, state->ncols);
 		values[i++] = Float8GetDatum(Scbf2ChainFpr(&c.filters[f], g - f));
 		values[i++] = Float8GetDatum(g > f ? fill / (g - f) : 0);
 		nulls[i++] = true;		/* saturated: no counters */
-		values[i++] = Scbf2TextArray(flags, nflags);
+		values[i++] = ScbfTextArray(flags, nflags);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 		f = g;
@@ -866,9 +821,9 @@ Scbf2Filters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = Int32GetDatum(0);
 		values[i++] = Int32GetDatum(fs->ledger_pages);
 		values[i++] = Int64GetDatum(fs->entries);
-		values[i++] = Scbf2Int8Array(fs->nulls, state->ncols);
+		values[i++] = ScbfInt8Array(fs->nulls, state->ncols);
 		values[i++] = Float8GetDatum(fs->fill);
-		values[i++] = Scbf2Float8Array(fs->slice_fill,
+		values[i++] = ScbfFloat8Array(fs->slice_fill,
 									   Min(state->geom.k, SCBF_ROWS_MAX_K));
 		values[i++] = Float8GetDatum(fs->fpr);
 		nulls[i++] = true;		/* saturated: no counters */
