@@ -185,6 +185,13 @@ typedef struct Scbf2EncodedRun Scbf2Run;
 /* Pages a partition may reach before a flush asks for a fold */
 #define SCBF2_FOLD_PAGES			3
 
+/*
+ * Entries a flush folds straight into the filters rather than append to
+ * the pending area (a bulk load's full batch): about what the pending
+ * area holds when a partition reaches SCBF2_FOLD_PAGES.
+ */
+#define SCBF2_FOLD_DIRECT			16384
+
 /* A block some structure names, handed to the census's callbacks */
 typedef void (*Scbf2BlockFn) (BlockNumber blkno, void *arg);
 
@@ -307,7 +314,7 @@ extern bool Scbf2LedgerScan(Relation index, BlockNumber root, int col,
 extern int	Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
 							 uint64 fold_serial, Scbf2Pair **pairs,
 							 BlockNumber nblocks);
-extern int	Scbf2PairCmp(const void *a, const void *b);
+extern void Scbf2SortPairs(Scbf2Pair *pairs, size_t n);
 extern int	Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 							const Scbf2Meta *meta, BlockNumber nblocks);
 extern void Scbf2LedgerBlocks(Relation index, BlockNumber root, int col,
@@ -326,6 +333,8 @@ extern bool Scbf2PendingScan(Relation index, Scbf2State *state,
 
 /* scbffold.c */
 extern int64 Scbf2Fold(Relation index, bool wait);
+extern bool Scbf2FoldBatch(Relation index, ItemPointer tids,
+						   const uint32 *hashes, int n);
 
 /* scbfbuild2.c */
 extern IndexBuildResult *scbf2build(Relation heap, Relation index,

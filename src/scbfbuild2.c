@@ -120,7 +120,7 @@ Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
 		pairs[i].hash = ScbfEntryGetHash(entries + bs->esize * i, col);
 		pairs[i].item = ScbfEntryGetTid(entries + bs->esize * i);
 	}
-	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2PairCmp);
+	Scbf2SortPairs(pairs, n);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 		if (i == 0 || pairs[i].hash != pairs[i - 1].hash)

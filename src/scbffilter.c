@@ -327,11 +327,19 @@ scbf_filter_positions(uint64_t key, const scbf_filter_geometry *geom,
 	uint32_t	i;
 
 	for (i = 0; i < geom->k; i++)
-	{
-		uint64_t	word = Mix64(key + (uint64_t) (i + 1) * SCBF_GOLDEN_GAMMA);
+		pos[i] = scbf_filter_position(key, geom, i);
+}
 
-		pos[i] = FastRange64(word, geom->m);
-	}
+/*
+ * scbf_filter_position
+ *		The key's counter in slice i alone: scbf_filter_positions' pos[i].
+ */
+uint32_t
+scbf_filter_position(uint64_t key, const scbf_filter_geometry *geom,
+					 uint32_t i)
+{
+	return FastRange64(Mix64(key + (uint64_t) (i + 1) * SCBF_GOLDEN_GAMMA),
+					   geom->m);
 }
 
 /*

@@ -109,6 +109,11 @@ extern uint32_t scbf_filter_block_of(uint64_t key, uint32_t nblocks);
 extern void scbf_filter_positions(uint64_t key, const scbf_filter_geometry *geom,
 								  uint32_t *pos);
 
+/* The key's position in slice i alone: pos[i] of scbf_filter_positions. */
+extern uint32_t scbf_filter_position(uint64_t key,
+									 const scbf_filter_geometry *geom,
+									 uint32_t i);
+
 /* ---- counters of one block ---- */
 
 /* Value of counter idx (0 .. k*m-1). */

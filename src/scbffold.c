@@ -130,18 +130,23 @@ Scbf2FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
 }
 
 /*
- * qsort comparator of fold entries: by segment, then item.
+ * The order of fold entries: by segment, then item.
  */
-static int
-Scbf2CmpFoldEntry(const void *a, const void *b)
+static inline int
+Scbf2CmpFoldEntry(const Scbf2FoldEntry *x, const Scbf2FoldEntry *y)
 {
-	const Scbf2FoldEntry *x = a;
-	const Scbf2FoldEntry *y = b;
-
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
 	return (int) x->item - (int) y->item;
 }
+
+/* Scbf2SortFoldEntries: sorts fold entries, the comparison inlined */
+#define ST_SORT Scbf2SortFoldEntries
+#define ST_ELEMENT_TYPE Scbf2FoldEntry
+#define ST_COMPARE(a, b) Scbf2CmpFoldEntry(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * qsort/bsearch comparator of table entries by segment, then filter.
@@ -260,7 +265,7 @@ Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
 		pairs[i].hash = fs->hashes[e[i].first + col];
 		pairs[i].item = e[i].item;
 	}
-	qsort(pairs, n, sizeof(Scbf2Pair), Scbf2PairCmp);
+	Scbf2SortPairs(pairs, n);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -501,13 +506,15 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 }
 
 /*
- * Scbf2Fold
- *		Fold the pending area of a format-2 index into its filters.  With
- *		wait false, gives up at once if another fold holds the fold lock.
- *		Returns the entries folded: 0 if none were pending or no fold ran.
+ * Fold the pending area of a format-2 index, and the n entries (tids[i],
+ * hashes[i * ncols ..]) of a batch if n > 0, into its filters.  With wait
+ * false, gives up at once if another fold holds the fold lock.  Returns
+ * the entries folded, or -1 if no fold ran (the lock was taken, or the
+ * graveyard had no room).
  */
-int64
-Scbf2Fold(Relation index, bool wait)
+static int64
+Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
+			 const uint32 *hashes, int n)
 {
 	Scbf2FoldState fs;
 	Scbf2Commit fc;
@@ -522,7 +529,7 @@ Scbf2Fold(Relation index, bool wait)
 	if (wait)
 		LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 	else if (!ConditionalLockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock))
-		return 0;
+		return -1;
 
 	foldcxt = AllocSetContextCreate(CurrentMemoryContext, "scbf fold",
 									ALLOCSET_DEFAULT_SIZES);
@@ -543,10 +550,10 @@ Scbf2Fold(Relation index, bool wait)
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(foldcxt);
 		UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
-		return 0;
+		return -1;
 	}
 	fs.serial = Scbf2MetaFoldSerial(fs.meta) + 1;
-	fs.maxentries = 1024;
+	fs.maxentries = Max(1024, n);
 	fs.entries = palloc(sizeof(Scbf2FoldEntry) * fs.maxentries);
 	fs.hashes = palloc(sizeof(uint32) * fs.state->ncols * fs.maxentries);
 	fs.maxkeys = 1024;
@@ -561,6 +568,8 @@ Scbf2Fold(Relation index, bool wait)
 					 errmsg("the pending area of index \"%s\" changed under the fold lock",
 							RelationGetRelationName(index)),
 					 errhint("Please REINDEX it.")));
+	for (i = 0; i < n; i++)
+		Scbf2FoldCollect(&tids[i], hashes + (Size) i * fs.state->ncols, &fs);
 	if (fs.nentries == 0)
 	{
 		MemoryContextSwitchTo(oldcxt);
@@ -572,7 +581,7 @@ Scbf2Fold(Relation index, bool wait)
 	/* 3: per segment, runs in its filters */
 	nblocks = RelationGetNumberOfBlocks(index);
 	Scbf2FoldReadTable(&fs, nblocks);
-	qsort(fs.entries, fs.nentries, sizeof(Scbf2FoldEntry), Scbf2CmpFoldEntry);
+	Scbf2SortFoldEntries(fs.entries, fs.nentries);
 	for (i = 0; i < fs.nentries;)
 	{
 		int			j = i;
@@ -621,4 +630,35 @@ Scbf2Fold(Relation index, bool wait)
 	MemoryContextDelete(foldcxt);
 	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 	return (int64) fs.nentries_added;
+}
+
+/*
+ * Scbf2Fold
+ *		Fold the pending area of a format-2 index into its filters.  With
+ *		wait false, gives up at once if another fold holds the fold lock.
+ *		Returns the entries folded: 0 if none were pending or no fold ran.
+ */
+int64
+Scbf2Fold(Relation index, bool wait)
+{
+	int64		folded = Scbf2FoldRun(index, wait, NULL, NULL, 0);
+
+	return Max(folded, 0);
+}
+
+/*
+ * Scbf2FoldBatch
+ *		Fold a large batch of entries straight into the filters, with the
+ *		pending area, instead of appending them to it first; false if no
+ *		fold could run now (the caller appends them then).
+ *
+ * The entries become visible with the fold's commit, as pending ones do
+ * with their append.  The inserting transaction has not committed yet:
+ * a crash before the fold's commit loses only entries of tuples that
+ * crash aborts.
+ */
+bool
+Scbf2FoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+{
+	return Scbf2FoldRun(index, false, tids, hashes, n) >= 0;
 }

@@ -837,13 +837,17 @@ ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 }
 
 /*
- * Write a batch of entries to a format-2 index: to its pending area, then,
- * if a partition has grown long, fold it into the filters unless another
- * backend is folding already.
+ * Write a batch of entries to a format-2 index.  A large batch (a bulk
+ * load's) is folded straight into the filters if no other backend is
+ * folding; otherwise the entries go to the pending area, which is folded
+ * when a partition has grown long, again unless another backend is
+ * folding already.
  */
 static void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 {
+	if (n >= SCBF2_FOLD_DIRECT && Scbf2FoldBatch(index, tids, hashes, n))
+		return;
 	if (Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n))
 		Scbf2Fold(index, false);
 }

@@ -358,19 +358,27 @@ Scbf2CollectPairs(uint32 hash, const uint16 *items, int nitems, void *arg)
 }
 
 /*
- * Scbf2PairCmp
- *		qsort comparator of pairs: by hash, then item.
+ * The order of pairs: by hash, then item.
  */
-int
-Scbf2PairCmp(const void *a, const void *b)
+static inline int
+Scbf2PairCmp(const Scbf2Pair *x, const Scbf2Pair *y)
 {
-	const Scbf2Pair *x = a;
-	const Scbf2Pair *y = b;
-
 	if (x->hash != y->hash)
 		return (x->hash > y->hash) - (x->hash < y->hash);
 	return (int) x->item - (int) y->item;
 }
+
+/*
+ * Scbf2SortPairs
+ *		Sort pairs by hash, then item, the comparison inlined
+ *		(lib/sort_template.h): a fold sorts every entry it folds.
+ */
+#define ST_SORT Scbf2SortPairs
+#define ST_ELEMENT_TYPE Scbf2Pair
+#define ST_COMPARE(a, b) Scbf2PairCmp(a, b)
+#define ST_SCOPE
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * Scbf2LedgerPairs
@@ -393,7 +401,7 @@ Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
 						 &pc, nblocks))
 		elog(ERROR, "a ledger of index \"%s\" moved under the fold lock",
 			 RelationGetRelationName(index));
-	qsort(pc.pairs, pc.npairs, sizeof(Scbf2Pair), Scbf2PairCmp);
+	Scbf2SortPairs(pc.pairs, pc.npairs);
 	for (i = 0; i < pc.npairs; i++)
 		if (n == 0 || Scbf2PairCmp(&pc.pairs[i], &pc.pairs[n - 1]) != 0)
 			pc.pairs[n++] = pc.pairs[i];

@@ -263,82 +263,110 @@ Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band)
 	band->serial = meta->band_serial;
 }
 
-/* One bit to set or clear: row page, row within it, filter, slice */
+/* One bit to set or clear: its row in the band and its filter */
 typedef struct Scbf2BitOp
 {
-	uint32		pageno;
-	uint32		row;
+	uint32		row;			/* slice * m + position */
 	uint32		filterno;
-	uint32		slice;
 } Scbf2BitOp;
 
 /*
- * Order bit operations by row page: a counting sort, as there are few
- * pages and many operations (a fold sets k bits per new key).  Returns the
- * sorted copy; ops is freed.
+ * Bit operations being applied: the operations of one pass, and what
+ * ordering them by row page needs.  Allocated once per call of
+ * Scbf2RowsSet or Scbf2RowsClear and reused by each pass: a fold sets k
+ * bits for each of up to hundreds of thousands of keys, and building them
+ * all at once costs more in fresh memory than in the work itself.
  */
-static Scbf2BitOp *
-Scbf2SortBitOps(Scbf2BitOp *ops, Size n, uint32 npages)
+typedef struct Scbf2BitOps
 {
-	Size	   *start = palloc0(sizeof(Size) * (npages + 1));
-	Scbf2BitOp *sorted = palloc(sizeof(Scbf2BitOp) * Max(n, 1));
-	Size		i;
-	uint32		p;
+	Scbf2BitOp *ops;
+	Scbf2BitOp *sorted;
+	Size		n;
+	Size		max;
+	Size	   *start;			/* per row page: where its operations begin */
+} Scbf2BitOps;
 
-	for (i = 0; i < n; i++)
-		start[ops[i].pageno + 1]++;
-	for (p = 0; p < npages; p++)
-		start[p + 1] += start[p];
-	for (i = 0; i < n; i++)
-		sorted[start[ops[i].pageno]++] = ops[i];
-	pfree(start);
-	pfree(ops);
-	return sorted;
+/*
+ * Room for max operations of a pass over band.
+ */
+static void
+Scbf2BitOpsInit(Scbf2BitOps *bo, const Scbf2Band *band, Size max)
+{
+	bo->max = Max(max, 1);
+	bo->ops = palloc(sizeof(Scbf2BitOp) * bo->max);
+	bo->sorted = palloc(sizeof(Scbf2BitOp) * bo->max);
+	bo->start = palloc(sizeof(Size) * ((Size) band->pages + 1));
+	bo->n = 0;
 }
 
 /*
- * Apply bit operations to the band, WAL-logged, one record per row page:
- * set them (counting each bit that was clear in its filter's table entry,
- * filters[filterno]) or, with filters NULL, clear them.  Checks that each
- * lies in the band, orders them by page and frees them.
+ * Release what Scbf2BitOpsInit allocated.
  */
 static void
-Scbf2ApplyBitOps(Relation index, const Scbf2Band *band, Scbf2BitOp *ops,
-				 Size n, Scbf2Filter **filters, BlockNumber nblocks)
+Scbf2BitOpsFree(Scbf2BitOps *bo)
 {
-	Size		i;
+	pfree(bo->ops);
+	pfree(bo->sorted);
+	pfree(bo->start);
+}
 
+/*
+ * Apply the operations of one pass to the band, WAL-logged, one record per
+ * row page: set them (counting each bit that was clear in its filter's
+ * table entry, filters[filterno]) or, with filters NULL, clear them.
+ * Checks that each lies in the band and orders them by page first (a
+ * counting sort: few pages, many operations).  Empties the pass.
+ */
+static void
+Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
+				 Scbf2BitOps *bo, Scbf2Filter **filters, BlockNumber nblocks)
+{
+	uint32		rpp = band->rows_per_page;
+	uint32		m = state->geom.m;
+	Scbf2BitOp *ops = bo->sorted;
+	Size		n = bo->n;
+	Size		i;
+	uint32		p;
+
+	memset(bo->start, 0, sizeof(Size) * ((Size) band->pages + 1));
 	for (i = 0; i < n; i++)
-		if (ops[i].pageno >= band->pages || ops[i].filterno >= band->width)
+	{
+		if (bo->ops[i].row / rpp >= band->pages ||
+			bo->ops[i].filterno >= band->width)
 			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
 				 RelationGetRelationName(index));
-	ops = Scbf2SortBitOps(ops, n, band->pages);
+		bo->start[bo->ops[i].row / rpp + 1]++;
+	}
+	for (p = 0; p < band->pages; p++)
+		bo->start[p + 1] += bo->start[p];
+	for (i = 0; i < n; i++)
+		ops[bo->start[bo->ops[i].row / rpp]++] = bo->ops[i];
 
 	for (i = 0; i < n;)
 	{
-		uint32		pageno = ops[i].pageno;
+		uint32		pageno = ops[i].row / rpp;
 		Buffer		buf;
 		GenericXLogState *xlog;
-		Page		page;
+		uint8	   *rows;
 
 		CHECK_FOR_INTERRUPTS();
 		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_ROWS, nblocks);
 		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-		for (; i < n && ops[i].pageno == pageno; i++)
+		rows = Scbf2PageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
+		for (; i < n && ops[i].row / rpp == pageno; i++)
 		{
 			if (filters == NULL)
-				scbf_rows_clear(Scbf2PageGetRows(page), ops[i].row,
-								band->width, ops[i].filterno);
-			else if (scbf_rows_set(Scbf2PageGetRows(page), ops[i].row,
-								   band->width, ops[i].filterno))
-				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].slice);
+				scbf_rows_clear(rows, ops[i].row % rpp, band->width,
+								ops[i].filterno);
+			else if (scbf_rows_set(rows, ops[i].row % rpp, band->width,
+								   ops[i].filterno))
+				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].row / m);
 		}
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
 	}
-	pfree(ops);
+	bo->n = 0;
 }
 
 /*
@@ -346,6 +374,9 @@ Scbf2ApplyBitOps(Relation index, const Scbf2Band *band, Scbf2BitOp *ops,
  *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
  *		row page touched; count each bit that was clear in its filter's
  *		table entry (filters[filterno]).
+ *
+ * One pass per slice: a slice's rows are contiguous pages of the band, so
+ * each pass writes its own pages, and a pass holds one operation per key.
  *
  * Called by the fold, under the fold lock, before it commits: a bit is
  * set before the entry that needs it becomes visible (invariant R1).
@@ -356,28 +387,31 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			 BlockNumber nblocks)
 {
 	uint32		k = state->geom.k;
-	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max((Size) n * k, 1));
-	uint32		pos[SCBF_FILTER_MAX_K];
-	Size		nops = 0;
+	Scbf2BitOps bo;
+	uint64	   *fkeys;
+	uint32		s;
 	int			j;
 
+	if (n == 0)
+		return;
+	/* each key's filter key, from which each slice's position follows */
+	fkeys = palloc(sizeof(uint64) * n);
 	for (j = 0; j < n; j++)
+		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
+	Scbf2BitOpsInit(&bo, band, (Size) n);
+	for (s = 0; s < k; s++)
 	{
-		uint32		s;
-
-		Scbf2KeyPositions(state, keys[j].col, keys[j].hash, pos);
-		for (s = 0; s < k; s++)
+		for (j = 0; j < n; j++)
 		{
-			uint64		row = (uint64) s * state->geom.m + pos[s];
-
-			ops[nops].pageno = (uint32) (row / band->rows_per_page);
-			ops[nops].row = (uint32) (row % band->rows_per_page);
-			ops[nops].filterno = keys[j].filterno;
-			ops[nops].slice = s;
-			nops++;
+			bo.ops[bo.n].row = s * state->geom.m +
+				scbf_filter_position(fkeys[j], &state->geom, s);
+			bo.ops[bo.n].filterno = keys[j].filterno;
+			bo.n++;
 		}
+		Scbf2ApplyBitOps(index, state, band, &bo, filters, nblocks);
 	}
-	Scbf2ApplyBitOps(index, band, ops, nops, filters, nblocks);
+	Scbf2BitOpsFree(&bo);
+	pfree(fkeys);
 }
 
 /*
@@ -393,20 +427,20 @@ void
 Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 			   const Scbf2RowBit *bits, int n, BlockNumber nblocks)
 {
-	Scbf2BitOp *ops = palloc(sizeof(Scbf2BitOp) * Max(n, 1));
+	Scbf2BitOps bo;
 	int			j;
 
+	if (n == 0)
+		return;
+	Scbf2BitOpsInit(&bo, band, (Size) n);
 	for (j = 0; j < n; j++)
 	{
-		uint64		row = (uint64) bits[j].slice * state->geom.m +
-			bits[j].position;
-
-		ops[j].pageno = (uint32) (row / band->rows_per_page);
-		ops[j].row = (uint32) (row % band->rows_per_page);
-		ops[j].filterno = bits[j].filterno;
-		ops[j].slice = bits[j].slice;
+		bo.ops[j].row = bits[j].slice * state->geom.m + bits[j].position;
+		bo.ops[j].filterno = bits[j].filterno;
 	}
-	Scbf2ApplyBitOps(index, band, ops, n, NULL, nblocks);
+	bo.n = n;
+	Scbf2ApplyBitOps(index, state, band, &bo, NULL, nblocks);
+	Scbf2BitOpsFree(&bo);
 }
 
 /*

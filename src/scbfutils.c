@@ -76,6 +76,7 @@ Scbf2CheckMetaPage(Relation index, Page page)
 		meta->pages_per_segment > SCBF_MAX_PAGES_PER_SEGMENT ||
 		meta->ncols < 1 || meta->ncols > INDEX_MAX_KEYS ||
 		meta->k < 1 || meta->k > SCBF_ROWS_MAX_K || meta->m < 1 ||
+		(uint64) meta->k * meta->m > PG_UINT32_MAX ||
 		meta->ntablepages > SCBF2_MAX_TABLE_PAGES ||
 		meta->nfilters > (uint64) meta->ntablepages *
 		Scbf2EntriesPerPage(meta->ncols) ||

@@ -411,7 +411,7 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			memcpy(all + nall, pairs, sizeof(Scbf2Pair) * np);
 			nall += np;
 		}
-		qsort(all, nall, sizeof(Scbf2Pair), Scbf2PairCmp);
+		Scbf2SortPairs(all, nall);
 		hashes = palloc(sizeof(uint32) * Max(nall, 1));
 		items = palloc(sizeof(uint16) * Max(nall, 1));
 		for (i = 0; i < nall; i++)

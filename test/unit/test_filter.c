@@ -544,6 +544,10 @@ TestPinnedHashes(void)
 		CHECK(pos[i] == pos_10_1563[i],
 			  "k=10 m=1563 pos[%zu]: expected %u, got %u", i, pos_10_1563[i],
 			  pos[i]);
+	for (i = 0; i < 10; i++)
+		CHECK(scbf_filter_position(UINT64_C(0x0123456789ABCDEF), &g, i) ==
+			  pos_10_1563[i],
+			  "k=10 m=1563 position(%zu): expected %u", i, pos_10_1563[i]);
 	g.k = 16;
 	g.m = 65535;
 	scbf_filter_positions(UINT64_MAX, &g, pos);
