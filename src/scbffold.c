@@ -250,7 +250,8 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 
 /*
  * The sorted, distinct (hash, item) pairs of column col of entries
- * e[0 .. n); *distinct receives the number of distinct hashes.
+ * e[0 .. n), which are in item order; *distinct receives the number of
+ * distinct hashes.
  */
 static int
 Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
@@ -265,7 +266,7 @@ Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
 		pairs[i].hash = fs->hashes[e[i].first + col];
 		pairs[i].item = e[i].item;
 	}
-	Scbf2SortPairs(pairs, n);
+	Scbf2SortPairsByItemOrder(pairs, n);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 	{

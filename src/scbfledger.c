@@ -381,6 +381,55 @@ Scbf2PairCmp(const Scbf2Pair *x, const Scbf2Pair *y)
 #include "lib/sort_template.h"
 
 /*
+ * Scbf2SortPairsByItemOrder
+ *		Sort pairs that are in item order by hash: a stable radix sort of
+ *		the hashes, 11 bits a pass, which keeps equal hashes in item order,
+ *		so the result is Scbf2SortPairs' order.  A fold sorts each
+ *		segment's entries so, and they come in heap order.
+ */
+void
+Scbf2SortPairsByItemOrder(Scbf2Pair *pairs, size_t n)
+{
+	Scbf2Pair  *tmp;
+	Scbf2Pair  *from = pairs;
+	Scbf2Pair  *to;
+	size_t		count[1 << 11];
+	int			shift;
+
+	if (n < 1024)
+	{
+		Scbf2SortPairs(pairs, n);
+		return;
+	}
+	tmp = to = palloc(sizeof(Scbf2Pair) * n);
+	for (shift = 0; shift < 32; shift += 11)
+	{
+		Scbf2Pair  *swap;
+		size_t		sum = 0;
+		size_t		i;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(from[i].hash >> shift) & 0x7FF]++;
+		for (i = 0; i < lengthof(count); i++)
+		{
+			size_t		c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[(from[i].hash >> shift) & 0x7FF]++] = from[i];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	/* after three passes the sorted pairs are in tmp */
+	memcpy(pairs, from, sizeof(Scbf2Pair) * n);
+	pfree(tmp);
+}
+
+/*
  * Scbf2LedgerPairs
  *		Every (hash, item) of the runs of a ledger visible at fold_serial,
  *		sorted by hash, then item, and distinct.  Returns their number;
