@@ -23,6 +23,16 @@
 # backend (the postmaster reinitializes and replays WAL), crash() stops the
 # server with 'immediate'.
 #
+# Breakpoints: where no sleep or lock can stop a backend (a fold that an
+# INSERT's flush starts runs without a cost delay; VACUUM's steps between
+# two of its records), gdb stops it at the entry of a function the test
+# names.  gdb_unusable() says why gdb cannot do that here (not installed,
+# ptrace forbidden, the backend under Valgrind), gdb_attach() attaches to a
+# backend, gdb_stop_at() sets breakpoints, starts the statement and waits
+# until the backend stops at the last one, returning what gdb said (its
+# backtrace there included), and gdb_crash() kills the stopped backend with
+# SIGKILL and ends gdb.
+#
 # long_tests() is true with SCBF_TEST_LONG=1 (test/run-tests --long): the
 # long crash loops and churn runs then run at their full sizes.
 package ScbfTest;
@@ -33,12 +43,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
+use IPC::Run;
 use Exporter 'import';
 
 our @EXPORT = qw(new_node start_node long_tests scbf_same rows_hash verify_clean
   probe_churned
   create_gate hold_gate gated_session wait_gated freeze_vacuum kill_backend
-  crash end_session flush_wal);
+  crash end_session flush_wal
+  gdb_unusable gdb_attach gdb_stop_at gdb_crash);
 
 # The settings of the crash tests (start_node's crash => 1): no autovacuum
 # to race the test, no checkpoint the test did not ask for (so that
@@ -302,7 +314,17 @@ sub probe_churned
 # without a word.  With above => 1 it may also report, as a NOTICE and
 # nothing else, counters above what the ledgers imply (false positives,
 # never a wrong answer: what an insert of several columns that fails
-# between raising the counters and writing its ledger entry leaves).
+# between raising the counters and writing its ledger entry leaves).  With
+# leftovers => [kinds], a format-2 index may also report, as NOTICEs and
+# nothing else, what an interrupted fold or VACUUM leaves, of the kinds
+# listed: 'pages' that no structure names, filter table 'counts' ahead of
+# the ledgers, table counts of set 'bits' that differ from the band (extra
+# bits: false positives).
+my %leftover = (
+	pages => qr/has \d+ page\(s\) that no structure names/,
+	counts => qr/has \d+ filter table entries whose counts differ from their ledgers/,
+	bits => qr/has \d+ filter table entries whose set bits differ from the row band/);
+
 sub verify_clean
 {
 	my ($node, $idx, $what, %opt) = @_;
@@ -314,6 +336,17 @@ sub verify_clean
 		pass("$what: scbf_verify('$idx', true) finds nothing wrong");
 		note("$what: $err");
 		return;
+	}
+	if ($opt{leftovers} && $ret == 0 && $err ne '')
+	{
+		my $kinds = join('|', map { $leftover{$_} // die "verify_clean: no leftover kind $_" } @{ $opt{leftovers} });
+		if ($err =~ /^(?:psql:<stdin>:1: NOTICE:  index "\Q$idx\E" (?:$kinds)[^\n]*\n(?:(?:DETAIL|HINT):  [^\n]*\n?)*)+\z/)
+		{
+			pass("$what: scbf_verify('$idx', true) finds nothing wrong but "
+				  . join(', ', @{ $opt{leftovers} }) . ' an interruption left');
+			note("$what: $err");
+			return;
+		}
 	}
 	ok($ret == 0 && $err eq '', "$what: scbf_verify('$idx', true) is clean") or diag($err);
 }
@@ -409,15 +442,18 @@ sub freeze_vacuum
 	return '';
 }
 
-# kill_backend($node, $pid, $what): crash by SIGKILL of backend $pid (frozen
-# or waiting); the postmaster kills the others, reinitializes and replays
-# WAL.  Asserts that it did, once the server accepts connections again.
+# kill_backend($node, $pid, $what, %opt): crash by SIGKILL of backend $pid
+# (frozen or waiting); the postmaster kills the others, reinitializes and
+# replays WAL.  Asserts that it did, once the server accepts connections
+# again.  killed => sub runs right after the signal.
 sub kill_backend
 {
-	my ($node, $pid, $what) = @_;
+	my ($node, $pid, $what, %opt) = @_;
 	local $Test::Builder::Level = $Test::Builder::Level + 1;
 	my $offset = -s $node->logfile;
 	kill('KILL', $pid) or die "SIGKILL $pid: $!";
+	# a traced backend's exit reaches the postmaster once its tracer let go
+	$opt{killed}->() if $opt{killed};
 	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
 	like(slurp_file($node->logfile, $offset),
 		qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9.*all server processes terminated; reinitializing.*redo starts/s,
@@ -447,6 +483,107 @@ sub flush_wal
 	my ($node) = @_;
 	$node->safe_psql('postgres',
 		"CREATE TABLE IF NOT EXISTS scbf_flush_wal (x int);\nINSERT INTO scbf_flush_wal VALUES (1)");
+}
+
+# gdb_unusable($pid): why gdb cannot stop backend $pid at a breakpoint
+# here, or undef if it can: gdb is not installed (test/setup-debian
+# installs it), the kernel lets no process trace one it did not start
+# (Yama's ptrace_scope above 0: TAP runs unprivileged), or the backend runs
+# under Valgrind (test/run-tests --valgrind), whose translated code gdb's
+# breakpoints do not reach.
+sub gdb_unusable
+{
+	my ($pid) = @_;
+	return 'gdb is not installed (test/setup-debian installs it)'
+	  if system('gdb --version >/dev/null 2>&1') != 0;
+	if (open(my $fh, '<', '/proc/sys/kernel/yama/ptrace_scope'))
+	{
+		my $scope = <$fh> // '';
+		chomp $scope;
+		return "the kernel forbids gdb to attach to a backend (kernel.yama.ptrace_scope = $scope)"
+		  if $scope ne '' && $scope > 0;
+	}
+	my $exe = readlink("/proc/$pid/exe") // '';
+	return "the backends run under Valgrind ($exe)" if $exe =~ /valgrind|memcheck/;
+	return undef;
+}
+
+# gdb_attach($pid): gdb attached to backend $pid, which it stops; signals
+# pass to the backend unseen, so only breakpoints stop it.  Dies if gdb
+# cannot attach.
+sub gdb_attach
+{
+	my ($pid) = @_;
+	my $g = { pid => $pid, in => '', out => '',
+		timer => IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default) };
+	local $ENV{DEBUGINFOD_URLS} = '';
+	$g->{h} = IPC::Run::start([ 'gdb', '-q', '-nx', '-p', $pid ],
+		'<', \$g->{in}, '>&', \$g->{out}, $g->{timer});
+	$g->{in} .= "set pagination off\nset confirm off\nset width 0\n"
+	  . "set print frame-arguments none\nset breakpoint pending on\n"
+	  . "handle all nostop noprint pass\nhandle SIGINT nostop noprint pass\n"
+	  . "echo \@\@attached\\n\n";
+	gdb_wait($g, qr/\@\@attached/)
+	  or die "gdb could not attach to backend $pid:\n$g->{out}";
+	die "gdb could not attach to backend $pid:\n$g->{out}"
+	  if $g->{out} =~ /ptrace: |Could not attach/;
+	return $g;
+}
+
+# gdb_wait($g, $re): pump gdb's output until it matches $re; false if it
+# did not within the default timeout or gdb ended
+sub gdb_wait
+{
+	my ($g, $re) = @_;
+	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
+	return eval {
+		$g->{h}->pump until $g->{out} =~ $re;
+		1;
+	};
+}
+
+# gdb_stop_at($g, \@functions, %opt): let the backend run until it enters
+# the functions in that order (a breakpoint on the next one is set once it
+# entered the one before), run $opt{start}->() (the statement that gets
+# there) once the backend runs, and wait until it stops in the last one;
+# with finish => 1, until that function returned.  Returns what gdb said
+# meanwhile, without its prompts: the breakpoints it stopped at, then
+# "@@stopped", its backtrace there (frames of scbf by name) and "@@end";
+# or undef if the backend did not get there within the default timeout
+# (gdb's output is then a diag).
+sub gdb_stop_at
+{
+	my ($g, $functions, %opt) = @_;
+	my $cmds = '';
+	$cmds .= "tbreak $_\ncontinue\n" for @$functions;
+	$cmds .= "finish\n" if $opt{finish};
+	$cmds .= "echo \@\@stopped\\n\nbacktrace\necho \@\@end\\n\n";
+	my $from = length $g->{out};
+	$g->{in} .= $cmds;
+	# hand gdb the commands: the backend runs once it read a "continue"
+	$g->{h}->pump_nb;
+	$opt{start}->() if $opt{start};
+	my $ok = gdb_wait($g, qr/\@\@stopped\n(?s:.*)\@\@end\n/);
+	(my $out = substr($g->{out}, $from)) =~ s/\(gdb\) //g;
+	if (!$ok)
+	{
+		diag('the backend did not stop at ' . join(', ', @$functions) . "; gdb said:\n$out");
+		return undef;
+	}
+	return $out;
+}
+
+# gdb_crash($node, $g, $what): kill the backend gdb holds stopped with
+# SIGKILL (kill_backend: the server crashes and replays WAL), and end gdb
+sub gdb_crash
+{
+	my ($node, $g, $what) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	kill_backend($node, $g->{pid}, $what, killed => sub {
+		$g->{in} .= "quit\n";
+		$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
+		eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
+	});
 }
 
 1;
