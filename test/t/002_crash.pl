@@ -22,7 +22,24 @@
 #   8. (storage format 2) inside VACUUM's removal of dead entries, between
 #      the first and the last filter, twice: once redone by the next
 #      VACUUM, once made visible by a fold that commits the crashed serial
-#      first.
+#      first;
+#   9. (storage format 2) inside a fold that an INSERT's flush at commit
+#      started, before each of its steps' writes and after its commit
+#      record;
+#  10. (storage format 2) between a VACUUM's commit and its clearing of row
+#      bits: in ambulkdelete, and in amvacuumcleanup's release of merged
+#      filters' columns.
+#
+# 9 and 10 stop a backend where neither a lock nor a cost-delay sleep can
+# (an inserting backend has no cost delay; VACUUM sleeps only between
+# filters or segments): gdb attaches to it and stops it at the entry of a
+# function of scbf (a breakpoint), the test asserts where it stands (gdb's
+# backtrace, what the diagnostics read), flushes WAL and kills the backend
+# with SIGKILL while gdb holds it (ScbfTest.pm, gdb_stop_at and gdb_crash).
+# gdb is a Debian package test/setup-debian installs; the sections are
+# skipped, saying why, only where it cannot work: gdb missing, a kernel that
+# forbids tracing another process (Yama's ptrace_scope above 0), or backends
+# under Valgrind (test/run-tests --valgrind).
 #
 # After each restart the index must hold exactly what the WAL said before the
 # crash, every probe must equal a sequential scan, and the index must keep
@@ -382,6 +399,275 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	# that the crashed runs, which the fold made visible, no longer hold:
 	# the crashed VACUUM had not written it
 	verify_clean($node, 'r_a', 'removal: at the end', leftovers => ['counts']);
+}
+
+# Sections 9 and 10 stop a backend where no sleep or lock can: gdb, attached
+# to it, stops it at the entry of a function the test names (ScbfTest.pm,
+# gdb_stop_at); the test asserts where it stands (gdb's backtrace, what the
+# diagnostics read), makes the WAL written so far durable and kills it.
+my $gdb_why;
+{
+	my $s = $node->background_psql('postgres');
+	$gdb_why = gdb_unusable($s->query_safe('SELECT pg_backend_pid()'));
+	$s->quit;
+}
+
+# a session to stop with gdb, and its backend's pid; scbf is loaded (the
+# breakpoints are in it)
+sub gdb_session
+{
+	my ($idx) = @_;
+	my $s = $node->background_psql('postgres');
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	$s->query_safe("SELECT count(*) FROM scbf_pages('$idx')");
+	return ($s, $pid);
+}
+
+# ---- 9. storage format 2: crashes inside a fold that an INSERT's flush
+# started (Scbf2ApplyBatch in scbfinsert.c: the flush that links a pending
+# partition's third page folds the whole pending area).  Each round first
+# folds (every partition then holds one page at most), fills one partition
+# with committed rows to exactly two full pages and adds committed rows to
+# other partitions; then an INSERT of 20 rows (5 in that partition, 15 of
+# values no committed row has) links the third page at its commit's flush,
+# and its fold is stopped at the entry of the step the round picks:
+#   1. Scbf2RowsSet: the runs written, no row bit set;
+#   2. Scbf2UpdateTable: the bits set, the filter table not written;
+#   3. Scbf2CommitSerial: the table written, the commit record not;
+#   4. its return: the commit record written.
+# The inserting backend has no cost delay to freeze it in, hence gdb.  At
+# the crash and after it every committed row is found through the index
+# (a probe of every value equals a sequential scan, with the count of
+# committed rows) and none of the crashed INSERT's rows is returned; the
+# pending area keeps what the crash found there (1-3: every entry, the
+# INSERT's too, which the next fold folds; 4: none).  Then VACUUM removes
+# the crashed INSERTs' entries and the verifier is clean, and an INSERT's
+# fold runs to its end.
+SKIP:
+{
+	skip "crashes inside a flush's fold: $gdb_why", 1 if $gdb_why;
+	$node->safe_psql('postgres', q{
+		CREATE TABLE g (id int, a int);
+		INSERT INTO g SELECT i, i % 200 FROM generate_series(1, 3000) i;
+		SET scbf.build_format = 2;
+		CREATE INDEX g_a ON g USING scbf (a) WITH (pages_per_segment = 8);
+		-- the pending partition of a value, if it may hold entries
+		CREATE FUNCTION part_of(v int) RETURNS int LANGUAGE sql AS
+			$$ SELECT block FROM scbf_probe('g_a', v) WHERE verdict = 'pending' $$;
+		-- the entries a pending page holds: one of a scratch index, full
+		CREATE TABLE gcap (a int);
+		CREATE INDEX gcap_a ON gcap USING scbf (a);
+		INSERT INTO gcap SELECT 1 FROM generate_series(1, 1200);
+	});
+	my $cap = q1("SELECT max(entries) FROM scbf_pages('gcap_a') WHERE kind = 'pending' AND next_block IS NOT NULL");
+	ok($cap > 100 && $cap < 1200, "flush fold: a pending page holds $cap entries");
+	q1('DROP TABLE gcap');
+
+	# g_a's entries in visible runs and pending
+	my $entries = sub { return q1("SELECT entries_live || ' ' || entries_pending FROM scbf_index_info('g_a')"); };
+	# what a fold writes before its commit: runs the roots list, and the
+	# roots and leaves of new filters, which no structure names yet
+	my $written = sub {
+		return q1("SELECT count(*) FILTER (WHERE kind = 'unreferenced') "
+			  . "+ coalesce(sum(entries) FILTER (WHERE kind = 'root'), 0) FROM scbf_pages('g_a')");
+	};
+	# fill the partition of value $v with committed rows of $v to exactly two
+	# full pages after a fold; returns the partition and the rows of $v
+	my $fill = sub {
+		my ($v, $what) = @_;
+		# a first row flags the partition (scbf_probe reads only those)
+		my ($folded, $part, $tail) = split /\n/, $node->safe_psql('postgres', qq{
+			SELECT scbf_clean_pending('g_a');
+			INSERT INTO g VALUES (-1, $v);
+			SELECT part_of($v);
+			SELECT entries FROM scbf_pages('g_a')
+			WHERE kind = 'pending' AND block_index = part_of($v) AND next_block IS NULL;
+		});
+		is($node->safe_psql('postgres', qq{
+			INSERT INTO g SELECT -i, $v FROM generate_series(1, 2 * $cap - $tail) i;
+			SELECT string_agg(entries::text, ' ' ORDER BY serial) FROM scbf_pages('g_a')
+			WHERE kind = 'pending' AND block_index = $part AND serial >=
+				(SELECT max(serial) - 1 FROM scbf_pages('g_a') WHERE kind = 'pending' AND block_index = $part);
+		}), "$cap $cap", "$what: partition $part holds two full pages");
+		return ($part, 2 * $cap - $tail + 1);
+	};
+
+	my @crashed;    # the values of the crashed INSERTs' rows
+	my @points = (
+		[ 'Scbf2RowsSet',      'at Scbf2RowsSet: runs written, no row bit set' ],
+		[ 'Scbf2UpdateTable',  'at Scbf2UpdateTable: bits set, the filter table not written' ],
+		[ 'Scbf2CommitSerial', 'at Scbf2CommitSerial: the table written, no commit record' ],
+		[ 'Scbf2CommitSerial', 'after Scbf2CommitSerial: the commit record written', 1 ]);
+	for my $r (1 .. @points)
+	{
+		my ($func, $where, $finish) = @{ $points[ $r - 1 ] };
+		my $what = "flush fold $r";
+		my $v = 1000 + $r;
+		my ($part, $nv) = $fill->($v, $what);
+		# committed rows in other partitions; what g and g_a hold
+		my ($live, $pend, $committed, $all) = split /\n/, $node->safe_psql('postgres', qq{
+			INSERT INTO g SELECT -i, w
+			FROM (SELECT w FROM generate_series(0, 199, 10) w
+				  UNION ALL SELECT 2000 + 50 * $r + w FROM generate_series(0, 49) w) ws, generate_series(1, 3) i
+			WHERE part_of(w) IS DISTINCT FROM $part;
+			SELECT entries_live || E'\n' || entries_pending FROM scbf_index_info('g_a');
+			SELECT count(*) FROM g;
+			SELECT string_agg(DISTINCT a::text, ',') FROM g;
+		});
+		push @crashed, map { 5000 + 100 * $r + $_ } 6 .. 20;
+		my @probes = ([ "SELECT * FROM g WHERE a = $v", $nv ],
+			[ "SELECT * FROM g WHERE a = ANY(ARRAY[$all])", $committed ],
+			[ 'SELECT * FROM g WHERE a IN (' . join(',', @crashed) . ')', 'empty' ]);
+		my $before = $written->();
+
+		my ($s, $pid) = gdb_session('g_a');
+		my $g = gdb_attach($pid);
+		my $out = gdb_stop_at($g, [$func], finish => $finish, start => sub {
+			$s->query_until(qr/inserting/, "\\echo inserting\nINSERT INTO g SELECT 100000 + i, "
+				  . "CASE WHEN i <= 5 THEN $v ELSE 5000 + 100 * $r + i END FROM generate_series(1, 20) i;\n");
+		});
+		like($out // '', $finish
+			? qr/Run till exit from #0\s+Scbf2CommitSerial\b.*\@\@stopped\n#0\s+Scbf2Fold\b.*\bBatchXactCallback\b/s
+			: qr/\@\@stopped\n#0\s+$func\b.*\bScbf2Fold\b.*\bBatchXactCallback\b/s,
+			"$what: the INSERT's flush at commit started a fold, stopped $where");
+		if ($finish)
+		{
+			is($entries->(), ($live + $pend + 20) . ' 0',
+				"$what: at the crash, the fold has committed the $pend pending entries and the INSERT's 20");
+		}
+		else
+		{
+			is($entries->(), "$live " . ($pend + 20),
+				"$what: at the crash, the fold has not committed: the $pend pending entries and the INSERT's 20 are pending");
+			cmp_ok($written->(), '>', $before, "$what: at the crash, the fold has written runs");
+		}
+		scbf_same($node, 'postgres', \@probes, name => "$what: answers during the fold");
+		flush_wal($node);
+		gdb_crash($node, $g, $what);
+		end_session($s);
+
+		is(q1('SELECT count(*) FROM g'), $committed, "$what: the INSERT is lost");
+		scbf_same($node, 'postgres', \@probes, name => "$what: answers after the crash");
+		is($entries->(), $finish ? ($live + $pend + 20) . ' 0' : "$live " . ($pend + 20),
+			"$what: after the crash, the entries are " . ($finish ? 'folded' : 'still pending'));
+		verify_clean($node, 'g_a', "$what: after the crash", leftovers => [qw(pages counts bits)]);
+		is(q1("SELECT scbf_clean_pending('g_a')"), $finish ? 0 : $pend + 20,
+			"$what: the next fold folds " . ($finish ? 'nothing' : 'the entries pending at the crash'));
+		scbf_same($node, 'postgres', \@probes, name => "$what: answers after the next fold");
+	}
+
+	# VACUUM removes the crashed INSERTs' entries and what their folds left
+	q1('VACUUM (INDEX_CLEANUP ON) g');
+	is($entries->(), q1('SELECT count(*) FROM g') . ' 0', 'flush fold: VACUUM leaves the entries of the live rows');
+	verify_clean($node, 'g_a', 'flush fold: after VACUUM');
+	# and an INSERT's flush folds to the end
+	my ($part, $nv) = $fill->(1005, 'flush fold 5');
+	q1("INSERT INTO g VALUES (-2, 1005)");
+	is($entries->(), q1('SELECT count(*) FROM g') . ' 0', 'flush fold 5: an INSERT\'s flush folded every entry');
+	scbf_same($node, 'postgres', [ [ 'SELECT * FROM g WHERE a = 1005', $nv + 1 ],
+		'SELECT * FROM g WHERE a IN (7, 1001, 1004)', [ 'SELECT * FROM g WHERE a IN (' . join(',', @crashed) . ')', 'empty' ] ],
+		name => 'flush fold 5: answers after the fold');
+	exact_tids('flush fold', 'g', 7, 1001, 1004, 1005);
+	verify_clean($node, 'g_a', 'flush fold: at the end');
+}
+
+# ---- 10. storage format 2: crashes between a VACUUM's commit and its
+# clearing of row bits (R1: a bit is cleared only after the commit that
+# made it unneeded), twice: in ambulkdelete, after the commit of the
+# removals (Scbf2RowsClear called from Scbf2VacCommit), and in
+# amvacuumcleanup's release of the columns of filters merged into another
+# (Scbf2RowsClear called from Scbf2VacRelease, after the columns became
+# free).  Segment 0 of h has 9 filters (an index built on 100 rows of 10
+# keys, then 1,400 distinct keys folded); deleting all but 14 of those
+# leaves bits to clear (a = 777's among them), and the next VACUUM merges
+# the thinned filters into the first.  After either crash the bits left set
+# are only false positives: a probe of a = 777 reads a filter whose rows
+# say "maybe" and gets no TID from it; every probe equals a sequential
+# scan, and the verifier reports nothing but the leftovers (set bits the
+# table does not count; pages of released columns no structure names,
+# which the next VACUUM frees).  New filters take the released columns,
+# bits and all, and VACUUM keeps working.
+SKIP:
+{
+	skip "crashes before a VACUUM's bit clearing: $gdb_why", 1 if $gdb_why;
+	$node->safe_psql('postgres', q{
+		CREATE TABLE h (id int, a int);
+		INSERT INTO h SELECT i, i % 10 FROM generate_series(1, 100) i;
+		SET scbf.build_format = 2;
+		CREATE INDEX h_a ON h USING scbf (a) WITH (pages_per_segment = 8);
+		INSERT INTO h SELECT i, i FROM generate_series(101, 1500) i;
+	});
+	is(q1("SELECT scbf_clean_pending('h_a')"), 1400, 'bit clearing: a fold took 1,400 distinct keys');
+	is(q1("SELECT count(*) FROM scbf_filters('h_a') WHERE segno = 0"), 9, 'bit clearing: segment 0 has 9 filters');
+	q1("DELETE FROM h WHERE id > 100 AND id % 100 <> 0");
+	my $filters = sub { return q1("SELECT filters FROM scbf_index_info('h_a')"); };
+	# the filters whose rows say "maybe" for a = 777, and their entries of it
+	my $maybe = sub {
+		return q1("SELECT count(*) || ' ' || coalesce(sum(ledger_matches), 0) FROM scbf_probe('h_a', 777) "
+			  . "WHERE verdict = 'maybe'");
+	};
+	my @probes_h = ('SELECT * FROM h WHERE a = 3', 'SELECT * FROM h WHERE a IN (200, 1400)',
+		[ 'SELECT * FROM h WHERE a IN (777, 1499)', 'empty' ]);
+	is($maybe->(), '1 1', 'bit clearing: one filter holds the deleted a = 777');
+
+	# 1. in ambulkdelete, after the commit of its removals
+	my ($s, $pid) = gdb_session('h_a');
+	my $g = gdb_attach($pid);
+	my $out = gdb_stop_at($g, ['Scbf2RowsClear'], start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbf2bulkdelete\b/s,
+		'bit clearing (removal): stopped before ambulkdelete clears bits');
+	is(q1("SELECT entries_live FROM scbf_index_info('h_a')"), q1('SELECT count(*) FROM h'),
+		'bit clearing (removal): at the crash, the removals have committed');
+	is($maybe->(), '1 0', 'bit clearing (removal): at the crash, the bits of a = 777 are set, its entry gone');
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (removal): answers before the clearing');
+	flush_wal($node);
+	gdb_crash($node, $g, 'bit clearing (removal)');
+	end_session($s);
+	is($maybe->(), '1 0', 'bit clearing (removal): after the crash, the bits of a = 777 are still set');
+	is(q1("SELECT index_tids('SELECT * FROM h WHERE a = 777')"), 0,
+		'bit clearing (removal): after the crash, the index hands out no TID for a = 777');
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (removal): answers after the crash');
+	verify_clean($node, 'h_a', 'bit clearing (removal): after the crash', leftovers => ['bits']);
+
+	# 2. in amvacuumcleanup's release of merged filters' columns: a VACUUM
+	# merges segment 0's thinned filters into the first, and once a
+	# transaction id was assigned after that, the next releases the columns
+	q1('VACUUM (INDEX_CLEANUP ON) h');
+	is($filters->(), 9, 'bit clearing (release): VACUUM merged the filters, whose columns stay taken');
+	q1("INSERT INTO h VALUES (-1, -1)");
+	($s, $pid) = gdb_session('h_a');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'Scbf2FilterRelease', 'Scbf2RowsClear' ], start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbf2vacuumcleanup\b/s,
+		'bit clearing (release): stopped before the release of merged filters clears their bits');
+	is($filters->(), 1, 'bit clearing (release): at the crash, the 8 merged filters\' columns are free');
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (release): answers before the clearing');
+	flush_wal($node);
+	gdb_crash($node, $g, 'bit clearing (release)');
+	end_session($s);
+	is($filters->(), 1, 'bit clearing (release): after the crash, the columns are free');
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (release): answers after the crash');
+	verify_clean($node, 'h_a', 'bit clearing (release): after the crash', leftovers => [qw(pages bits)]);
+
+	# new filters take the released columns; VACUUM frees the released
+	# filters' pages and removes deleted rows
+	q1("INSERT INTO h SELECT -i, 3000 + i FROM generate_series(1, 3000) i");
+	is(q1("SELECT scbf_clean_pending('h_a')"), 3000, 'bit clearing: a fold took 3,000 rows');
+	is(q1("SELECT count(*) FROM scbf_filters('h_a') WHERE serial BETWEEN 1 AND 8"), 8,
+		'bit clearing: new filters took the 8 released columns');
+	push @probes_h, 'SELECT * FROM h WHERE a IN (3001, 4500, 6000)', [ 'SELECT * FROM h WHERE a = 6001', 'empty' ];
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing: answers once the columns are reused');
+	q1('DELETE FROM h WHERE id < 0 AND id % 2 = 0');
+	q1('VACUUM (INDEX_CLEANUP ON) h');
+	is(q1("SELECT count(*) FROM scbf_pages('h_a') WHERE kind = 'unreferenced'"), 0,
+		'bit clearing: VACUUM freed the pages the crash left');
+	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing: answers after a new VACUUM');
+	exact_tids('bit clearing', 'h', 3, 777, 3001, 3002, 4500);
+	verify_clean($node, 'h_a', 'bit clearing: at the end', leftovers => ['bits']);
 }
 
 $node->stop;
