@@ -25,7 +25,7 @@
 #      first;
 #   9. (storage format 2) inside a fold that an INSERT's flush at commit
 #      started, before each of its steps' writes and after its commit
-#      record;
+#      record, and in the fold of a bulk flush's own entries;
 #  10. (storage format 2) between a VACUUM's commit and its clearing of row
 #      bits: in ambulkdelete, and in amvacuumcleanup's release of merged
 #      filters' columns.
@@ -434,15 +434,18 @@ sub gdb_session
 #   1. Scbf2RowsSet: the runs written, no row bit set;
 #   2. Scbf2UpdateTable: the bits set, the filter table not written;
 #   3. Scbf2CommitSerial: the table written, the commit record not;
-#   4. its return: the commit record written.
+#   4. its return: the commit record written;
+#   5. Scbf2CommitSerial again, of an INSERT of 20,000 rows, whose flush
+#      folds them straight into the filters with the pending area
+#      (Scbf2FoldBatch): they never reach a pending page.
 # The inserting backend has no cost delay to freeze it in, hence gdb.  At
 # the crash and after it every committed row is found through the index
 # (a probe of every value equals a sequential scan, with the count of
 # committed rows) and none of the crashed INSERT's rows is returned; the
 # pending area keeps what the crash found there (1-3: every entry, the
-# INSERT's too, which the next fold folds; 4: none).  Then VACUUM removes
-# the crashed INSERTs' entries and the verifier is clean, and an INSERT's
-# fold runs to its end.
+# INSERT's too; 5: the committed ones), which the next fold folds, or
+# nothing (4).  Then VACUUM removes the crashed INSERTs' entries and the
+# verifier is clean, and an INSERT's fold runs to its end.
 SKIP:
 {
 	skip "crashes inside a flush's fold: $gdb_why", 1 if $gdb_why;
@@ -493,14 +496,19 @@ SKIP:
 	};
 
 	my @crashed;    # the values of the crashed INSERTs' rows
+	# the function the fold stops in, where that is, whether after its
+	# return, and the rows of the crashing INSERT: 20, or 20,000, whose
+	# flush folds them straight with the pending area (Scbf2FoldBatch)
 	my @points = (
 		[ 'Scbf2RowsSet',      'at Scbf2RowsSet: runs written, no row bit set' ],
 		[ 'Scbf2UpdateTable',  'at Scbf2UpdateTable: bits set, the filter table not written' ],
 		[ 'Scbf2CommitSerial', 'at Scbf2CommitSerial: the table written, no commit record' ],
-		[ 'Scbf2CommitSerial', 'after Scbf2CommitSerial: the commit record written', 1 ]);
+		[ 'Scbf2CommitSerial', 'after Scbf2CommitSerial: the commit record written', 1 ],
+		[ 'Scbf2CommitSerial', 'at Scbf2CommitSerial of a bulk flush\'s fold: no commit record', 0, 20000 ]);
 	for my $r (1 .. @points)
 	{
-		my ($func, $where, $finish) = @{ $points[ $r - 1 ] };
+		my ($func, $where, $finish, $n) = @{ $points[ $r - 1 ] };
+		$n //= 20;
 		my $what = "flush fold $r";
 		my $v = 1000 + $r;
 		my ($part, $nv) = $fill->($v, $what);
@@ -515,6 +523,7 @@ SKIP:
 			SELECT string_agg(DISTINCT a::text, ',') FROM g;
 		});
 		push @crashed, map { 5000 + 100 * $r + $_ } 6 .. 20;
+		push @crashed, 7000, 7250, 7499 if $n > 20;
 		my @probes = ([ "SELECT * FROM g WHERE a = $v", $nv ],
 			[ "SELECT * FROM g WHERE a = ANY(ARRAY[$all])", $committed ],
 			[ 'SELECT * FROM g WHERE a IN (' . join(',', @crashed) . ')', 'empty' ]);
@@ -522,14 +531,20 @@ SKIP:
 
 		my ($s, $pid) = gdb_session('g_a');
 		my $g = gdb_attach($pid);
+		# the first 5 rows are of the filled partition: appended (not folded
+		# straight), they link its third page
 		my $out = gdb_stop_at($g, [$func], finish => $finish, start => sub {
-			$s->query_until(qr/inserting/, "\\echo inserting\nINSERT INTO g SELECT 100000 + i, "
-				  . "CASE WHEN i <= 5 THEN $v ELSE 5000 + 100 * $r + i END FROM generate_series(1, 20) i;\n");
+			$s->query_until(qr/inserting/, "\\echo inserting\nINSERT INTO g SELECT 100000 + i, CASE WHEN i <= 5 THEN $v "
+				  . "WHEN i <= 20 THEN 5000 + 100 * $r + i ELSE 7000 + i % 500 END FROM generate_series(1, $n) i;\n");
 		});
 		like($out // '', $finish
-			? qr/Run till exit from #0\s+Scbf2CommitSerial\b.*\@\@stopped\n#0\s+Scbf2Fold\b.*\bBatchXactCallback\b/s
+			? qr/Run till exit from #0\s+Scbf2CommitSerial\b.*\@\@stopped\n#0\s+Scbf2Fold(?:Run)?\b.*\bScbf2Fold\b.*\bBatchXactCallback\b/s
+			: $n > 20 ? qr/\@\@stopped\n#0\s+$func\b.*\bScbf2FoldBatch\b.*\bBatchXactCallback\b/s
 			: qr/\@\@stopped\n#0\s+$func\b.*\bScbf2Fold\b.*\bBatchXactCallback\b/s,
 			"$what: the INSERT's flush at commit started a fold, stopped $where");
+		# the entries pending at the crash: the INSERT's, unless folded
+		# straight
+		my $left = $n > 20 ? $pend : $pend + 20;
 		if ($finish)
 		{
 			is($entries->(), ($live + $pend + 20) . ' 0',
@@ -537,8 +552,9 @@ SKIP:
 		}
 		else
 		{
-			is($entries->(), "$live " . ($pend + 20),
-				"$what: at the crash, the fold has not committed: the $pend pending entries and the INSERT's 20 are pending");
+			is($entries->(), "$live $left",
+				"$what: at the crash, the fold has not committed: $left entries are pending, "
+				  . ($n > 20 ? "none of the INSERT's $n" : 'the INSERT\'s 20 too'));
 			cmp_ok($written->(), '>', $before, "$what: at the crash, the fold has written runs");
 		}
 		scbf_same($node, 'postgres', \@probes, name => "$what: answers during the fold");
@@ -548,10 +564,10 @@ SKIP:
 
 		is(q1('SELECT count(*) FROM g'), $committed, "$what: the INSERT is lost");
 		scbf_same($node, 'postgres', \@probes, name => "$what: answers after the crash");
-		is($entries->(), $finish ? ($live + $pend + 20) . ' 0' : "$live " . ($pend + 20),
+		is($entries->(), $finish ? ($live + $pend + 20) . ' 0' : "$live $left",
 			"$what: after the crash, the entries are " . ($finish ? 'folded' : 'still pending'));
 		verify_clean($node, 'g_a', "$what: after the crash", leftovers => [qw(pages counts bits)]);
-		is(q1("SELECT scbf_clean_pending('g_a')"), $finish ? 0 : $pend + 20,
+		is(q1("SELECT scbf_clean_pending('g_a')"), $finish ? 0 : $left,
 			"$what: the next fold folds " . ($finish ? 'nothing' : 'the entries pending at the crash'));
 		scbf_same($node, 'postgres', \@probes, name => "$what: answers after the next fold");
 	}
@@ -561,13 +577,13 @@ SKIP:
 	is($entries->(), q1('SELECT count(*) FROM g') . ' 0', 'flush fold: VACUUM leaves the entries of the live rows');
 	verify_clean($node, 'g_a', 'flush fold: after VACUUM');
 	# and an INSERT's flush folds to the end
-	my ($part, $nv) = $fill->(1005, 'flush fold 5');
-	q1("INSERT INTO g VALUES (-2, 1005)");
-	is($entries->(), q1('SELECT count(*) FROM g') . ' 0', 'flush fold 5: an INSERT\'s flush folded every entry');
-	scbf_same($node, 'postgres', [ [ 'SELECT * FROM g WHERE a = 1005', $nv + 1 ],
+	my ($part, $nv) = $fill->(1009, 'flush fold 6');
+	q1("INSERT INTO g VALUES (-2, 1009)");
+	is($entries->(), q1('SELECT count(*) FROM g') . ' 0', 'flush fold 6: an INSERT\'s flush folded every entry');
+	scbf_same($node, 'postgres', [ [ 'SELECT * FROM g WHERE a = 1009', $nv + 1 ],
 		'SELECT * FROM g WHERE a IN (7, 1001, 1004)', [ 'SELECT * FROM g WHERE a IN (' . join(',', @crashed) . ')', 'empty' ] ],
-		name => 'flush fold 5: answers after the fold');
-	exact_tids('flush fold', 'g', 7, 1001, 1004, 1005);
+		name => 'flush fold 6: answers after the fold');
+	exact_tids('flush fold', 'g', 7, 1001, 1004, 1005, 1009);
 	verify_clean($node, 'g_a', 'flush fold: at the end');
 }
 
