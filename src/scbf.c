@@ -30,7 +30,7 @@ PG_MODULE_MAGIC;
 static relopt_kind scbf_relopt_kind;
 
 /* scbf.build_format: the storage format CREATE INDEX writes */
-int			scbf_build_format = SCBF_FORMAT_VERSION;
+int			scbf_build_format = SCBF2_FORMAT_VERSION;
 
 /*
  * Module load callback: register the index options with their defaults and
@@ -56,10 +56,10 @@ _PG_init(void)
 
 	DefineCustomIntVariable("scbf.build_format",
 							"Storage format that CREATE INDEX and REINDEX write.",
-							"A developer setting while format 2 is being built: "
-							"format 2 indexes do not take inserts yet.",
+							"Format 2 is the default; format 1 can still be built "
+							"until it is removed.",
 							&scbf_build_format,
-							SCBF_FORMAT_VERSION, 1, 2,
+							SCBF2_FORMAT_VERSION, 1, 2,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
