@@ -4,7 +4,10 @@
 -- several directory pages (the directory grows as inserts extend the
 -- table); chains of filters grown by inserts and consolidated by VACUUM;
 -- saturated counters recounted.  scbf_verify() checks each index after
--- each round.
+-- each round.  The rounds run on the default storage format (2); the
+-- directory, the chains and the counters are format 1's, whose indexes
+-- are built with scbf.build_format = 1 until format 1 is removed (format
+-- 2's merges and reuse of columns: scbf_format2).
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
@@ -26,13 +29,22 @@ RESET client_min_messages;
 CREATE TABLE ch (id int, a int, b text, pad text) WITH (fillfactor = 10);
 CREATE INDEX ch_a ON ch USING scbf (a) WITH (pages_per_segment = 8);
 CREATE INDEX ch_ab ON ch USING scbf (a, b) WITH (pages_per_segment = 8, false_positive_rate = 0.05);
+-- format 1's directory: ch_a1 built empty as ch_a, ch_b1 on the filled
+-- table as ch_b; dropped before the rounds
+SET scbf.build_format = 1;
+CREATE INDEX ch_a1 ON ch USING scbf (a) WITH (pages_per_segment = 8);
+RESET scbf.build_format;
 INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('x', 200) FROM generate_series(1, 4000) g;
 -- a second index built on the filled table: one directory page so far
 CREATE INDEX ch_b ON ch USING scbf (b) WITH (pages_per_segment = 8);
-SELECT segments, pages_directory FROM scbf_index_info('ch_b');
+SET scbf.build_format = 1;
+CREATE INDEX ch_b1 ON ch USING scbf (b) WITH (pages_per_segment = 8);
+RESET scbf.build_format;
+SELECT segments, pages_directory FROM scbf_index_info('ch_b1');
 INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('x', 200) FROM generate_series(4001, 12000) g;
-SELECT segments > 339 AS many_segments, pages_directory FROM scbf_index_info('ch_b');
-SELECT pages_directory FROM scbf_index_info('ch_a');
+SELECT segments > 339 AS many_segments, pages_directory FROM scbf_index_info('ch_b1');
+SELECT pages_directory FROM scbf_index_info('ch_a1');
+DROP INDEX ch_a1, ch_b1;
 
 -- the keys: each held by rows that survive every round below (the pair
 -- a = 3, b = 'b166' by few: one of the first 12000 rows, one of the last)
@@ -93,6 +105,8 @@ SELECT scbf_verify('ch_a', true), scbf_verify('ch_ab', true), scbf_verify('ch_b'
 
 -- an index built empty on a table filled afterwards grows chains of
 -- filters in its segments; VACUUM consolidates them into one filter each
+-- (format 1's chains)
+SET scbf.build_format = 1;
 CREATE TABLE chain (id int, k text);
 CREATE INDEX chain_k ON chain USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
 INSERT INTO chain SELECT g, md5(g::text) FROM generate_series(1, 60000) g;
@@ -113,7 +127,7 @@ SELECT scbf_verify('chain_k', true);
 
 -- a value repeated far more than 15 times in one filter saturates its
 -- counters ("sticky"); deleting it leaves them too high (the filter goes
--- STALE) and VACUUM recounts it from the ledger
+-- STALE) and VACUUM recounts it from the ledger (format 1's counters)
 CREATE TABLE sat (id int, a int);
 CREATE INDEX sat_a ON sat USING scbf (a);
 INSERT INTO sat SELECT g, CASE WHEN g % 2 = 0 THEN 1 ELSE g END FROM generate_series(1, 6000) g;

@@ -93,8 +93,11 @@ for my $i (1 .. 3)
 	check_round("update + insert $i", @b13);
 }
 
-# a fresh empty index grown only by inserts (chains), then consolidated
+# a fresh empty index grown only by inserts (chains), then consolidated:
+# format 1's chains and their consolidation by VACUUM, until format 1 is
+# removed (format 2's consolidation: tst4 below)
 $primary->safe_psql('postgres', q{
+	SET scbf.build_format = 1;
 	CREATE TABLE tst2 (k text);
 	CREATE INDEX tst2_k ON tst2 USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
 	INSERT INTO tst2 SELECT md5(g::text) FROM generate_series(1, 30000) g;

@@ -87,8 +87,12 @@ for my $target ('0.01', '0.001')
 
 	# built empty and grown by inserts: the first filter closes at P, each
 	# filter chained after it at half the budget of the one before, so the
-	# chain stays below 2P in all; VACUUM consolidates the chains
+	# chain stays below 2P in all; VACUUM consolidates the chains.  Format
+	# 1's chains, until format 1 is removed: format 2 sizes every filter of
+	# a segment at P and merges them only when they fit in three quarters
+	# of one, and its est_fpr is per segment, not per filter
 	$node->safe_psql('postgres', qq{
+		SET scbf.build_format = 1;
 		CREATE TABLE grown (k int);
 		CREATE INDEX grown_k ON grown USING scbf (k) WITH (pages_per_segment = 32, false_positive_rate = $target);
 		INSERT INTO grown SELECT g FROM generate_series(1, 300000) g;

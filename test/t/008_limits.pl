@@ -48,6 +48,11 @@ $node->safe_psql('postgres', q{
 	CREATE INDEX t_b ON t USING scbf (b) WITH (pages_per_segment = 8);
 	CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
 	CREATE INDEX t_h ON t USING scbf (id gated_ops) WITH (pages_per_segment = 8);
+	-- scbf_rebuild does not take format 2 yet: it is canceled on an index of
+	-- format 1 until format 1 is removed
+	SET scbf.build_format = 1;
+	CREATE INDEX t_g1 ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
+	RESET scbf.build_format;
 	VACUUM t;
 });
 
@@ -111,7 +116,7 @@ is(q1("SELECT count(*) FROM pg_class WHERE relname = 't_g2'"), '0', 'CREATE INDE
 # ---- 3. the diagnostics: scbf_verify (heapallindexed) and scbf_rebuild
 # from the heap evaluate the index expression for every row
 cancel_at_gate("SELECT scbf_verify('t_g', true)", $row, undef, 'scbf_verify');
-cancel_at_gate("SELECT scbf_rebuild('t_g', NULL, 'heap')", $row, undef, 'scbf_rebuild');
+cancel_at_gate("SELECT scbf_rebuild('t_g1', NULL, 'heap')", $row, undef, 'scbf_rebuild');
 {
 	my $gate = hold_gate($node, $row);
 	times_out("SELECT scbf_verify('t_g', true)", '2s', 'scbf_verify', "SET crash.gate = '$row';\n");

@@ -40,7 +40,12 @@ my $SPECIAL = $BLCKSZ - 16;
 my $COUNTERS = 352;
 my $ENTRIES = 40;
 
-my $node = start_node('verify_corruption', allows_streaming => 1, conf => "autovacuum = off\n");
+# Format 1's pages, broken byte by byte (and its verifier under concurrent
+# change, on a standby), until format 1 is removed: the node builds format
+# 1 unless a session sets scbf.build_format = 2, as the format-2 cases
+# below do.
+my $node = start_node('verify_corruption', allows_streaming => 1,
+	conf => "autovacuum = off\nscbf.build_format = 1\n");
 is($node->safe_psql('postgres', 'SHOW data_checksums'),
 	'off', 'data checksums are off: pages can be edited in place');
 

@@ -97,10 +97,10 @@ is($node->safe_psql('postgres', q{
 	FROM scbf_index_info('ev_r6_account_idx') x WHERE x.counter_bits = 1}),
 	'3000 of 3000', 'ev_r6_account_idx has storage format 2, and its entries are its rows');
 
-# diagnostics per partition: each format-1 leaf's index holds exactly its
-# rows
+# diagnostics per partition: each leaf's index (of the default format, 2)
+# holds exactly its rows, in its ledgers or its pending area
 is($node->safe_psql('postgres', q{
-	SELECT count(*) || ' leaves, ' || count(*) FILTER (WHERE x.entries_live = (
+	SELECT count(*) || ' leaves, ' || count(*) FILTER (WHERE x.entries_live + x.entries_pending = (
 		SELECT count(*) FROM ev e WHERE e.tableoid = i.indrelid)) || ' exact'
 	FROM pg_partition_tree('ev_account') t JOIN pg_index i ON i.indexrelid = t.relid,
 	LATERAL scbf_index_info(t.relid) x WHERE t.isleaf AND i.indrelid <> 'ev_r6'::regclass}),
