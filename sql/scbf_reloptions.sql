@@ -28,6 +28,8 @@ CREATE INDEX ro_lo ON ro USING scbf (a) WITH (pages_per_segment = 8, false_posit
 CREATE INDEX ro_hi ON ro USING scbf (a) WITH (pages_per_segment = 128, false_positive_rate = 0.25);
 CREATE INDEX ro_mid ON ro USING scbf (t) WITH (pages_per_segment = 33, false_positive_rate = 0.013);
 CREATE INDEX ro_def ON ro USING scbf (t);
+-- one option given: the other keeps its default
+CREATE INDEX ro_pps ON ro USING scbf (t) WITH (pages_per_segment = 64);
 CREATE INDEX ro_sci ON ro USING scbf (t) WITH (false_positive_rate = 1e-3, pages_per_segment = '16');
 SELECT c.relname, c.reloptions, i.pages_per_segment, i.false_positive_rate, i.k
 FROM pg_class c, LATERAL scbf_index_info(c.oid) i

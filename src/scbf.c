@@ -166,6 +166,10 @@ scbfhandler(PG_FUNCTION_ARGS)
  * options and out-of-range values are rejected by build_reloptions with
  * ERRCODE_INVALID_PARAMETER_VALUE.  Not called when the index has no
  * options: readers then see rd_options == NULL and use the defaults.
+ *
+ * The registered default of false_positive_rate is format 1's; whether the
+ * option was given is recorded, so that a format-2 build takes its own
+ * default whenever it was not, with other options or without.
  */
 bytea *
 scbfoptions(Datum reloptions, bool validate)
@@ -176,9 +180,24 @@ scbfoptions(Datum reloptions, bool validate)
 		{"false_positive_rate", RELOPT_TYPE_REAL,
 		offsetof(ScbfOptions, false_positive_rate)},
 	};
+	ScbfOptions *opts;
+	ListCell   *lc;
 
-	return (bytea *) build_reloptions(reloptions, validate, scbf_relopt_kind,
-									  sizeof(ScbfOptions), tab, lengthof(tab));
+	opts = (ScbfOptions *) build_reloptions(reloptions, validate,
+											scbf_relopt_kind,
+											sizeof(ScbfOptions), tab,
+											lengthof(tab));
+	if (opts == NULL)
+		return NULL;
+	opts->false_positive_rate_set = false;
+	foreach(lc, untransformRelOptions(reloptions))
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+
+		if (strcmp(def->defname, "false_positive_rate") == 0)
+			opts->false_positive_rate_set = true;
+	}
+	return (bytea *) opts;
 }
 
 /*

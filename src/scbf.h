@@ -369,6 +369,7 @@ typedef struct ScbfOptions
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
 	int			pages_per_segment;
 	double		false_positive_rate;
+	bool		false_positive_rate_set;	/* given, not the default */
 } ScbfOptions;
 
 /*

@@ -408,6 +408,10 @@ Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(bs->tuplecxt);
 	bs->indtuples += 1;
+
+	if (((uint64) bs->indtuples & 1023) == 0)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE,
+									 (int64) bs->indtuples);
 }
 
 /*
@@ -498,7 +502,8 @@ Scbf2GetOptions(Relation index, int *pages_per_segment, double *fpr)
 
 	*pages_per_segment = opts ? opts->pages_per_segment :
 		SCBF_DEFAULT_PAGES_PER_SEGMENT;
-	*fpr = opts ? opts->false_positive_rate : SCBF2_DEFAULT_FPR;
+	*fpr = opts && opts->false_positive_rate_set ?
+		opts->false_positive_rate : SCBF2_DEFAULT_FPR;
 }
 
 /*

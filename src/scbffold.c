@@ -163,9 +163,10 @@ Scbf2CmpFoldSeg(const void *a, const void *b)
 }
 
 /*
- * Read the filter table and index its current entries by segment.  A merge
+ * Read the filter table and index its in-use entries by segment.  A merge
  * a crashed VACUUM marked for this fold's serial is undone first; filters
- * merged into others by a committed serial are no longer current.
+ * merged into others by a committed serial are no longer current, but
+ * keep their chain positions (Scbf2FoldChain).
  */
 static void
 Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
@@ -188,7 +189,8 @@ Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
 	{
 		if (Scbf2FilterUndoGone(fs->filters[c], fs->serial))
 			fs->changed[c] = true;
-		if (!Scbf2FilterVisible(fs->filters[c], fs->serial))
+		/* merged-away filters too: they hold their chain position */
+		if (!Scbf2FilterInUse(fs->filters[c]))
 			continue;
 		fs->segs[fs->nsegs].segno = Scbf2FilterSegment(fs->filters[c]);
 		fs->segs[fs->nsegs].filterno = c;
@@ -200,7 +202,9 @@ Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
 /*
  * A segment's chain: its ACTIVE filter (InvalidBlockNumber-like
  * PG_UINT32_MAX if none), the next free chain position, and whether the
- * segment has any filter.
+ * segment has any filter.  A filter a VACUUM merged into another keeps its
+ * position until cleanup releases its column, so positions are counted
+ * over those too; the ACTIVE one and "any" only over the current ones.
  */
 static uint32
 Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
@@ -228,8 +232,10 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 	{
 		Scbf2Filter *f = fs->filters[fs->segs[lo].filterno];
 
-		*any = true;
 		*nextpos = Max(*nextpos, Scbf2FilterPosition(f) + 1);
+		if (!Scbf2FilterVisible(f, fs->serial))
+			continue;
+		*any = true;
 		if (Scbf2FilterIsActive(f))
 			active = fs->segs[lo].filterno;
 	}

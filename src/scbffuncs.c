@@ -1573,6 +1573,14 @@ scbf_rebuild(PG_FUNCTION_ARGS)
 	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(heap));
+	if (ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("scbf_rebuild() does not support index \"%s\" of storage format 2",
+						RelationGetRelationName(index)),
+				 errdetail("An index of format 2 recounts its filters and merges their chains at VACUUM."),
+				 errhint("Run VACUUM on table \"%s\", or REINDEX INDEX CONCURRENTLY to rebuild the index from it.",
+						 RelationGetRelationName(heap))));
 	state = ScbfGetState(index);
 	nsegs = ScbfHeapSegments(heap, state);
 

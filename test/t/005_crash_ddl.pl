@@ -103,11 +103,9 @@ my $mid = q1("SELECT id FROM t WHERE ctid = '(150,1)'");
 my $tuples = q1('SELECT count(*) FROM t');
 
 
-# ---- 1. CREATE INDEX, stopped half-way through the heap scan.  In format
-# 1 until format 2's build reports its progress: it leaves tuples_done of
-# pg_stat_progress_create_index at 0 during the heap scan
+# ---- 1. CREATE INDEX, stopped half-way through the heap scan
 {
-	my ($gate, $s, $pid) = start_gated('SET scbf.build_format = 1; CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8)',
+	my ($gate, $s, $pid) = start_gated('CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8)',
 		$mid, [$mid], $mid, 'building index: scanning table and writing segments', 'CREATE INDEX');
 	my $done = q1("SELECT tuples_done FROM pg_stat_progress_create_index WHERE pid = $pid");
 	ok($done > 0 && $done < $tuples, "CREATE INDEX: at the crash, $done of $tuples tuples were read");
