@@ -77,13 +77,14 @@ $node->safe_psql('postgres', q{
 	INSERT INTO c VALUES (-1, NULL);
 	RESET scbf.build_format;
 	-- what the Bitmap Index Scan hands out, before the heap recheck
+	-- (Actual Rows through numeric: 18 prints it with two decimals)
 	CREATE FUNCTION index_tids(q text) RETURNS bigint LANGUAGE plpgsql
 	SET enable_seqscan = off SET enable_indexscan = off AS $$
 	DECLARE
 		plan json;
 	BEGIN
 		EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
-		RETURN (SELECT (n->>'Actual Rows')::bigint
+		RETURN (SELECT (n->>'Actual Rows')::numeric::bigint
 				FROM json_array_elements(plan -> 0 -> 'Plan' -> 'Plans') n
 				WHERE n->>'Node Type' = 'Bitmap Index Scan');
 	END $$;

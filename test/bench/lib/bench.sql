@@ -427,7 +427,7 @@ LANGUAGE sql IMMUTABLE AS $$
 		FROM n)
 	SELECT (p -> 0 ->> 'Execution Time')::float8,
 		idx.b, heap.hb, heap.ex, heap.lo, heap.ex + heap.lo + heap.ss,
-		(p -> 0 -> 'Plan' ->> 'Actual Rows')::bigint, heap.rm,
+		(p -> 0 -> 'Plan' ->> 'Actual Rows')::numeric::bigint, heap.rm,
 		(SELECT string_agg((node ->> 'Node Type')
 			|| coalesce(' on ' || (node ->> 'Index Name'), ''), ' > ' ORDER BY depth)
 		 FROM n)
