@@ -37,7 +37,7 @@ $node->safe_psql('postgres', q{
 	-- through it waits while it hashes its key
 	CREATE FUNCTION gatehash(id int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
 	BEGIN
-		PERFORM gate_wait(id);
+		PERFORM public.gate_wait(id);
 		RETURN hashint4(id);
 	END $$;
 	CREATE OPERATOR CLASS gated_ops FOR TYPE int4 USING scbf AS

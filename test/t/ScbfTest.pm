@@ -355,7 +355,9 @@ sub verify_clean
 # which returns a, after waiting, in a session whose crash.gate lists id
 # (comma-separated), for the transaction-level advisory lock of id; and
 # gate_wait(id), that wait alone, for other functions to call.  Sessions
-# that do not set crash.gate never wait.
+# that do not set crash.gate never wait.  Callers name public.gate_wait:
+# from 17 on, CREATE INDEX, REINDEX and VACUUM evaluate index expressions
+# and support functions with search_path = pg_catalog, pg_temp.
 sub create_gate
 {
 	my ($node) = @_;
@@ -368,7 +370,7 @@ sub create_gate
 	END $$;
 	CREATE FUNCTION gate(id int, a int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
 	BEGIN
-		PERFORM gate_wait(id);
+		PERFORM public.gate_wait(id);
 		RETURN a;
 	END $$;
 	});
