@@ -44,6 +44,10 @@ $node->safe_psql('postgres', q{
 	CHECKPOINT;
 });
 
+# rows in the middle of the table: the build stops there
+my $mid = q1("SELECT id FROM t WHERE ctid = '(150,1)'");
+my $tuples = q1('SELECT count(*) FROM t');
+
 # The probes of the index under test (on gate(id, a)) and of t_b; the write
 # load changes rows at random, so their counts depend on the run, but most
 # values have rows in any run.
@@ -67,13 +71,15 @@ sub index_state
 }
 
 # Write load: two sessions that insert and delete rows, one small
-# transaction every 20 ms each, until the crash ends them.
+# transaction every 20 ms each, until the crash ends them.  The deletes
+# spare row $mid, where the builds wait: a build whose snapshot no longer
+# sees it would never reach the gate.
 sub start_load
 {
 	my @s;
 	for my $sql (
 		"INSERT INTO t SELECT nextval('ids'), (random() * 999)::int, 'b' || (random() * 312)::int FROM generate_series(1, 20)",
-		'DELETE FROM t WHERE id = (SELECT (random() * 60000)::int)')
+		"DELETE FROM t WHERE id = (SELECT (random() * 60000)::int) AND id <> $mid")
 	{
 		my $s = $node->background_psql('postgres', on_error_stop => 0);
 		$s->query_until(qr/loading/, "\\echo loading\n$sql \\watch 0.02\n");
@@ -97,11 +103,6 @@ sub start_gated
 	wait_gated($node, $pid, $wait, $phase, $what);
 	return ($gate, $s, $pid);
 }
-
-# rows in the middle of the table: the build stops there
-my $mid = q1("SELECT id FROM t WHERE ctid = '(150,1)'");
-my $tuples = q1('SELECT count(*) FROM t');
-
 
 # ---- 1. CREATE INDEX, stopped half-way through the heap scan
 {
