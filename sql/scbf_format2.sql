@@ -186,7 +186,8 @@ SELECT scbf_verify('f2_cust', true), scbf_verify('f2_pair', true);
 -- deleted rows: VACUUM removes their entries from every column's ledger
 -- and clears the row bits no entry needs any more.  f2_probe() reports
 -- what the Bitmap Index Scan returned (TIDs, before the heap recheck) and
--- the index pages it read.
+-- the index pages it read (Actual Rows through numeric: 18 prints it with
+-- two decimals).
 CREATE FUNCTION f2_probe(q text, OUT tids bigint, OUT pages bigint)
 LANGUAGE plpgsql SET enable_seqscan = off SET enable_indexscan = off AS $$
 DECLARE
@@ -194,7 +195,7 @@ DECLARE
 BEGIN
 	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q
 		INTO plan;
-	SELECT (n->>'Actual Rows')::bigint,
+	SELECT (n->>'Actual Rows')::numeric::bigint,
 		(n->>'Shared Hit Blocks')::bigint + (n->>'Shared Read Blocks')::bigint
 	INTO tids, pages
 	FROM json_array_elements(plan -> 0 -> 'Plan' -> 'Plans') n
