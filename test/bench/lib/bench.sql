@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS bench.probeset (tab text, col text, kind text,
 CREATE TABLE IF NOT EXISTS bench.atom (tab text, col text, kind text,
 	probe_no int, cust int4, code text, status text);
 CREATE TABLE IF NOT EXISTS bench.build (tab text, method text, col text,
-	idx text, ddl text, build_s float8, size_bytes bigint,
+	idx text, ddl text, build_s float8, size_bytes bigint, info jsonb,
 	PRIMARY KEY (tab, method, col));
 CREATE TABLE IF NOT EXISTS bench.probe (tab text, method text, col text,
 	kind text, probe_no int, exec_ms float8, idx_bufs bigint, heap_bufs bigint,
@@ -163,11 +163,15 @@ END $$;
 --                absent: a present customer with a status it never has;
 --                in: 10 present customers AND status = 'paid'
 -- then the ground truth: rows and distinct heap pages that hold a match.
-CREATE OR REPLACE FUNCTION bench.make_probes(p_tab text, p_eq int, p_in int)
+-- p_cols: the columns to probe (the scale mode's narrow table has only
+-- customer_id and code).
+CREATE OR REPLACE FUNCTION bench.make_probes(p_tab text, p_eq int, p_in int,
+	p_cols text[] DEFAULT ARRAY['customer_id', 'code', 'status', 'multi'])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
 	n bigint;
 	nb bigint;
+	truth text[] := '{}';
 BEGIN
 	PERFORM set_config('work_mem', '512MB', true);
 	SELECT nrows INTO n FROM bench.tables WHERE tab = p_tab;
@@ -198,6 +202,7 @@ BEGIN
 		FROM generate_series(1, p_in) i, generate_series(1, 10) j;
 
 	-- status: all 10 values, then 5 absent ones
+	IF 'status' = ANY (p_cols) THEN
 	INSERT INTO bench.atom (tab, col, kind, probe_no, status)
 	SELECT p_tab, 'status', 'present', i,
 		(ARRAY['new', 'paid', 'shipped', 'delivered', 'returned', 'cancelled',
@@ -207,8 +212,10 @@ BEGIN
 	SELECT p_tab, 'status', 'absent', i,
 		(ARRAY['archived', 'lost', 'draft', 'void', 'unknown'])[1 + (i - 1) % 5]
 		FROM generate_series(1, least(p_eq, 5)) i;
+	END IF;
 
 	-- multi: pairs of random rows; absent pairs; IN lists with status 'paid'
+	IF 'multi' = ANY (p_cols) THEN
 	EXECUTE format('INSERT INTO bench.atom (tab, col, kind, probe_no, cust, status)'
 		' SELECT $1, ''multi'', ''present'', s.i, t.customer_id, t.status'
 		' FROM %I t JOIN (SELECT i, 1 + bench.h(i * 31 + 6) %% $2 AS g'
@@ -228,6 +235,8 @@ BEGIN
 	INSERT INTO bench.atom (tab, col, kind, probe_no, cust, status)
 	SELECT p_tab, 'multi', 'in', i, 2 * (bench.h(i * 1009 + j * 31 + 8) % nb), 'paid'
 		FROM generate_series(1, p_in) i, generate_series(1, 10) j;
+	END IF;
+	DELETE FROM bench.atom WHERE tab = p_tab AND col <> ALL (p_cols);
 
 	-- quals
 	INSERT INTO bench.probeset (tab, col, kind, probe_no, qual)
@@ -249,24 +258,34 @@ BEGIN
 	GROUP BY tab, col, kind, probe_no;
 
 	-- ground truth: one hash join per column
-	EXECUTE format('UPDATE bench.probeset p SET true_rows = g.r, true_pages = g.pg FROM ('
-		' SELECT a.col, a.kind, a.probe_no, count(*) r, count(DISTINCT bench.blk(t.ctid)) pg'
-		' FROM bench.atom a JOIN %I t ON t.customer_id = a.cust'
-		' WHERE a.tab = $1 AND a.col = ''customer_id'' GROUP BY 1, 2, 3'
-		' UNION ALL'
-		' SELECT a.col, a.kind, a.probe_no, count(*), count(DISTINCT bench.blk(t.ctid))'
-		' FROM bench.atom a JOIN %I t ON t.code = a.code'
-		' WHERE a.tab = $1 AND a.col = ''code'' GROUP BY 1, 2, 3'
-		' UNION ALL'
-		' SELECT a.col, a.kind, a.probe_no, count(*), count(DISTINCT bench.blk(t.ctid))'
-		' FROM bench.atom a JOIN %I t ON t.status = a.status'
-		' WHERE a.tab = $1 AND a.col = ''status'' GROUP BY 1, 2, 3'
-		' UNION ALL'
-		' SELECT a.col, a.kind, a.probe_no, count(*), count(DISTINCT bench.blk(t.ctid))'
-		' FROM bench.atom a JOIN %I t ON t.customer_id = a.cust AND t.status = a.status'
-		' WHERE a.tab = $1 AND a.col = ''multi'' GROUP BY 1, 2, 3) g'
-		' WHERE p.tab = $1 AND p.col = g.col AND p.kind = g.kind AND p.probe_no = g.probe_no',
-		p_tab, p_tab, p_tab, p_tab) USING p_tab;
+	IF 'customer_id' = ANY (p_cols) THEN
+		truth := truth || format(
+			' SELECT a.col, a.kind, a.probe_no, count(*) r, count(DISTINCT bench.blk(t.ctid)) pg'
+			' FROM bench.atom a JOIN %I t ON t.customer_id = a.cust'
+			' WHERE a.tab = $1 AND a.col = ''customer_id'' GROUP BY 1, 2, 3', p_tab);
+	END IF;
+	IF 'code' = ANY (p_cols) THEN
+		truth := truth || format(
+			' SELECT a.col, a.kind, a.probe_no, count(*) r, count(DISTINCT bench.blk(t.ctid)) pg'
+			' FROM bench.atom a JOIN %I t ON t.code = a.code'
+			' WHERE a.tab = $1 AND a.col = ''code'' GROUP BY 1, 2, 3', p_tab);
+	END IF;
+	IF 'status' = ANY (p_cols) THEN
+		truth := truth || format(
+			' SELECT a.col, a.kind, a.probe_no, count(*) r, count(DISTINCT bench.blk(t.ctid)) pg'
+			' FROM bench.atom a JOIN %I t ON t.status = a.status'
+			' WHERE a.tab = $1 AND a.col = ''status'' GROUP BY 1, 2, 3', p_tab);
+	END IF;
+	IF 'multi' = ANY (p_cols) THEN
+		truth := truth || format(
+			' SELECT a.col, a.kind, a.probe_no, count(*) r, count(DISTINCT bench.blk(t.ctid)) pg'
+			' FROM bench.atom a JOIN %I t ON t.customer_id = a.cust AND t.status = a.status'
+			' WHERE a.tab = $1 AND a.col = ''multi'' GROUP BY 1, 2, 3', p_tab);
+	END IF;
+	EXECUTE 'UPDATE bench.probeset p SET true_rows = g.r, true_pages = g.pg FROM ('
+		|| array_to_string(truth, ' UNION ALL') || ') g'
+		' WHERE p.tab = $1 AND p.col = g.col AND p.kind = g.kind AND p.probe_no = g.probe_no'
+		USING p_tab;
 	UPDATE bench.probeset SET true_rows = 0, true_pages = 0
 		WHERE tab = p_tab AND true_rows IS NULL;
 END $$;
@@ -293,6 +312,9 @@ END $$;
 --   scbf              defaults (128 pages per segment, 1% target FPR)
 --   scbf_fpr001       false_positive_rate = 0.001
 --   scbf_pps32        pages_per_segment = 32
+--   scbf2             storage format 2 (SET scbf.build_format = 2 before
+--                     CREATE INDEX; defaults otherwise): the statement is
+--                     the SET and the CREATE INDEX, run as one string
 CREATE OR REPLACE FUNCTION bench.ddl(p_tab text, p_method text, p_col text,
 	p_idx text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -350,8 +372,31 @@ BEGIN
 	WHEN 'scbf_pps32' THEN
 		RETURN format('CREATE INDEX %I ON %I USING scbf (%s) WITH (pages_per_segment = 32)',
 			p_idx, p_tab, cols);
+	WHEN 'scbf2' THEN
+		RETURN format('SET scbf.build_format = 2; CREATE INDEX %I ON %I USING scbf (%s)',
+			p_idx, p_tab, cols);
 	ELSE RAISE EXCEPTION 'unknown method "%"', p_method;
 	END CASE;
+END $$;
+
+-- scbf_index_info() of an scbf index as jsonb (both formats; for format 2
+-- some columns mean something else or are NULL: README.md, "Diagnostics"),
+-- NULL for other methods or if the diagnostic fails.
+CREATE OR REPLACE FUNCTION bench.scbf_info(p_idx text)
+RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	j jsonb;
+BEGIN
+	IF (SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+		WHERE c.oid = p_idx::regclass) IS DISTINCT FROM 'scbf' THEN
+		RETURN NULL;
+	END IF;
+	BEGIN
+		SELECT to_jsonb(i) INTO j FROM scbf_index_info(p_idx::regclass) i;
+	EXCEPTION WHEN OTHERS THEN
+		j := jsonb_build_object('error', SQLERRM);
+	END;
+	RETURN j;
 END $$;
 
 -- Build the index of (method, column), timed; record size; load it into
@@ -373,7 +418,7 @@ BEGIN
 	EXECUTE stmt;
 	secs := extract(epoch FROM clock_timestamp() - t0);
 	INSERT INTO bench.build VALUES (p_tab, p_method, p_col, idx, stmt, secs,
-		pg_relation_size(idx::regclass));
+		pg_relation_size(idx::regclass), bench.scbf_info(idx));
 	PERFORM pg_prewarm(idx::regclass);
 	RETURN idx;
 END $$;
@@ -626,8 +671,15 @@ DECLARE
 	maybe int;
 	is_scbf bool := p_method LIKE 'scbf%';
 BEGIN
+	-- scbf's diagnostics read both storage formats, but a column may mean
+	-- something else (format 2: segments with a filter) or be NULL; a
+	-- diagnostic that fails leaves the figure NULL, never the benchmark
 	IF is_scbf THEN
-		SELECT segments INTO segs FROM scbf_index_info(p_idx::regclass);
+		BEGIN
+			SELECT segments INTO segs FROM scbf_index_info(p_idx::regclass);
+		EXCEPTION WHEN OTHERS THEN
+			segs := NULL;
+		END;
 	END IF;
 	BEGIN
 		FOR o IN SELECT indexrelid::regclass::text FROM pg_index
@@ -650,8 +702,14 @@ BEGIN
 			SELECT * INTO s FROM bench.plan_stats(j);
 			maybe := NULL;
 			IF is_scbf THEN
-				SELECT count(DISTINCT segno) INTO maybe
-					FROM scbf_probe(p_idx::regclass, r.v);
+				-- segments whose filters say "maybe" (format 2 also returns
+				-- a row per pending partition read, with no segment)
+				BEGIN
+					SELECT count(DISTINCT segno) INTO maybe
+						FROM scbf_probe(p_idx::regclass, r.v);
+				EXCEPTION WHEN OTHERS THEN
+					maybe := NULL;
+				END;
 			END IF;
 			res := res || ROW(p_tab, p_cycle, p_method, r.kind, r.probe_no,
 				s.exec_ms, s.idx_bufs, s.heap_pages, heap, s.nrows, r.true_pages,
@@ -685,9 +743,15 @@ BEGIN
 	LOOP
 		v_fpr := NULL; v_filters := NULL; v_chain := NULL; v_sat := NULL; v_stale := NULL;
 		IF r.amname = 'scbf' THEN
-			SELECT est_fpr, filters, max_chain, saturated_counters, stale_counters
-				INTO v_fpr, v_filters, v_chain, v_sat, v_stale
-				FROM scbf_index_info(r.idx::regclass);
+			-- format 2: saturated and stale counters are NULL (it keeps no
+			-- counters); a failing diagnostic leaves them all NULL
+			BEGIN
+				SELECT est_fpr, filters, max_chain, saturated_counters, stale_counters
+					INTO v_fpr, v_filters, v_chain, v_sat, v_stale
+					FROM scbf_index_info(r.idx::regclass);
+			EXCEPTION WHEN OTHERS THEN
+				NULL;
+			END;
 		END IF;
 		INSERT INTO bench.ccycle VALUES (p_tab, p_cycle,
 			substring(r.idx FROM '^cx_' || p_tab || '_(.*)$'), r.idx,

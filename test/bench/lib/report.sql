@@ -40,10 +40,10 @@ CREATE FUNCTION pg_temp.coldesc(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $
 $$;
 CREATE FUNCTION pg_temp.morder(m text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
 	SELECT array_position(ARRAY['none', 'btree', 'hash', 'bloom', 'brin_minmax',
-		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf', 'scbf_fpr001', 'scbf_pps32'], m)
+		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf', 'scbf_fpr001', 'scbf_pps32', 'scbf2'], m)
 $$;
 CREATE FUNCTION pg_temp.mname(m text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' ELSE m END
+	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' WHEN 'scbf2' THEN 'scbf2 (format 2)' ELSE m END
 $$;
 -- what the planner picked, in a few words
 CREATE FUNCTION pg_temp.pl(plan text, uses bool) RETURNS text LANGUAGE sql IMMUTABLE AS $$
@@ -157,16 +157,17 @@ SELECT '';
 -- Inserts
 SELECT '## Insert throughput';
 SELECT '';
-SELECT $$Into the loaded table with only that index (plus none, measured before and after the methods: the baseline is their mean).  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  pgbench: 4 clients, one single-row INSERT per transaction, an existing customer_id and a new code.  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
+SELECT $$Into the loaded table with only that index (plus none, measured before and after the methods: the baseline is their mean).  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  COPY: then as many more rows through `COPY FROM STDIN` (psql's `\copy` of a CSV file), timed in the server session.  pgbench: 4 clients, transactions of 10 single-row INSERTs, each an existing customer_id and a new code (single columns only).  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
 SELECT '';
 WITH base AS (
 	SELECT tab, test, avg(rows_per_s) AS rps FROM bench.inserts WHERE method = 'none' GROUP BY 1, 2)
 SELECT string_agg(tbl, E'\n' ORDER BY nrows) FROM (
 SELECT t.nrows, format(E'### %s rows\n\n', to_char(t.nrows, 'FM999,999,999'))
-	|| E'| method | column | INSERT…SELECT rows/s | × no index | WAL B/row | pgbench rows/s | × no index | WAL B/row |\n|---|---|---|---|---|---|---|---|\n'
-	|| string_agg(format('| %s | %s | %s | %s | %s | %s | %s | %s |',
+	|| E'| method | column | INSERT…SELECT rows/s | × no index | WAL B/row | COPY rows/s | × no index | WAL B/row | pgbench rows/s | × no index | WAL B/row |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
+	|| string_agg(format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
 		pg_temp.mname(i.method), i.col,
 		pg_temp.n(i.ins), pg_temp.ratio(i.ins, b1.rps), pg_temp.n(i.ins_wal),
+		pg_temp.n(i.cpy), pg_temp.ratio(i.cpy, b3.rps), pg_temp.n(i.cpy_wal),
 		pg_temp.n(i.pgb), pg_temp.ratio(i.pgb, b2.rps), pg_temp.n(i.pgb_wal)),
 		E'\n' ORDER BY CASE i.col WHEN '-' THEN 0 WHEN 'customer_id' THEN 1 WHEN 'code' THEN 2 WHEN 'status' THEN 3 ELSE 4 END,
 			pg_temp.morder(i.method)) || E'\n' AS tbl
@@ -174,12 +175,15 @@ FROM (
 	SELECT tab, method, col,
 		avg(rows_per_s) FILTER (WHERE test = 'insert_select') AS ins,
 		avg(wal_per_row) FILTER (WHERE test = 'insert_select') AS ins_wal,
+		avg(rows_per_s) FILTER (WHERE test = 'copy') AS cpy,
+		avg(wal_per_row) FILTER (WHERE test = 'copy') AS cpy_wal,
 		avg(rows_per_s) FILTER (WHERE test = 'pgbench') AS pgb,
 		avg(wal_per_row) FILTER (WHERE test = 'pgbench') AS pgb_wal
 	FROM bench.inserts GROUP BY 1, 2, 3) i
 JOIN bench.tables t USING (tab)
 LEFT JOIN base b1 ON b1.tab = i.tab AND b1.test = 'insert_select'
 LEFT JOIN base b2 ON b2.tab = i.tab AND b2.test = 'pgbench'
+LEFT JOIN base b3 ON b3.tab = i.tab AND b3.test = 'copy'
 GROUP BY t.nrows) x;
 SELECT '';
 
@@ -208,16 +212,21 @@ LEFT JOIN bench.csummary nv ON nv.tab = c.tab AND nv.cycle = c.cycle AND nv.meth
 LEFT JOIN bench.csummary p ON p.tab = c.tab AND p.cycle = c.cycle AND p.method = c.method AND p.kind = 'present'
 ORDER BY pg_temp.morder(c.method), c.cycle;
 SELECT '';
-SELECT '| cycle | rows deleted and inserted | heap pages | heap grew by | VACUUM s | INSERT s | scbf filters | longest chain | saturated counters | scbf est. FPR |';
-SELECT '|---|---|---|---|---|---|---|---|---|---|';
-SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', cycle, deleted_rows, heap_pages,
-	heap_grew_pages, pg_temp.n(vacuum_s), pg_temp.n(insert_s), filters, max_chain, saturated,
-	pg_temp.n(est_fpr))
-FROM bench.ccycle WHERE method = 'scbf' ORDER BY cycle;
+SELECT $$scbf's own figures (`scbf_index_info`); for format 2, filters are the filters in use, the longest chain the most filters of one segment, and it keeps no counters (saturated: –).$$;
+SELECT '';
+SELECT '| method | cycle | rows deleted and inserted | heap pages | heap grew by | VACUUM s | INSERT s | scbf filters | longest chain | saturated counters | scbf est. FPR |';
+SELECT '|---|---|---|---|---|---|---|---|---|---|---|';
+SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', method, cycle, deleted_rows, heap_pages,
+	heap_grew_pages, pg_temp.n(vacuum_s), pg_temp.n(insert_s), coalesce(filters::text, '–'),
+	coalesce(max_chain::text, '–'), coalesce(saturated::text, '–'), pg_temp.n(est_fpr))
+FROM bench.ccycle WHERE method IN ('scbf', 'scbf2') ORDER BY pg_temp.morder(method), cycle;
 SELECT '';
 
 -- Issue 2
 \ir issue2.sql
+
+-- Issues 9 and 10: format 2 (and format 1) against their targets
+\ir issue910.sql
 
 -- Correctness and plots
 SELECT '## Correctness';
