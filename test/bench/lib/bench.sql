@@ -548,23 +548,6 @@ BEGIN
 	END LOOP;
 END $$;
 
--- Single-session INSERT ... SELECT of p_count new rows; recorded.
-CREATE OR REPLACE FUNCTION bench.insert_test(p_tab text, p_method text,
-	p_col text, p_count bigint)
-RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-	n bigint;
-	secs float8;
-	w0 pg_lsn := pg_current_wal_insert_lsn();
-BEGIN
-	SELECT nrows INTO n FROM bench.tables WHERE tab = p_tab;
-	secs := bench.insert_rows(p_tab, n + 1, p_count);
-	INSERT INTO bench.inserts VALUES (p_tab, p_method, p_col, 'insert_select', 1,
-		p_count, secs, p_count / secs,
-		(pg_current_wal_insert_lsn() - w0) / p_count);
-	RETURN secs;
-END $$;
-
 ----------------------------------------------------------------------------
 -- Churn (issue 2): one table, every method's index on customer_id at once;
 -- a method is measured with the others dropped inside a subtransaction that
