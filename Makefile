@@ -16,6 +16,7 @@ OBJS = \
 	src/scbfbuild.o \
 	src/scbfbuild2.o \
 	src/scbfcost.o \
+	src/scbfdelta.o \
 	src/scbfdir.o \
 	src/scbffilter.o \
 	src/scbffold.o \
@@ -47,7 +48,8 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
-	scbf_rescan scbf_batch scbf_format2 scbf_format2_diag scbf_security
+	scbf_rescan scbf_batch scbf_format2 scbf_format2_diag scbf_delta \
+	scbf_security
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.
 REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale

@@ -18,7 +18,7 @@
 #include "commands/vacuum.h"
 #include "utils/guc.h"
 
-#include "scbf.h"
+#include "scbf2.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "scbf", .version = SCBF_VERSION);
@@ -60,6 +60,17 @@ _PG_init(void)
 							"until it is removed.",
 							&scbf_build_format,
 							SCBF2_FORMAT_VERSION, 1, 2,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("scbf.delta_band_pages",
+							"Row band size, in pages, from which folds put new keys "
+							"in the delta instead of setting their bits.",
+							"A developer setting: the tests lower it to exercise "
+							"the delta on small indexes.",
+							&scbf_delta_band_pages,
+							2048, 0, INT_MAX,
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);

@@ -14,6 +14,7 @@
  *		scbfutils.c		state, metapage, page init and checks
  *		scbfdir.c		the filter table
  *		scbfrows.c		the band of bit-sliced rows
+ *		scbfdelta.c		keys whose row bits are not set yet
  *		scbfledger.c	runs of posting lists
  *		scbfbuild2.c	ambuild for format 2
  *		scbfscan2.c		bitmap scans of format 2
@@ -76,6 +77,14 @@ typedef struct Scbf2Band
 	uint32		rows_per_page;
 	uint32		serial;
 } Scbf2Band;
+
+/* The delta: where it is, how many partitions (pages), its serial */
+typedef struct Scbf2Delta
+{
+	BlockNumber start;
+	uint32		pages;			/* 0: the index has no delta */
+	uint32		serial;
+} Scbf2Delta;
 
 /*
  * What a build writes into the metapage: the layout, the band, the filter
@@ -151,6 +160,8 @@ typedef struct Scbf2Commit
 	Scbf2PendingCut cuts[SCBF2_NPENDING];	/* Invalid: partition not read */
 	bool		band_changed;
 	Scbf2Band	band;			/* the new band, if band_changed */
+	bool		delta_changed;
+	Scbf2Delta	delta;			/* the new delta, if delta_changed */
 	uint32		nfilters;
 	BlockNumber *tablepages;
 	uint32		ntablepages;
@@ -277,6 +288,8 @@ extern void Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band);
 extern void Scbf2RowsSet(Relation index, Scbf2State *state,
 						 const Scbf2Band *band, const Scbf2RowKey *keys, int n,
 						 Scbf2Filter **filters, BlockNumber nblocks);
+extern void Scbf2KeyBits(Scbf2State *state, const Scbf2RowKey *keys, int n,
+						 Scbf2Filter **filters);
 extern void Scbf2RowsClear(Relation index, Scbf2State *state,
 						   const Scbf2Band *band, const Scbf2RowBit *bits,
 						   int n, BlockNumber nblocks);
@@ -286,6 +299,22 @@ extern void Scbf2BandRelayout(Relation index, Scbf2State *state,
 extern void Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 						   uint32 nfilters, Scbf2KeysFn keys, void *arg,
 						   uint32 *nset);
+
+/* scbfdelta.c */
+extern int	scbf_delta_band_pages;
+extern void Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta);
+extern bool Scbf2DeltaWanted(const Scbf2Band *band);
+extern uint32 Scbf2DeltaPartition(uint32 hash, int col, uint32 npages);
+extern void Scbf2DeltaCreate(Relation index, const Scbf2Band *band,
+							 const Scbf2Delta *old, Scbf2Delta *delta);
+extern int	Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta,
+						  Scbf2RowKey *keys, int n, BlockNumber nblocks);
+extern int	Scbf2DeltaMerge(Relation index, Scbf2State *state,
+							const Scbf2Delta *delta, const Scbf2Band *band,
+							BlockNumber nblocks);
+extern bool Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
+							const uint32 *hashes, int nhashes, uint8 *acc,
+							BlockNumber nblocks);
 
 /* scbfledger.c */
 extern int	Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
@@ -373,6 +402,7 @@ typedef enum Scbf2PageKind
 	SCBF2_KIND_ROOT,
 	SCBF2_KIND_LEAF,
 	SCBF2_KIND_PENDING,
+	SCBF2_KIND_DELTA,
 	SCBF2_KIND_FREE
 } Scbf2PageKind;
 
@@ -381,13 +411,14 @@ typedef struct Scbf2PageInfo
 {
 	Scbf2PageKind kind;
 	uint32		owner;			/* rows: band serial; root: filter; leaf:
-								 * segment; pending: partition */
+								 * segment; pending: partition; delta: delta
+								 * serial */
 	uint32		index;			/* rows: page in band; table: page in table;
 								 * leaf: run serial (low 32 bits); pending:
-								 * page serial */
+								 * page serial; delta: partition */
 	int			column;			/* root, leaf */
 	int			count;			/* root: runs; leaf: posting lists;
-								 * pending: entries; else 0 */
+								 * pending, delta: entries; else 0 */
 	BlockNumber next;			/* pending: next page; else Invalid */
 } Scbf2PageInfo;
 
@@ -424,6 +455,7 @@ typedef struct Scbf2MetaInfoData
 	double		target_fpr;
 	uint32		flags;
 	Scbf2Band	band;
+	Scbf2Delta	delta;
 	uint32		nfilters;
 	uint32		table_generation;
 	uint32		ntablepages;
@@ -513,6 +545,11 @@ extern void Scbf2ReadLeafInfo(Relation index, BlockNumber blkno,
 extern void Scbf2ReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 								 Scbf2PendingPageInfo *pp,
 								 BlockNumber nblocks);
+
+/* scbfdelta.c, readers */
+extern int	Scbf2ReadDeltaPage(Relation index, const Scbf2Delta *delta,
+							   uint32 part, Scbf2RowKey **keys,
+							   BlockNumber nblocks);
 
 /* scbfinspect2.c */
 extern Datum Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index,

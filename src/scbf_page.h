@@ -2,11 +2,11 @@
  *
  * scbf_page.h
  *	  Page layouts of storage format 2: the metapage, the filter table, the
- *	  row band, ledger roots and leaves, and pending pages.
+ *	  row band, ledger roots and leaves, pending pages and delta pages.
  *
  * NOTES
  *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
- *	  scbfrows.c, scbfledger.c, scbfpending.c); everything else goes
+ *	  scbfrows.c, scbfdelta.c, scbfledger.c, scbfpending.c); everything else goes
  *	  through their functions (scbf2.h).  src/README, "Storage v2", says
  *	  why the pages look like this.
  *
@@ -35,14 +35,16 @@
 #define SCBF_PAGE_ROOT				8
 #define SCBF_PAGE_LEAF				9
 #define SCBF_PAGE_PENDING			10
+#define SCBF_PAGE_DELTA				11
 
 typedef struct Scbf2PageOpaqueData
 {
 	uint32		owner;			/* rows: band serial; root: filter number;
-								 * leaf: segment; pending: partition */
+								 * leaf: segment; pending: partition; delta:
+								 * delta serial */
 	uint32		index;			/* rows: page within the band; table: page
 								 * within the table; leaf: fold serial of its
-								 * run (low 32 bits) */
+								 * run (low 32 bits); delta: partition */
 	uint16		column;			/* root, leaf: index column */
 	uint8		type;			/* SCBF_PAGE_* */
 	uint8		unused1;
@@ -150,6 +152,12 @@ typedef struct Scbf2MetaPageData
 	uint32		band_width;		/* filters (bits) per row, a multiple of 8 */
 	uint32		band_rows_per_page;
 	uint32		band_serial;
+
+	/* the delta: keys whose row bits are not set yet (scbfdelta.c) */
+	BlockNumber delta_start;	/* first of delta_pages contiguous pages */
+	uint32		delta_pages;	/* 0: no delta */
+	uint32		delta_serial;
+	uint32		unused3;
 
 	/* the filter table */
 	uint32		nfilters;		/* table entries in use (FREE included) */
@@ -304,5 +312,42 @@ typedef struct Scbf2PendingPageData
 	(sizeof(ItemPointerData) + sizeof(uint32) * (ncols))
 #define SCBF2_PENDING_BYTES \
 	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2PendingPageData)))
+
+/* ----------------------------------------------------------------
+ *	Delta pages
+ *
+ * Partition p of the delta is page delta_start + p; an entry names a key
+ * (column, hash) of a filter whose row bits a fold left unset.  Entries
+ * sit below pd_lower, appended as pending entries are; a merge sets their
+ * bits in the band and then empties the page (scbfdelta.c).
+ * ----------------------------------------------------------------
+ */
+typedef struct Scbf2DeltaPageData
+{
+	uint16		nentries;
+	uint16		unused;
+} Scbf2DeltaPageData;
+
+typedef struct Scbf2DeltaEntry
+{
+	uint32		hash;
+	uint32		tag;			/* filter << SCBF2_DELTA_COL_BITS | column */
+} Scbf2DeltaEntry;
+
+#define SCBF2_DELTA_COL_BITS		5	/* INDEX_MAX_KEYS columns at most */
+#define Scbf2DeltaTag(filterno, col) \
+	(((uint32) (filterno) << SCBF2_DELTA_COL_BITS) | (uint32) (col))
+#define Scbf2DeltaTagFilter(tag)	((tag) >> SCBF2_DELTA_COL_BITS)
+#define Scbf2DeltaTagColumn(tag) \
+	((int) ((tag) & ((1 << SCBF2_DELTA_COL_BITS) - 1)))
+
+#define Scbf2PageGetDelta(page) \
+	((Scbf2DeltaPageData *) PageGetContents(page))
+#define Scbf2DeltaEntries(page) \
+	((Scbf2DeltaEntry *) ((char *) PageGetContents(page) + \
+						  MAXALIGN(sizeof(Scbf2DeltaPageData))))
+#define SCBF2_DELTA_PER_PAGE \
+	((SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2DeltaPageData))) / \
+	 sizeof(Scbf2DeltaEntry))
 
 #endif							/* SCBF_PAGE_H */

@@ -18,7 +18,8 @@
  *		 its ledger has no room for another run; writes one run of serial
  *		 S + 1 per filter and column (invisible while the metapage says S);
  *	  4. moves the row band to a wider one if the filters outgrew it, and
- *		 sets the new keys' bits (invariant R1: before the commit);
+ *		 sets the new keys' bits, or once the band is large puts the keys
+ *		 in the delta (scbfdelta.c) (invariant R1: before the commit);
  *	  5. writes the filter table entries it changed or added;
  *	  6. commits: one metapage record sets the serial to S + 1 and moves
  *		 each partition's head to its cut.
@@ -513,6 +514,47 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 }
 
 /*
+ * Step 4's bits: the new keys' bits set in band, or, once the band is
+ * large, the keys put in the delta (scbfdelta.c), made first if the index
+ * has none (fc names it then).  Keys a full partition of the delta has no
+ * room for get their bits set after a merge has emptied it.  Counts set
+ * bits in the filters' table entries either way.
+ */
+static void
+Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc)
+{
+	Relation	index = fs->index;
+	Scbf2Delta	delta;
+	int			nleft = fs->nkeys;
+
+	Scbf2MetaDelta(fs->meta, &delta);
+	if (Scbf2DeltaWanted(band))
+	{
+		if (delta.pages == 0)
+		{
+			Scbf2DeltaCreate(index, band, &delta, &fc->delta);
+			fc->delta_changed = true;
+			delta = fc->delta;
+		}
+		nleft = Scbf2DeltaAdd(index, &delta, fs->keys, fs->nkeys,
+							  RelationGetNumberOfBlocks(index));
+		Scbf2KeyBits(fs->state, fs->keys + nleft, fs->nkeys - nleft,
+					 fs->filters);
+		if (nleft > 0)
+			Scbf2DeltaMerge(index, fs->state, &delta, band,
+							RelationGetNumberOfBlocks(index));
+	}
+	else if (delta.pages > 0)
+	{
+		/* keys of a delta a relayout left behind: merge them now */
+		Scbf2DeltaMerge(index, fs->state, &delta, band,
+						RelationGetNumberOfBlocks(index));
+	}
+	Scbf2RowsSet(index, fs->state, band, fs->keys, nleft, fs->filters,
+				 RelationGetNumberOfBlocks(index));
+}
+
+/*
  * Fold the pending area of a format-2 index, and the n entries (tids[i],
  * hashes[i * ncols ..]) of a batch if n > 0, into its filters.  With wait
  * false, gives up at once if another fold holds the fold lock.  Returns
@@ -533,6 +575,7 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 	int			part;
 	int			i;
 
+	fc.delta_changed = false;
 	if (wait)
 		LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 	else if (!ConditionalLockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock))
@@ -606,7 +649,7 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 		ScbfVacuumDelayPoint();
 	}
 
-	/* 4: a band wide enough, and the new keys' bits */
+	/* 4: a band wide enough, and the new keys' bits or delta entries */
 	Scbf2MetaBand(fs.meta, &band);
 	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
 	if (fc.band_changed)
@@ -615,8 +658,7 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 						  RelationGetNumberOfBlocks(index));
 		band = fc.band;
 	}
-	Scbf2RowsSet(index, fs.state, &band, fs.keys, fs.nkeys, fs.filters,
-				 RelationGetNumberOfBlocks(index));
+	Scbf2FoldBits(&fs, &band, &fc);
 	for (i = 0; i < fs.nkeys; i++)
 		fs.changed[fs.keys[i].filterno] = true;
 

@@ -422,6 +422,19 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		}
 	}
 
+	for (i = 0; i < c->mi.delta.pages; i++)
+	{
+		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.delta.start + i,
+									  SCBF2_KIND_DELTA);
+
+		if (ref)
+		{
+			ref->serial = c->mi.delta.serial;
+			ref->block_index = i;
+			ref->has_block_index = true;
+		}
+	}
+
 	table = Scbf2ReadTable(index, state, c->meta, nblocks);
 	for (i = 0; i < c->mi.nfilters; i++)
 	{
@@ -541,6 +554,8 @@ Scbf2KindName(Scbf2PageKind kind)
 			return "leaf";
 		case SCBF2_KIND_PENDING:
 			return "pending";
+		case SCBF2_KIND_DELTA:
+			return "delta";
 		case SCBF2_KIND_FREE:
 			return "free";
 	}
@@ -683,7 +698,7 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF2_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF2_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROWS]);
+	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROWS] + pages[SCBF2_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROOT] + pages[SCBF2_KIND_LEAF]);
 	values[i++] = Int64GetDatum(pages[SCBF2_KIND_FREE] + pages[SCBF2_KIND_NEW]);
 	values[i++] = Int64GetDatum(entries);
@@ -905,7 +920,7 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
 				nulls[5] = false;
 			}
 			else if (pi.kind == SCBF2_KIND_ROOT || pi.kind == SCBF2_KIND_LEAF ||
-					 pi.kind == SCBF2_KIND_PENDING)
+					 pi.kind == SCBF2_KIND_PENDING || pi.kind == SCBF2_KIND_DELTA)
 			{
 				values[5] = Int32GetDatum(pi.count);
 				nulls[5] = false;
@@ -1027,7 +1042,10 @@ Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
 		uint8	   *acc = palloc0(Scbf2RowsBytes(meta));
 		uint32		fno;
 
-		if (!Scbf2RowsProbe(index, state, meta, cond->col, cond->hashes,
+		/* the delta before the rows, as a probe reads them (scbfdelta.c) */
+		if (!Scbf2DeltaProbe(index, meta, cond->col, cond->hashes,
+							 cond->nhashes, acc, nblocks) ||
+			!Scbf2RowsProbe(index, state, meta, cond->col, cond->hashes,
 							cond->nhashes, acc, nblocks))
 			return false;
 		for (fno = Scbf2RowsNext(meta, acc, 0); fno < nfilters;

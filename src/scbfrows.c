@@ -313,13 +313,14 @@ Scbf2BitOpsFree(Scbf2BitOps *bo)
 /*
  * Apply the operations of one pass to the band, WAL-logged, one record per
  * row page: set them (counting each bit that was clear in its filter's
- * table entry, filters[filterno]) or, with filters NULL, clear them.
+ * table entry, filters[filterno], unless filters is NULL) or clear them.
  * Checks that each lies in the band and orders them by page first (a
  * counting sort: few pages, many operations).  Empties the pass.
  */
 static void
 Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
-				 Scbf2BitOps *bo, Scbf2Filter **filters, BlockNumber nblocks)
+				 Scbf2BitOps *bo, bool set, Scbf2Filter **filters,
+				 BlockNumber nblocks)
 {
 	uint32		rpp = band->rows_per_page;
 	uint32		m = state->geom.m;
@@ -356,11 +357,11 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
 		rows = Scbf2PageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
 		for (; i < n && ops[i].row / rpp == pageno; i++)
 		{
-			if (filters == NULL)
+			if (!set)
 				scbf_rows_clear(rows, ops[i].row % rpp, band->width,
 								ops[i].filterno);
 			else if (scbf_rows_set(rows, ops[i].row % rpp, band->width,
-								   ops[i].filterno))
+								   ops[i].filterno) && filters != NULL)
 				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].row / m);
 		}
 		GenericXLogFinish(xlog);
@@ -373,7 +374,8 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
  * Scbf2RowsSet
  *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
  *		row page touched; count each bit that was clear in its filter's
- *		table entry (filters[filterno]).
+ *		table entry (filters[filterno]), unless filters is NULL (the delta's
+ *		merge: Scbf2KeyBits counted them).
  *
  * One pass per slice: a slice's rows are contiguous pages of the band, so
  * each pass writes its own pages, and a pass holds one operation per key.
@@ -408,10 +410,29 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			bo.ops[bo.n].filterno = keys[j].filterno;
 			bo.n++;
 		}
-		Scbf2ApplyBitOps(index, state, band, &bo, filters, nblocks);
+		Scbf2ApplyBitOps(index, state, band, &bo, true, filters, nblocks);
 	}
 	Scbf2BitOpsFree(&bo);
 	pfree(fkeys);
+}
+
+/*
+ * Scbf2KeyBits
+ *		Count in their filters' table entries (filters[filterno]) a set bit
+ *		in every slice for each of keys[0 .. n), which go to the delta
+ *		instead of the band: an upper bound of the bits they will set, as
+ *		some of them are set already (scbfdelta.c).
+ */
+void
+Scbf2KeyBits(Scbf2State *state, const Scbf2RowKey *keys, int n,
+			 Scbf2Filter **filters)
+{
+	int			j;
+	uint32		s;
+
+	for (j = 0; j < n; j++)
+		for (s = 0; s < state->geom.k; s++)
+			Scbf2FilterAddBit(filters[keys[j].filterno], s);
 }
 
 /*
@@ -439,7 +460,7 @@ Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 		bo.ops[j].filterno = bits[j].filterno;
 	}
 	bo.n = n;
-	Scbf2ApplyBitOps(index, state, band, &bo, NULL, nblocks);
+	Scbf2ApplyBitOps(index, state, band, &bo, false, NULL, nblocks);
 	Scbf2BitOpsFree(&bo);
 }
 

@@ -9,8 +9,10 @@
  *
  *	  1. the metapage: the band, the filter table, the fold serial;
  *	  2. the rows: for each = / = ANY / IS NULL condition, the OR over its
- *		 hashes of the AND of each hash's k rows; the conditions' results
- *		 are ANDed.  The set bits are the filters that may hold a match;
+ *		 hashes of the AND of each hash's k rows, and of the filters the
+ *		 delta names for the hash (read first, scbfdelta.c); the
+ *		 conditions' results are ANDed.  The set bits are the filters that
+ *		 may hold a match;
  *	  3. per such filter, its table entry and, per condition, a lookup in
  *		 the ledger of the condition's column (root, then the leaf or two
  *		 whose fences bracket each hash); the items that satisfy every
@@ -250,8 +252,9 @@ Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
 
 /*
  * The filters that may hold a match, into acc: the AND over the equality
- * conditions of the OR over each one's hashes of their k rows.  False if
- * the band moved (see Scbf2RowsProbe).
+ * conditions of the OR over each one's hashes of their k rows and of the
+ * filters the delta names for them.  False if the band or the delta moved
+ * (see Scbf2RowsProbe).
  */
 static bool
 Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
@@ -269,7 +272,10 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		if (conds[c].kind != SCBF_COND_EQ)
 			continue;
 		memset(one, 0, nbytes);
-		if (!Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
+		/* the delta before the rows: see scbfdelta.c */
+		if (!Scbf2DeltaProbe(index, meta, conds[c].col, conds[c].hashes,
+							 conds[c].nhashes, one, nblocks) ||
+			!Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
 							conds[c].nhashes, one, nblocks))
 		{
 			pfree(one);

@@ -167,6 +167,9 @@ Scbf2InitMetaPage(Page page, const Scbf2Layout *layout)
 	meta->band_width = layout->band.width;
 	meta->band_rows_per_page = layout->band.rows_per_page;
 	meta->band_serial = layout->band.serial;
+	meta->delta_start = InvalidBlockNumber;
+	meta->delta_pages = 0;
+	meta->delta_serial = 0;
 	meta->nfilters = layout->nfilters;
 	meta->table_generation = 1;
 	meta->ntablepages = layout->ntablepages;
@@ -498,6 +501,12 @@ Scbf2CommitSerial(Relation index, const Scbf2Commit *fc)
 		meta->band_rows_per_page = fc->band.rows_per_page;
 		meta->band_serial = fc->band.serial;
 	}
+	if (fc->delta_changed)
+	{
+		meta->delta_start = fc->delta.start;
+		meta->delta_pages = fc->delta.pages;
+		meta->delta_serial = fc->delta.serial;
+	}
 	if (fc->ntablepages > SCBF2_MAX_TABLE_PAGES)
 		elog(ERROR, "filter table of index \"%s\" outgrew its metapage",
 			 RelationGetRelationName(index));
@@ -634,7 +643,8 @@ Scbf2RecycleGraves(Relation index)
 /*
  * Scbf2MetaBlocks
  *		Call fn for every block a metapage copy names itself: the filter
- *		table's pages, the band, and the bands waiting in the graveyard.
+ *		table's pages, the band, the delta, and the bands waiting in the
+ *		graveyard.
  *		(Roots and leaves are named by the table and the roots; pending
  *		pages are never freed by the census, see Scbf2Census.)
  */
@@ -648,6 +658,8 @@ Scbf2MetaBlocks(const Scbf2Meta *meta, Scbf2BlockFn fn, void *arg)
 		fn(meta->tablepages[i], arg);
 	for (p = 0; p < meta->band_pages; p++)
 		fn(meta->band_start + p, arg);
+	for (p = 0; p < meta->delta_pages; p++)
+		fn(meta->delta_start + p, arg);
 	for (i = 0; i < meta->ngraves && i < SCBF2_GRAVES; i++)
 		if (meta->graves[i].kind == SCBF2_GRAVE_BAND)
 			for (p = 0; p < meta->graves[i].n; p++)
@@ -688,7 +700,8 @@ Scbf2Census(Relation index, const uint8 *named, BlockNumber nblocks,
 		page = BufferGetPage(buf);
 		type = Scbf2PageHasOpaque(page) ? Scbf2PageGetOpaque(page)->type : 0;
 		if (type == SCBF_PAGE_TABLE || type == SCBF_PAGE_ROWS ||
-			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF)
+			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
+			type == SCBF_PAGE_DELTA)
 		{
 			Scbf2FreePage(index, buf);
 			nfreed++;
@@ -729,6 +742,7 @@ Scbf2MetaInfo(const Scbf2Meta *meta, Scbf2MetaInfoData *mi)
 	mi->target_fpr = meta->target_fpr;
 	mi->flags = meta->flags;
 	Scbf2MetaBand(meta, &mi->band);
+	Scbf2MetaDelta(meta, &mi->delta);
 	mi->nfilters = meta->nfilters;
 	mi->table_generation = meta->table_generation;
 	mi->ntablepages = meta->ntablepages;
@@ -822,6 +836,10 @@ Scbf2InspectPage(Relation index, BlockNumber blkno, Scbf2PageInfo *pi)
 				pi->kind = SCBF2_KIND_PENDING;
 				pi->count = Scbf2PageGetPending(page)->nentries;
 				pi->next = Scbf2PageGetPending(page)->next;
+				break;
+			case SCBF_PAGE_DELTA:
+				pi->kind = SCBF2_KIND_DELTA;
+				pi->count = Scbf2PageGetDelta(page)->nentries;
 				break;
 			case SCBF_PAGE_FREE:
 				pi->kind = SCBF2_KIND_FREE;

@@ -125,6 +125,7 @@ Scbf2VacCommit(Scbf2VacState *vs)
 	for (part = 0; part < SCBF2_NPENDING; part++)
 		fc.cuts[part].blkno = InvalidBlockNumber;
 	fc.band_changed = false;
+	fc.delta_changed = false;
 	fc.nfilters = vs->nfilters;
 	Scbf2UpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
 					 vs->nfilters, vs->nfilters, &fc.tablepages,
@@ -557,6 +558,25 @@ Scbf2VacConsolidate(Scbf2VacState *vs)
 }
 
 /*
+ * Merge the delta into the band (scbfdelta.c), under the fold lock, before
+ * a pass removes entries: a removed key's delta entry would otherwise set
+ * bits after the recount, and a column released later would keep them.
+ */
+static void
+Scbf2VacMergeDelta(Relation index)
+{
+	Scbf2Meta  *meta = Scbf2ReadMeta(index);
+	Scbf2Band	band;
+	Scbf2Delta	delta;
+
+	Scbf2MetaBand(meta, &band);
+	Scbf2MetaDelta(meta, &delta);
+	Scbf2DeltaMerge(index, Scbf2GetState(index), &delta, &band,
+					RelationGetNumberOfBlocks(index));
+	pfree(meta);
+}
+
+/*
  * One pass of VACUUM over a format-2 index (see the file header): with a
  * callback, ambulkdelete's; without, amvacuumcleanup's merges.
  */
@@ -571,6 +591,7 @@ Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 	Scbf2Fold(index, true);
+	Scbf2VacMergeDelta(index);
 
 	memset(&vs, 0, sizeof(vs));
 	vs.index = index;

@@ -19,8 +19,11 @@
  *		and continue across leaves, items in order and within the segment's
  *		blocks, as many as the run says;
  *	  - invariant R1 (src/README, D4): for every entry of a visible run,
- *		all k bits of its hash are set in its filter's column of the band;
- *		a clear one would hide the entry from probes (a false negative);
+ *		all k bits of its hash are set in its filter's column of the band,
+ *		or the delta names its key; else probes would miss the entry (a
+ *		false negative);
+ *	  - the delta: pages of their partition, entries of a known column in
+ *		the partition of their key;
  *	  - the pending chains: pages of their partition with consecutive
  *		serials, entries that fit and belong to the partition, no loop, no
  *		link out of the index, the metapage's tail on the chain;
@@ -106,6 +109,8 @@ typedef struct Scbf2VerifyState
 	uint8	   *band;			/* the band's rows, page after page; NULL if
 								 * too large to hold */
 	Size		pagebytes;		/* rows bytes per band page */
+	Scbf2RowKey *delta;			/* the delta's keys, sorted */
+	int			ndelta;
 	bool		heapallindexed;
 	Scbf2VEntries entries[INDEX_MAX_KEYS];
 
@@ -231,6 +236,23 @@ Scbf2VerifyMeta(Scbf2VerifyState *vs)
 					   psprintf("Page %u of the row band", p));
 	}
 
+	if (mi->delta.pages > 0)
+	{
+		uint32		p;
+
+		if (mi->delta.start == SCBF_METAPAGE_BLKNO ||
+			mi->delta.start >= vs->nblocks ||
+			mi->delta.pages > vs->nblocks - mi->delta.start)
+			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a delta outside the index",
+						 psprintf("The delta starts at block %u with %u pages; the index has %u blocks.",
+								  mi->delta.start, mi->delta.pages,
+								  vs->nblocks));
+		for (p = 0; p < mi->delta.pages; p++)
+			Scbf2Claim(vs, mi->delta.start + p, SCBF2_KIND_DELTA,
+					   psprintf("Partition %u of the delta", p));
+	}
+
 	for (i = 0; i < mi->nmarks; i++)
 		if (mi->mark_serials[i] > mi->fold_serial)
 			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
@@ -299,6 +321,75 @@ Scbf2VerifyBand(Scbf2VerifyState *vs)
 						RelationGetRelationName(vs->index)),
 				 errhint("Raise maintenance_work_mem to %zu kB or more.",
 						 total / 1024 + 1)));
+}
+
+/*
+ * The order of delta keys: by filter, column, hash.
+ */
+static int
+Scbf2CmpRowKey(const void *a, const void *b)
+{
+	const Scbf2RowKey *x = a;
+	const Scbf2RowKey *y = b;
+
+	if (x->filterno != y->filterno)
+		return (x->filterno > y->filterno) - (x->filterno < y->filterno);
+	if (x->col != y->col)
+		return x->col - y->col;
+	return (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+/*
+ * Read the delta's pages: each the delta's page of its partition, its
+ * entries of a column the index has and in the partition of their key;
+ * keep the keys, sorted, for the R1 check.
+ */
+static void
+Scbf2VerifyDelta(Scbf2VerifyState *vs)
+{
+	Scbf2Delta *delta = &vs->mi.delta;
+	int			max = 0;
+	uint32		p;
+
+	vs->delta = NULL;
+	vs->ndelta = 0;
+	for (p = 0; p < delta->pages; p++)
+	{
+		Scbf2RowKey *keys;
+		int			n;
+		int			e;
+
+		CHECK_FOR_INTERRUPTS();
+		n = Scbf2ReadDeltaPage(vs->index, delta, p, &keys, vs->nblocks);
+		if (n < 0)
+			Scbf2Corrupt(vs, delta->start + p,
+						 "has a delta page that is not the delta's",
+						 psprintf("Block %u should be partition %u of the delta of serial %u.",
+								  delta->start + p, p, delta->serial));
+		for (e = 0; e < n; e++)
+		{
+			if (keys[e].col >= vs->state->ncols ||
+				Scbf2DeltaPartition(keys[e].hash, keys[e].col,
+									delta->pages) != p)
+				Scbf2Corrupt(vs, delta->start + p,
+							 "has a delta entry in the wrong place",
+							 psprintf("Entry %d (filter %u, column %d, hash %u) does not belong to partition %u.",
+									  e, keys[e].filterno, keys[e].col + 1,
+									  keys[e].hash, p));
+			if (vs->ndelta == max)
+			{
+				max = Max(max * 2, 1024);
+				vs->delta = vs->delta ?
+					repalloc_huge(vs->delta, sizeof(Scbf2RowKey) * max) :
+					palloc(sizeof(Scbf2RowKey) * max);
+			}
+			vs->delta[vs->ndelta++] = keys[e];
+		}
+		if (keys)
+			pfree(keys);
+	}
+	if (vs->ndelta > 0)
+		qsort(vs->delta, vs->ndelta, sizeof(Scbf2RowKey), Scbf2CmpRowKey);
 }
 
 /*
@@ -622,6 +713,17 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 	ra->hashes[ra->nhashes++] = hash;
 	if (vs->band == NULL)
 		return;
+	if (vs->ndelta > 0)
+	{
+		Scbf2RowKey key;
+
+		key.filterno = vs->filterno;
+		key.col = vs->col;
+		key.hash = hash;
+		if (bsearch(&key, vs->delta, vs->ndelta, sizeof(Scbf2RowKey),
+					Scbf2CmpRowKey) != NULL)
+			return;				/* probes find it in the delta */
+	}
 	Scbf2KeyPositions(vs->state, vs->col, hash, pos);
 	for (i = 0; i < vs->state->geom.k; i++)
 	{
@@ -780,8 +882,13 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
 
 		Scbf2FilterGetBits(f, nset);
 		Scbf2CountBits(vs, filterno, actual);
+		/*
+		 * with a delta, the counts are an upper bound: a key put there
+		 * counted its bits, some of which were set already (scbfdelta.c)
+		 */
 		for (i = 0; i < vs->state->geom.k && i < SCBF_ROWS_MAX_K; i++)
-			if (nset[i] != actual[i])
+			if (vs->mi.delta.pages > 0 ? nset[i] < actual[i] :
+				nset[i] != actual[i])
 			{
 				vs->bit_mismatches++;
 				break;
@@ -922,6 +1029,7 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 
 	Scbf2VerifyMeta(&vs);
 	Scbf2VerifyBand(&vs);
+	Scbf2VerifyDelta(&vs);
 	Scbf2VerifyGraves(&vs);
 	Scbf2VerifyTable(&vs);
 	for (part = 0; part < SCBF2_NPENDING; part++)

@@ -42,12 +42,12 @@ my $SPECIAL = $BLCKSZ - 16;
 # before use: page contents at 24; special space owner u32 +0, index u32
 # +4, column u16 +8, type u8 +10; a pending page's next u32 @24; a root's
 # first run at 32 (after nruns u16, nbytes u32), its first fence (hash u32,
-# blkno u32) at +24 of the run; the metapage's ntablepages u32 @92 and its
-# filter-table page list from 1672.
+# blkno u32) at +24 of the run; the metapage's ntablepages u32 @108 and its
+# filter-table page list from 1688.
 my $PENDING_NEXT = 24;
 my $ROOT_FENCE0_BLKNO = 32 + 24 + 4;
-my $META_NTABLEPAGES = 24 + 68;
-my $META_TABLEPAGES = 24 + 1648;
+my $META_NTABLEPAGES = 24 + 84;
+my $META_TABLEPAGES = 24 + 1664;
 my $FAR = 999999;
 
 my $node = start_node('format2_walks', conf => "autovacuum = off\n");

@@ -1,0 +1,97 @@
+--
+-- scbf_delta: once the row band is large, a fold puts its new keys in the
+-- delta (src/scbfdelta.c) instead of setting their row bits; probes read
+-- the delta first.  The developer setting scbf.delta_band_pages = 0 makes
+-- even a small index use it.  Every value inserted while its key sits only
+-- in the delta, after a merge that a full partition forced, and after
+-- VACUUM, which merges it, is found as a sequential scan finds it; the
+-- verifier checks that every ledger entry has its bits or its delta entry.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS scbf;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
+\set ECHO none
+\i :scbf_same_sql
+\set ECHO all
+
+SET scbf.delta_band_pages = 0;
+
+-- clustered int4 in bursts of 20, a random text, a low-cardinality int
+CREATE TABLE dl (id int, cust int, code text, status int);
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(1, 20000) g;
+CREATE INDEX dl_code ON dl USING scbf (code);
+CREATE INDEX dl_pair ON dl USING scbf (cust, code);
+
+-- the entries the delta holds, and its pages
+CREATE FUNCTION dl_delta(idx regclass) RETURNS TABLE (pages bigint, entries bigint)
+LANGUAGE sql AS $$
+	SELECT count(*), coalesce(sum(entries), 0) FROM scbf_pages(idx)
+	WHERE kind = 'delta' $$;
+SELECT * FROM dl_delta('dl_code');
+
+-- 3,000 rows: pending, then folded into the delta (no band bit is set)
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(20001, 23000) g;
+SELECT scbf_clean_pending('dl_code'), scbf_clean_pending('dl_pair');
+SELECT * FROM dl_delta('dl_code');
+SELECT pages, entries BETWEEN 3000 AND 3300 AS about_the_keys FROM dl_delta('dl_pair');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21234'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''23000'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code IN (md5(''5''), md5(''20001''), md5(''22999''), ''nope'')');
+SELECT scbf_empty('SELECT * FROM dl WHERE code = md5(''23001'')');
+SELECT scbf_same('SELECT * FROM dl WHERE cust = 1100 AND code = md5(''22010'')');
+SELECT scbf_same('SELECT * FROM dl WHERE cust = 1100');
+SELECT scbf_same('SELECT * FROM dl WHERE cust IN (1000, 1150) AND code = md5(''23000'')');
+-- every inserted value, through the index only (the checks above compare
+-- rows with a sequential scan; this one counts the values the index misses)
+SET enable_seqscan = off;
+SELECT count(*) AS missed FROM generate_series(20001, 23000) g
+WHERE NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
+SELECT count(*) AS missed FROM generate_series(20001, 23000, 7) g
+WHERE NOT EXISTS (SELECT 1 FROM dl WHERE cust = g / 20 AND code = md5(g::text));
+RESET enable_seqscan;
+SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
+
+-- 30,000 more in one statement: a direct fold whose keys overflow the
+-- delta's partitions, which merges them into the band
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(23001, 53000) g;
+SELECT scbf_clean_pending('dl_code') >= 0 AS folded;
+SELECT entries < 30000 AS merged FROM dl_delta('dl_code');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21234'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''40000'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code IN (md5(''7''), md5(''22000''), md5(''52999''))');
+SELECT scbf_same('SELECT * FROM dl WHERE cust = 2400 AND code = md5(''48010'')');
+SET enable_seqscan = off;
+SELECT count(*) AS missed FROM generate_series(1, 53000, 3) g
+WHERE NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
+RESET enable_seqscan;
+SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
+
+-- VACUUM merges the delta before it removes entries: deleted values read
+-- no heap page, the others are found, the delta is empty
+DELETE FROM dl WHERE id % 4 = 0;
+VACUUM dl;
+SELECT * FROM dl_delta('dl_code');
+SELECT scbf_empty('SELECT * FROM dl WHERE code = md5(''21236'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21235'')');
+SELECT scbf_same('SELECT * FROM dl WHERE cust = 1100 AND code = md5(''22010'')');
+SET enable_seqscan = off;
+SELECT count(*) AS missed FROM generate_series(1, 53000, 3) g
+WHERE g % 4 <> 0 AND NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
+RESET enable_seqscan;
+SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
+
+-- inserts after VACUUM use the delta again
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(60001, 61000) g;
+SELECT scbf_clean_pending('dl_code');
+SELECT entries >= 1000 AS in_delta FROM dl_delta('dl_code');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''60500'')');
+SELECT scbf_verify('dl_code', true);
+
+DROP TABLE dl;
+DROP FUNCTION dl_delta(regclass);

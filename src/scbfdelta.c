@@ -1,0 +1,471 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfdelta.c
+ *	  Storage format 2: the delta, keys whose row bits a fold left unset.
+ *
+ * NOTES
+ *	  A fold sets k bits per new key at random rows of the band, and every
+ *	  row page holds one bit of every filter, so a fold of n keys writes
+ *	  min(n * k, band pages) pages: once the band is large, every page of it
+ *	  for every fold, and the band grows with the table (src/README, step
+ *	  9).  From scbf.delta_band_pages band pages on, a fold writes its new
+ *	  keys here instead: (column, hash, filter) entries, hash-partitioned
+ *	  over delta_pages contiguous pages (a sixteenth of the band, at least
+ *	  SCBF2_DELTA_MIN_PAGES), so it writes at most one page per partition
+ *	  it touches.  When a partition has no room left, the fold merges: it
+ *	  sets the bits of every entry in the band, one pass over the band for
+ *	  many folds' keys, and then empties the pages.  VACUUM's cleanup merges
+ *	  too, so that a column it releases has no entries left here.
+ *
+ *	  A probe reads the partition of each (column, hash) it looks for
+ *	  before the band's rows, and a filter named there is a candidate as if
+ *	  its rows said so.  That order is what makes the merge safe without a
+ *	  serial: the merge sets the bits before it empties a page, so a probe
+ *	  that finds a page emptied reads rows written after the bits were set
+ *	  (a standby replays the records in the same order).
+ *
+ *	  Only the fold-lock holder writes delta pages.  A fold's entries may
+ *	  reach the pages before its commit: a probe that does not see the
+ *	  fold's runs yet just gets a false candidate, as it would from bits
+ *	  set early (invariant R1 allows extra bits, never a missing one).  A
+ *	  crash leaves entries whose fold never committed: false candidates
+ *	  again, until the next merge turns them into extra bits.
+ *
+ *	  Filter table counts: a key written here counts a set bit in each
+ *	  slice of its filter (Scbf2KeyBits), an upper bound, as the bit may be
+ *	  set already; the merge counts nothing again.  VACUUM's recount makes
+ *	  the counts exact.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfdelta.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "scbf2.h"
+#include "scbf_page.h"
+
+StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF2_DELTA_COL_BITS),
+				 "a delta entry's tag has room for every column number");
+
+/* Partitions of the smallest delta, and the band's pages per partition */
+#define SCBF2_DELTA_MIN_PAGES	16
+#define SCBF2_DELTA_BAND_RATIO	16
+
+/*
+ * scbf.delta_band_pages: the band size, in pages, from which folds put
+ * new keys in the delta rather than setting their row bits
+ */
+int			scbf_delta_band_pages = 2048;
+
+/*
+ * Scbf2MetaDelta
+ *		Where a metapage copy says the delta is.
+ */
+void
+Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta)
+{
+	delta->start = meta->delta_start;
+	delta->pages = meta->delta_pages;
+	delta->serial = meta->delta_serial;
+}
+
+/*
+ * Scbf2DeltaWanted
+ *		Whether a fold into this band puts its new keys in the delta.
+ */
+bool
+Scbf2DeltaWanted(const Scbf2Band *band)
+{
+	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages;
+}
+
+/*
+ * Scbf2DeltaPartition
+ *		The partition of key (col, hash) in a delta of npages pages: its own
+ *		mix of the hash, so that keys of one band row do not crowd one
+ *		partition.
+ */
+uint32
+Scbf2DeltaPartition(uint32 hash, int col, uint32 npages)
+{
+	uint32		x = hash ^ ((uint32) col * 0x9E3779B9U);
+
+	x ^= x >> 16;
+	x *= 0x7FEB352DU;
+	x ^= x >> 15;
+	x *= 0x846CA68BU;
+	x ^= x >> 16;
+	return (uint32) (((uint64) x * npages) >> 32);
+}
+
+/*
+ * Read partition part of delta, locked in mode; ERRCODE_INDEX_CORRUPTED if
+ * the block is not that partition's page (only the fold-lock holder,
+ * which calls this, moves the delta).
+ */
+static Buffer
+Scbf2DeltaReadPage(Relation index, const Scbf2Delta *delta, uint32 part,
+				   int mode, BlockNumber nblocks)
+{
+	BlockNumber blkno = delta->start + part;
+	Buffer		buf = Scbf2ReadPage(index, blkno, mode, SCBF_PAGE_DELTA,
+									nblocks);
+	Page		page = BufferGetPage(buf);
+
+	if (Scbf2PageGetOpaque(page)->owner != delta->serial ||
+		Scbf2PageGetOpaque(page)->index != part ||
+		Scbf2PageGetDelta(page)->nentries > SCBF2_DELTA_PER_PAGE)
+		ScbfReportCorrupt(index, blkno,
+						  "A delta page is not the one the delta has there.");
+	return buf;
+}
+
+/*
+ * Scbf2DeltaCreate
+ *		A new, empty delta sized for band, at the end of the relation, with
+ *		a serial above old's; WAL-logged as full images.  The fold's
+ *		metapage record names it; until then nobody reads it (a crash
+ *		leaves its pages to VACUUM's census).
+ */
+void
+Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
+				 Scbf2Delta *delta)
+{
+	bool		needLock = !RELATION_IS_LOCAL(index);
+	uint32		p;
+
+	delta->pages = Max(SCBF2_DELTA_MIN_PAGES,
+					   band->pages / SCBF2_DELTA_BAND_RATIO);
+	delta->serial = old->serial + 1;
+	delta->start = InvalidBlockNumber;
+
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (p = 0; p < delta->pages; p++)
+	{
+		Buffer		buf = ReadBuffer(index, P_NEW);
+		GenericXLogState *xlog;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (p == 0)
+			delta->start = BufferGetBlockNumber(buf);
+		else if (BufferGetBlockNumber(buf) != delta->start + p)
+			elog(ERROR, "the delta of index \"%s\" is not contiguous",
+				 RelationGetRelationName(index));
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+		Scbf2PageGetOpaque(page)->owner = delta->serial;
+		Scbf2PageGetOpaque(page)->index = p;
+		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_DELTA;
+		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		Scbf2PageGetDelta(page)->nentries = 0;
+		((PageHeader) page)->pd_lower = (char *) Scbf2DeltaEntries(page) -
+			(char *) page;
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+}
+
+/*
+ * Scbf2DeltaAdd
+ *		Put keys[0 .. n) in the delta, WAL-logged, one record per partition
+ *		page written.  Reorders keys: first those a full partition had no
+ *		room for, whose number it returns (the caller merges the delta and
+ *		sets their bits itself), then those it took.  Under the fold lock.
+ */
+int
+Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
+			  int n, BlockNumber nblocks)
+{
+	uint32	   *start = palloc0(sizeof(uint32) * (delta->pages + 1));
+	uint32	   *part = palloc(sizeof(uint32) * Max(n, 1));
+	Scbf2RowKey *sorted = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
+	Scbf2RowKey *taken = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
+	int			nleft = 0;
+	int			ntaken = 0;
+	int			i;
+	uint32		p;
+
+	/* order the keys by partition: a counting sort */
+	for (i = 0; i < n; i++)
+	{
+		part[i] = Scbf2DeltaPartition(keys[i].hash, keys[i].col,
+									  delta->pages);
+		start[part[i] + 1]++;
+	}
+	for (p = 0; p < delta->pages; p++)
+		start[p + 1] += start[p];
+	for (i = 0; i < n; i++)
+		sorted[start[part[i]]++] = keys[i];
+
+	for (i = 0; i < n;)
+	{
+		uint32		thispart = Scbf2DeltaPartition(sorted[i].hash,
+												   sorted[i].col,
+												   delta->pages);
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+		Scbf2DeltaPageData *dp;
+		Scbf2DeltaEntry *entries;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = Scbf2DeltaReadPage(index, delta, thispart, BUFFER_LOCK_EXCLUSIVE,
+								 nblocks);
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		dp = Scbf2PageGetDelta(page);
+		entries = Scbf2DeltaEntries(page);
+		for (; i < n && Scbf2DeltaPartition(sorted[i].hash, sorted[i].col,
+											delta->pages) == thispart; i++)
+		{
+			if (dp->nentries >= SCBF2_DELTA_PER_PAGE)
+			{
+				keys[nleft++] = sorted[i];
+				continue;
+			}
+			taken[ntaken++] = sorted[i];
+			entries[dp->nentries].hash = sorted[i].hash;
+			entries[dp->nentries].tag = Scbf2DeltaTag(sorted[i].filterno,
+													  sorted[i].col);
+			dp->nentries++;
+		}
+		((PageHeader) page)->pd_lower = (char *) &entries[dp->nentries] -
+			(char *) page;
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* the keys the delta took follow those it had no room for */
+	memcpy(keys + nleft, taken, sizeof(Scbf2RowKey) * ntaken);
+	pfree(taken);
+	pfree(sorted);
+	pfree(part);
+	pfree(start);
+	return nleft;
+}
+
+/*
+ * Scbf2DeltaMerge
+ *		Set the row bits of every key in the delta, then empty its pages;
+ *		WAL-logged.  Returns the entries merged.  Under the fold lock.
+ *
+ * Works through the partitions in groups whose keys fit in
+ * maintenance_work_mem, each group's bits set before any of its pages is
+ * emptied, so that no probe finds a key in neither place (see the file
+ * header).  Counts no bits in the filter table: Scbf2KeyBits counted them
+ * when the keys came in.
+ */
+int
+Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
+				const Scbf2Band *band, BlockNumber nblocks)
+{
+	Size		maxkeys = Max((Size) maintenance_work_mem * 1024L /
+							  sizeof(Scbf2RowKey),
+							  SCBF2_DELTA_PER_PAGE);
+	Scbf2RowKey *keys;
+	int			merged = 0;
+	uint32		first = 0;
+
+	if (delta->pages == 0)
+		return 0;
+	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(Scbf2RowKey));
+	keys = palloc(sizeof(Scbf2RowKey) * maxkeys);
+	while (first < delta->pages)
+	{
+		Size		nkeys = 0;
+		uint32		last;
+		uint32		p;
+
+		/* a group of partitions: read their keys */
+		for (last = first; last < delta->pages; last++)
+		{
+			Buffer		buf;
+			Page		page;
+			Scbf2DeltaEntry *entries;
+			uint16		nentries;
+			uint16		e;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = Scbf2DeltaReadPage(index, delta, last, BUFFER_LOCK_SHARE,
+									 nblocks);
+			page = BufferGetPage(buf);
+			nentries = Scbf2PageGetDelta(page)->nentries;
+			if (nkeys + nentries > maxkeys)
+			{
+				UnlockReleaseBuffer(buf);
+				break;
+			}
+			entries = Scbf2DeltaEntries(page);
+			for (e = 0; e < nentries; e++)
+			{
+				keys[nkeys].filterno = Scbf2DeltaTagFilter(entries[e].tag);
+				keys[nkeys].col = Scbf2DeltaTagColumn(entries[e].tag);
+				keys[nkeys].hash = entries[e].hash;
+				if (keys[nkeys].col >= state->ncols)
+					ScbfReportCorrupt(index, delta->start + last,
+									  "A delta entry names a column the index does not have.");
+				/* a filter of a fold that crashed before widening the band */
+				if (keys[nkeys].filterno >= band->width)
+					continue;
+				nkeys++;
+			}
+			UnlockReleaseBuffer(buf);
+		}
+
+		/* their bits, then the pages emptied */
+		Scbf2RowsSet(index, state, band, keys, (int) nkeys, NULL, nblocks);
+		for (p = first; p < last; p++)
+		{
+			Buffer		buf;
+			GenericXLogState *xlog;
+			Page		page;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = Scbf2DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
+									 nblocks);
+			if (Scbf2PageGetDelta(BufferGetPage(buf))->nentries == 0)
+			{
+				UnlockReleaseBuffer(buf);
+				continue;
+			}
+			xlog = GenericXLogStart(index);
+			page = GenericXLogRegisterBuffer(xlog, buf, 0);
+			Scbf2PageGetDelta(page)->nentries = 0;
+			((PageHeader) page)->pd_lower = (char *) Scbf2DeltaEntries(page) -
+				(char *) page;
+			GenericXLogFinish(xlog);
+			UnlockReleaseBuffer(buf);
+		}
+		merged += (int) nkeys;
+		first = last;
+	}
+	pfree(keys);
+	return merged;
+}
+
+/*
+ * Scbf2DeltaProbe
+ *		acc |= the filters the delta names for any of hashes[0 .. nhashes)
+ *		in column col, as of metapage copy meta.
+ *
+ * Called before the band's rows are read (see the file header).  Returns
+ * false if a page is not the partition meta says (a later fold replaced
+ * the delta and its pages were reused): the caller starts over from a new
+ * metapage copy.  Filters past meta's table were made by a fold the copy
+ * does not see, and are left out.
+ */
+bool
+Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
+				const uint32 *hashes, int nhashes, uint8 *acc,
+				BlockNumber nblocks)
+{
+	Scbf2Delta	delta;
+	uint32		nfilters = meta->nfilters;
+	int			h;
+
+	Scbf2MetaDelta(meta, &delta);
+	if (delta.pages == 0)
+		return true;
+	for (h = 0; h < nhashes; h++)
+	{
+		uint32		part = Scbf2DeltaPartition(hashes[h], col, delta.pages);
+		BlockNumber blkno = delta.start + part;
+		Buffer		buf;
+		Page		page;
+		Scbf2DeltaEntry *entries;
+		uint16		nentries;
+		uint16		e;
+
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+			ScbfReportCorrupt(index, blkno, "The delta leaves the index.");
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!Scbf2PageHasOpaque(page) ||
+			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_DELTA ||
+			Scbf2PageGetOpaque(page)->owner != delta.serial ||
+			Scbf2PageGetOpaque(page)->index != part)
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+		nentries = Scbf2PageGetDelta(page)->nentries;
+		if (nentries > SCBF2_DELTA_PER_PAGE)
+			ScbfReportCorrupt(index, blkno,
+							  "A delta page has more entries than fit.");
+		entries = Scbf2DeltaEntries(page);
+		for (e = 0; e < nentries; e++)
+		{
+			uint32		filterno = Scbf2DeltaTagFilter(entries[e].tag);
+
+			if (entries[e].hash != hashes[h] ||
+				Scbf2DeltaTagColumn(entries[e].tag) != col ||
+				filterno >= nfilters)
+				continue;
+			acc[filterno / 8] |= (uint8) (1 << (filterno % 8));
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	return true;
+}
+
+/*
+ * Scbf2ReadDeltaPage
+ *		The keys on partition part of delta, into *keys (palloc'd); -1 if
+ *		the block is outside the index or is not that partition's page
+ *		(type, serial, partition), or says it holds more than fits: the
+ *		verifier and the diagnostics say why.
+ */
+int
+Scbf2ReadDeltaPage(Relation index, const Scbf2Delta *delta, uint32 part,
+				   Scbf2RowKey **keys, BlockNumber nblocks)
+{
+	BlockNumber blkno = delta->start + part;
+	Buffer		buf;
+	Page		page;
+	int			n = -1;
+
+	*keys = NULL;
+	if (part >= delta->pages || blkno == SCBF_METAPAGE_BLKNO ||
+		blkno >= nblocks)
+		return -1;
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (Scbf2PageHasOpaque(page) &&
+		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
+		Scbf2PageGetOpaque(page)->owner == delta->serial &&
+		Scbf2PageGetOpaque(page)->index == part &&
+		Scbf2PageGetDelta(page)->nentries <= SCBF2_DELTA_PER_PAGE)
+	{
+		Scbf2DeltaEntry *entries = Scbf2DeltaEntries(page);
+		int			e;
+
+		n = Scbf2PageGetDelta(page)->nentries;
+		*keys = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
+		for (e = 0; e < n; e++)
+		{
+			(*keys)[e].filterno = Scbf2DeltaTagFilter(entries[e].tag);
+			(*keys)[e].col = Scbf2DeltaTagColumn(entries[e].tag);
+			(*keys)[e].hash = entries[e].hash;
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	return n;
+}
