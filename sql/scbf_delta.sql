@@ -55,12 +55,27 @@ WHERE NOT EXISTS (SELECT 1 FROM dl WHERE cust = g / 20 AND code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
 
--- 30,000 more in one statement: a direct fold whose keys overflow the
--- delta's partitions, which merges them into the band
+-- four more folds of 3,500 rows: the last one finds partitions full (16
+-- pages of 1,018 entries) and merges the delta into the band
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(23001, 53000) g;
+FROM generate_series(23001, 26500) g;
+SELECT scbf_clean_pending('dl_code');
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(26501, 30000) g;
+SELECT scbf_clean_pending('dl_code');
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(30001, 33500) g;
+SELECT scbf_clean_pending('dl_code');
+SELECT entries > 12000 AS filling FROM dl_delta('dl_code');
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(33501, 37000) g;
+SELECT scbf_clean_pending('dl_code');
+SELECT entries < 3500 AS merged FROM dl_delta('dl_code');
+-- and 16,000 in one statement: too many for the delta, bits set at once
+INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
+FROM generate_series(37001, 53000) g;
 SELECT scbf_clean_pending('dl_code') >= 0 AS folded;
-SELECT entries < 30000 AS merged FROM dl_delta('dl_code');
+SELECT entries < 3500 AS unchanged FROM dl_delta('dl_code');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21234'')');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''40000'')');
 SELECT scbf_same('SELECT * FROM dl WHERE code IN (md5(''7''), md5(''22000''), md5(''52999''))');

@@ -303,8 +303,11 @@ extern void Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 /* scbfdelta.c */
 extern int	scbf_delta_band_pages;
 extern void Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta);
-extern bool Scbf2DeltaWanted(const Scbf2Band *band);
+extern bool Scbf2DeltaWanted(const Scbf2Band *band, int nkeys);
+extern uint32 Scbf2DeltaPages(const Scbf2Band *band);
 extern uint32 Scbf2DeltaPartition(uint32 hash, int col, uint32 npages);
+extern void Scbf2DeltaFree(Relation index, const Scbf2Delta *delta,
+						   BlockNumber nblocks);
 extern void Scbf2DeltaCreate(Relation index, const Scbf2Band *band,
 							 const Scbf2Delta *old, Scbf2Delta *delta);
 extern int	Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta,

@@ -12,7 +12,9 @@
  *	  keys here instead: (column, hash, filter) entries, hash-partitioned
  *	  over delta_pages contiguous pages (a sixteenth of the band, at least
  *	  SCBF2_DELTA_MIN_PAGES), so it writes at most one page per partition
- *	  it touches.  When a partition has no room left, the fold merges: it
+ *	  it touches (a fold of more than a quarter of what the delta holds
+ *	  sets its bits at once).  A band that grew to twice the size its delta was made
+ *	  for gets a new delta (merged, replaced, freed after the commit).  When a partition has no room left, the fold merges: it
  *	  sets the bits of every entry in the band, one pass over the band for
  *	  many folds' keys, and then empties the pages.  VACUUM's cleanup merges
  *	  too, so that a column it releases has no entries left here.
@@ -81,12 +83,25 @@ Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta)
 
 /*
  * Scbf2DeltaWanted
- *		Whether a fold into this band puts its new keys in the delta.
+ *		Whether a fold of nkeys keys into this band puts them in the delta:
+ *		if the band is large, and the delta takes at least four such folds
+ *		between merges (else setting the bits at once costs less).
  */
 bool
-Scbf2DeltaWanted(const Scbf2Band *band)
+Scbf2DeltaWanted(const Scbf2Band *band, int nkeys)
 {
-	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages;
+	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages &&
+		(uint64) nkeys * 4 <= (uint64) Scbf2DeltaPages(band) * SCBF2_DELTA_PER_PAGE;
+}
+
+/*
+ * Scbf2DeltaPages
+ *		The partitions (pages) of a delta for band.
+ */
+uint32
+Scbf2DeltaPages(const Scbf2Band *band)
+{
+	return Max(SCBF2_DELTA_MIN_PAGES, band->pages / SCBF2_DELTA_BAND_RATIO);
 }
 
 /*
@@ -144,8 +159,7 @@ Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
 	bool		needLock = !RELATION_IS_LOCAL(index);
 	uint32		p;
 
-	delta->pages = Max(SCBF2_DELTA_MIN_PAGES,
-					   band->pages / SCBF2_DELTA_BAND_RATIO);
+	delta->pages = Scbf2DeltaPages(band);
 	delta->serial = old->serial + 1;
 	delta->start = InvalidBlockNumber;
 
@@ -182,6 +196,38 @@ Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
 }
 
 /*
+ * Scbf2DeltaFree
+ *		Free the pages of a delta the metapage no longer names (one a fold
+ *		replaced by a larger one, after merging it); WAL-logged.  A probe
+ *		that copied the metapage before the replacement finds another page
+ *		and starts over.  Pages that are not that delta's are left alone.
+ */
+void
+Scbf2DeltaFree(Relation index, const Scbf2Delta *delta, BlockNumber nblocks)
+{
+	uint32		p;
+
+	for (p = 0; p < delta->pages; p++)
+	{
+		BlockNumber blkno = delta->start + p;
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+			break;
+		buf = ReadBuffer(index, blkno);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		page = BufferGetPage(buf);
+		if (Scbf2PageHasOpaque(page) &&
+			Scbf2PageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
+			Scbf2PageGetOpaque(page)->owner == delta->serial)
+			Scbf2FreePage(index, buf);
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
  * Scbf2DeltaAdd
  *		Put keys[0 .. n) in the delta, WAL-logged, one record per partition
  *		page written.  Reorders keys: first those a full partition had no
@@ -194,6 +240,7 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 {
 	uint32	   *start = palloc0(sizeof(uint32) * (delta->pages + 1));
 	uint32	   *part = palloc(sizeof(uint32) * Max(n, 1));
+	uint32	   *sortedpart = palloc(sizeof(uint32) * Max(n, 1));
 	Scbf2RowKey *sorted = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
 	Scbf2RowKey *taken = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
 	int			nleft = 0;
@@ -211,13 +258,14 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 	for (p = 0; p < delta->pages; p++)
 		start[p + 1] += start[p];
 	for (i = 0; i < n; i++)
+	{
+		sortedpart[start[part[i]]] = part[i];
 		sorted[start[part[i]]++] = keys[i];
+	}
 
 	for (i = 0; i < n;)
 	{
-		uint32		thispart = Scbf2DeltaPartition(sorted[i].hash,
-												   sorted[i].col,
-												   delta->pages);
+		uint32		thispart = sortedpart[i];
 		Buffer		buf;
 		GenericXLogState *xlog;
 		Page		page;
@@ -231,8 +279,7 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 		page = GenericXLogRegisterBuffer(xlog, buf, 0);
 		dp = Scbf2PageGetDelta(page);
 		entries = Scbf2DeltaEntries(page);
-		for (; i < n && Scbf2DeltaPartition(sorted[i].hash, sorted[i].col,
-											delta->pages) == thispart; i++)
+		for (; i < n && sortedpart[i] == thispart; i++)
 		{
 			if (dp->nentries >= SCBF2_DELTA_PER_PAGE)
 			{
@@ -255,6 +302,7 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 	memcpy(keys + nleft, taken, sizeof(Scbf2RowKey) * ntaken);
 	pfree(taken);
 	pfree(sorted);
+	pfree(sortedpart);
 	pfree(part);
 	pfree(start);
 	return nleft;

@@ -516,20 +516,30 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 /*
  * Step 4's bits: the new keys' bits set in band, or, once the band is
  * large, the keys put in the delta (scbfdelta.c), made first if the index
- * has none (fc names it then).  Keys a full partition of the delta has no
+ * has none or the band outgrew it (fc names it then; *retired receives the
+ * delta it replaced, for the caller to free after the commit).  Keys a full partition of the delta has no
  * room for get their bits set after a merge has emptied it.  Counts set
  * bits in the filters' table entries either way.
  */
 static void
-Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc)
+Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
+			  Scbf2Delta *retired)
 {
 	Relation	index = fs->index;
 	Scbf2Delta	delta;
 	int			nleft = fs->nkeys;
 
 	Scbf2MetaDelta(fs->meta, &delta);
-	if (Scbf2DeltaWanted(band))
+	if (Scbf2DeltaWanted(band, fs->nkeys))
 	{
+		if (delta.pages > 0 && Scbf2DeltaPages(band) >= 2 * delta.pages)
+		{
+			/* the band outgrew it: merge it, then replace it */
+			Scbf2DeltaMerge(index, fs->state, &delta, band,
+							RelationGetNumberOfBlocks(index));
+			*retired = delta;
+			delta.pages = 0;
+		}
 		if (delta.pages == 0)
 		{
 			Scbf2DeltaCreate(index, band, &delta, &fc->delta);
@@ -572,10 +582,12 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 	MemoryContext oldcxt;
 	BlockNumber nblocks;
 	Scbf2Band	band;
+	Scbf2Delta	retired;
 	int			part;
 	int			i;
 
 	fc.delta_changed = false;
+	retired.pages = 0;
 	if (wait)
 		LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 	else if (!ConditionalLockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock))
@@ -658,7 +670,7 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 						  RelationGetNumberOfBlocks(index));
 		band = fc.band;
 	}
-	Scbf2FoldBits(&fs, &band, &fc);
+	Scbf2FoldBits(&fs, &band, &fc, &retired);
 	for (i = 0; i < fs.nkeys; i++)
 		fs.changed[fs.keys[i].filterno] = true;
 
@@ -674,6 +686,8 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 	fc.nsegments_added = fs.nsegments_added;
 	fc.nledger_pages_delta = fs.nledger_pages_delta;
 	Scbf2CommitSerial(index, &fc);
+	if (retired.pages > 0)
+		Scbf2DeltaFree(index, &retired, RelationGetNumberOfBlocks(index));
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(foldcxt);
