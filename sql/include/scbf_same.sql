@@ -25,6 +25,15 @@
 -- plan; the values are SQL expressions, e.g. '7, ''b7'''.
 -- sql/count-comparisons.sh counts these results in expected/*.out.
 --
+--   CALL scbf_wait_snapshots()
+--       before a VACUUM whose effect a test checks: waits (up to a minute)
+--       until no other session of this database holds a snapshot or a
+--       transaction older than the call, so that the VACUUM's horizon has
+--       passed everything committed before it.  Without it, an autovacuum
+--       worker's ANALYZE (of a catalog, say) that began earlier keeps dead
+--       rows and superseded pages for a later VACUUM, as it must, and the
+--       check fails now and then.
+--
 CREATE OR REPLACE FUNCTION scbf_compare(q text, expect text, ptypes text, pargs text)
 RETURNS text LANGUAGE plpgsql
 -- the settings come back when the function returns, even inside a transaction
@@ -114,3 +123,22 @@ CREATE OR REPLACE FUNCTION scbf_empty(q text, ptypes text DEFAULT NULL, pargs te
 RETURNS text LANGUAGE sql AS $$ SELECT scbf_compare(q, 'empty', ptypes, pargs) $$;
 CREATE OR REPLACE FUNCTION scbf_noindex(q text, ptypes text DEFAULT NULL, pargs text DEFAULT NULL)
 RETURNS text LANGUAGE sql AS $$ SELECT scbf_compare(q, 'no index', ptypes, pargs) $$;
+
+CREATE OR REPLACE PROCEDURE scbf_wait_snapshots()
+LANGUAGE plpgsql AS $$
+DECLARE
+	-- the next transaction id, as xid: every snapshot taken from now on has
+	-- an xmin at least this one, or a transaction's that began before
+	horizon xid := (pg_snapshot_xmax(pg_current_snapshot())::text::numeric
+		% 4294967296)::text::xid;
+	deadline timestamptz := clock_timestamp() + interval '60 s';
+BEGIN
+	LOOP
+		PERFORM pg_stat_clear_snapshot();
+		EXIT WHEN NOT EXISTS (SELECT FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()
+			AND (age(backend_xmin) > age(horizon) OR age(backend_xid) > age(horizon)));
+		EXIT WHEN clock_timestamp() > deadline;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+END $$;
