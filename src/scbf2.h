@@ -224,6 +224,7 @@ extern Buffer Scbf2ReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 Scbf2MetaFilters(const Scbf2Meta *meta);
 extern uint64 Scbf2MetaFoldSerial(const Scbf2Meta *meta);
 extern void Scbf2MetaStats(const Scbf2Meta *meta, Scbf2Stats *stats);
+extern void Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta);
 extern uint32 Scbf2MetaGraveRoom(const Scbf2Meta *meta);
 extern bool Scbf2MetaGoneReadable(const Scbf2Meta *meta, uint64 gone);
 extern void Scbf2MetaBlocks(const Scbf2Meta *meta, Scbf2BlockFn fn,
@@ -302,7 +303,6 @@ extern void Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 
 /* scbfdelta.c */
 extern int	scbf_delta_band_pages;
-extern void Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta);
 extern bool Scbf2DeltaWanted(const Scbf2Band *band, int nkeys);
 extern uint32 Scbf2DeltaPages(const Scbf2Band *band);
 extern uint32 Scbf2DeltaPartition(uint32 hash, int col, uint32 npages);

@@ -70,18 +70,6 @@ StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF2_DELTA_COL_BITS),
 int			scbf_delta_band_pages = 2048;
 
 /*
- * Scbf2MetaDelta
- *		Where a metapage copy says the delta is.
- */
-void
-Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta)
-{
-	delta->start = meta->delta_start;
-	delta->pages = meta->delta_pages;
-	delta->serial = meta->delta_serial;
-}
-
-/*
  * Scbf2DeltaWanted
  *		Whether a fold of nkeys keys into this band puts them in the delta:
  *		if the band is large, and the delta takes at least four such folds

@@ -641,6 +641,18 @@ Scbf2RecycleGraves(Relation index)
 }
 
 /*
+ * Scbf2MetaDelta
+ *		Where a metapage copy says the delta is.
+ */
+void
+Scbf2MetaDelta(const Scbf2Meta *meta, Scbf2Delta *delta)
+{
+	delta->start = meta->delta_start;
+	delta->pages = meta->delta_pages;
+	delta->serial = meta->delta_serial;
+}
+
+/*
  * Scbf2MetaBlocks
  *		Call fn for every block a metapage copy names itself: the filter
  *		table's pages, the band, the delta, and the bands waiting in the
