@@ -55,6 +55,8 @@ typedef struct ScbfCostStats
 	double		nentries;
 	double		mean_fpr;
 	double		target_fpr;
+	int			pending_parts;	/* format 2: partitions that may hold entries */
+	bool		has_delta;		/* format 2: probes read a delta page */
 } ScbfCostStats;
 
 /*
@@ -78,7 +80,16 @@ ScbfGetCostStats(IndexOptInfo *index, ScbfCostStats *cs)
 		Scbf2Meta  *meta2 = Scbf2ReadMeta(indexRel);
 		Scbf2Stats	st;
 
+		Scbf2MetaInfoData mi;
+		int			part;
+
 		Scbf2MetaStats(meta2, &st);
+		Scbf2MetaInfo(meta2, &mi);
+		cs->pending_parts = 0;
+		for (part = 0; part < SCBF2_NPENDING; part++)
+			if (mi.pending[part].mayhave)
+				cs->pending_parts++;
+		cs->has_delta = mi.delta.pages > 0;
 		cs->format = 2;
 		cs->pages_per_segment = st.pages_per_segment;
 		cs->k = st.k;
@@ -206,6 +217,7 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	double		filter_reads;
 	double		ledger_reads;
 	double		dir_pages;
+	bool		first_col_eq = false;
 	ListCell   *lc;
 
 	/* selectivity and qual evaluation costs, as for any index */
@@ -217,6 +229,8 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 							  &spc_seq_page_cost);
 
 	cs.format = 1;
+	cs.pending_parts = 0;
+	cs.has_delta = false;
 	if (!ScbfGetCostStats(index, &cs) && cs.format == 1)
 	{
 		/* a fresh or hypothetical index: assume the defaults' geometry */
@@ -246,7 +260,15 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 
 		corr = Max(corr, ScbfColumnCorrelation(root, index, iclause->indexcol));
 		foreach(lc2, iclause->indexquals)
-			hashes += ScbfClauseHashes(lfirst_node(RestrictInfo, lc2));
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+
+			hashes += ScbfClauseHashes(rinfo);
+			if (iclause->indexcol == 0 &&
+				!(IsA(rinfo->clause, NullTest) &&
+				  ((NullTest *) rinfo->clause)->nulltesttype == IS_NOT_NULL))
+				first_col_eq = true;
+		}
 	}
 	hashes = Max(hashes, 1);
 
@@ -259,18 +281,24 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	if (cs.format == 2)
 	{
 		/*
-		 * Format 2: the metapage, k row pages per hash, and per candidate
-		 * filter (one per segment with a match, plus the false positives
-		 * of all filters) its table page, its ledger root and a leaf or
-		 * two per hash; about a leaf's entries decoded per leaf read.
+		 * Format 2: the metapage, k row pages (and a delta page) per hash,
+		 * and per candidate filter (one per segment with a match, plus the
+		 * false positives of all filters) its table page, its ledger root
+		 * and a leaf or two per hash; about a leaf's entries decoded per
+		 * leaf read.  Then the pending partitions that may hold entries:
+		 * those of the hashes with an equality on the first column, else
+		 * all of them.
 		 */
 		double		candidates = p_true * nseg +
 			cs.nfilters * Min(cs.mean_fpr * hashes, 1.0);
 		double		leaf_entries = cs.nentries / Max(cs.nledger_pages, 1);
+		double		pending = first_col_eq ?
+			Min(hashes, cs.pending_parts) : cs.pending_parts;
 		double		pages;
 
 		candidates = Min(candidates, Max(cs.nfilters, 1));
-		pages = 1 + hashes * cs.k + candidates * (2 + 1.2 * hashes);
+		pages = 1 + hashes * (cs.k + (cs.has_delta ? 1 : 0)) +
+			candidates * (2 + 1.2 * hashes) + pending;
 		*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
 		*indexTotalCost = *indexStartupCost +
 			loop_count * (pages * spc_random_page_cost +
