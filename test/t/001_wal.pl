@@ -5,7 +5,8 @@
 # of CREATE INDEX (filled and empty), inserts that grow filter chains,
 # deletes, VACUUM (removals, recounts, consolidation), updates, TRUNCATE and
 # REINDEX, and a storage-format-2 index with pending inserts, folds and
-# VACUUM's removals and merges; after each,
+# VACUUM's removals and merges, and its delta (folds into it, a fold's
+# merge, VACUUM's merge); after each,
 # the standby's index answers (forced) must equal the primary's sequential
 # scan for every probe.
 use strict;
@@ -238,6 +239,101 @@ scbf_same($standby, 'postgres',
 	],
 	reference => $primary,
 	name => 'format 2: after chains were consolidated and their columns reused, on the standby');
+
+# format 2's delta (src/scbfdelta.c): with scbf.delta_band_pages = 0 on
+# the primary, every fold puts its new keys in the delta's pages instead of
+# setting their row bits.  Three rounds: a fold of pending entries into the
+# delta (their keys only there), a direct fold of 30,000 rows, more than a
+# quarter of what the 16 partitions of 1,018 entries hold, which merges the
+# delta (bits set, then the pages emptied) and sets its own bits at once,
+# and VACUUM's merge before its removals.  (A fold whose keys overflow a
+# partition merges through the same Scbf2DeltaMerge: pg_regress scbf_delta
+# and TAP 002, section 11.)  After each,
+# the standby holds the primary's delta entries and its answers (forced)
+# equal the primary's sequential scan, for the values inserted since the
+# build (all of them, but every third of the 30,000 and every eleventh
+# after VACUUM); the primary's verifier is clean.
+$primary->append_conf('postgresql.conf', "scbf.delta_band_pages = 0\n");
+$primary->reload;
+$primary->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '0'")
+  or die 'scbf.delta_band_pages = 0 did not take effect';
+$primary->safe_psql('postgres', q{
+	CREATE TABLE tst5 (id int, a int, b text);
+	INSERT INTO tst5 SELECT g, g / 20, md5(g::text) FROM generate_series(1, 20000) g;
+	CREATE INDEX tst5_b ON tst5 USING scbf (b);
+	CREATE INDEX tst5_ab ON tst5 USING scbf (a, b);
+});
+# the delta's pages and entries of both indexes
+my $delta5 = "SELECT string_agg(format('%s:%s', i, (SELECT count(*) || '/' || coalesce(sum(entries), 0) "
+  . "FROM scbf_pages(i) WHERE kind = 'delta')), ' ' ORDER BY i) FROM unnest(ARRAY['tst5_b', 'tst5_ab']) i";
+# every value of b from $lo to $hi in steps of $step, in one query (the
+# forced run probes each: a nested loop over parameterized bitmap scans;
+# the sequential scan hashes them, where = ANY(ARRAY(...)) would compare
+# every row with every value)
+sub any_b
+{
+	my ($lo, $hi, $step) = @_;
+	return "SELECT * FROM tst5 WHERE b IN (SELECT md5(g::text) FROM generate_series($lo, $hi, $step) g)";
+}
+sub check_delta
+{
+	my ($what, @queries) = @_;
+	$primary->wait_for_catchup($standby);
+	is($standby->safe_psql('postgres', $delta5), $primary->safe_psql('postgres', $delta5),
+		"delta ($what): the standby's delta pages and entries are the primary's");
+	scbf_same($standby, 'postgres', \@queries, reference => $primary,
+		name => "delta ($what): standby index = primary seqscan");
+	verify_clean($primary, $_, "delta ($what)") for 'tst5_b', 'tst5_ab';
+}
+
+# 1. 3,000 rows appended to the pending area, folded into the delta
+$primary->safe_psql('postgres',
+	'INSERT INTO tst5 SELECT g, g / 20, md5(g::text) FROM generate_series(20001, 23000) g');
+is($primary->safe_psql('postgres',
+		"SELECT scbf_clean_pending('tst5_b') || ' ' || scbf_clean_pending('tst5_ab')"),
+	'3000 3000', 'delta (fold): 3,000 pending entries folded');
+like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:16\/(\d+) tst5_b:16\/3000$/,
+	'delta (fold): the new keys are in the delta, 16 pages');
+check_delta('fold',
+	[ any_b(20001, 23000, 1), 3000 ],
+	[ 'SELECT * FROM tst5 WHERE a IN (SELECT generate_series(1001, 1150))', 2981 ],
+	[ "SELECT * FROM tst5 WHERE a = 1100 AND b = md5('22010')", 1 ],
+	[ "SELECT * FROM tst5 WHERE b IN (md5('5'), md5('20001'), 'nope')", 2 ],
+	[ "SELECT * FROM tst5 WHERE b = md5('23001')", 'empty' ]);
+
+# 2. 30,000 rows in one statement: its flush folds them straight (no
+# pending entry), too many keys for the delta, so the fold merges the delta
+# into the band, empties it and sets its keys' bits
+$primary->safe_psql('postgres',
+	'INSERT INTO tst5 SELECT g, g / 20, md5(g::text) FROM generate_series(23001, 53000) g');
+is($primary->safe_psql('postgres', "SELECT scbf_clean_pending('tst5_b')"), '0',
+	'delta (merge): the INSERT\'s flush folded its rows');
+is($primary->safe_psql('postgres', $delta5), 'tst5_ab:16/0 tst5_b:16/0',
+	'delta (merge): the fold merged and emptied the delta');
+check_delta('merge',
+	[ any_b(20001, 53000, 3), 11000 ],
+	[ 'SELECT * FROM tst5 WHERE a IN (SELECT generate_series(1001, 2650))', 32981 ],
+	[ "SELECT * FROM tst5 WHERE a = 2400 AND b = md5('48010')", 1 ],
+	[ "SELECT * FROM tst5 WHERE b = md5('53001')", 'empty' ]);
+
+# 3. new keys in the delta again, then deletes: VACUUM merges the delta
+# before it removes the dead rows' entries
+$primary->safe_psql('postgres',
+	'INSERT INTO tst5 SELECT g, g / 20, md5(g::text) FROM generate_series(53001, 55000) g');
+is($primary->safe_psql('postgres',
+		"SELECT scbf_clean_pending('tst5_b') || ' ' || scbf_clean_pending('tst5_ab')"),
+	'2000 2000', 'delta (vacuum): 2,000 pending entries folded');
+like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:16\/\d+ tst5_b:16\/2000$/,
+	'delta (vacuum): their keys are in the delta');
+$primary->safe_psql('postgres', 'DELETE FROM tst5 WHERE id % 4 = 0; VACUUM tst5;');
+is($primary->safe_psql('postgres', $delta5), 'tst5_ab:16/0 tst5_b:16/0',
+	'delta (vacuum): VACUUM merged the delta');
+my $live11 = grep { $_ % 4 } map { 1 + 11 * $_ } 0 .. int(54999 / 11);
+check_delta('vacuum',
+	[ any_b(53001, 55000, 1), 1500 ],
+	[ any_b(1, 55000, 11), $live11 ],
+	[ 'SELECT * FROM tst5 WHERE a = 2700', 15 ],
+	[ "SELECT * FROM tst5 WHERE b IN (md5('53004'), md5('20000'))", 'empty' ]);
 
 # the standby replayed every record without a consistency failure
 my $log = slurp_file($standby->logfile);

@@ -28,10 +28,14 @@
 #      record, and in the fold of a bulk flush's own entries;
 #  10. (storage format 2) between a VACUUM's commit and its clearing of row
 #      bits: in ambulkdelete, and in amvacuumcleanup's release of merged
-#      filters' columns.
+#      filters' columns;
+#  11. (storage format 2, the delta) in a fold after it wrote delta
+#      entries, inside a fold's merge of the delta after the bits were set
+#      and before the pages were emptied, and likewise inside VACUUM's
+#      merge.
 #
-# 9 and 10 stop a backend where neither a lock nor a cost-delay sleep can
-# (an inserting backend has no cost delay; VACUUM sleeps only between
+# 9, 10 and 11 stop a backend where neither a lock nor a cost-delay sleep
+# can (an inserting backend has no cost delay; VACUUM sleeps only between
 # filters or segments): gdb attaches to it and stops it at the entry of a
 # function of scbf (a breakpoint), the test asserts where it stands (gdb's
 # backtrace, what the diagnostics read), flushes WAL and kills the backend
@@ -407,10 +411,11 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	verify_clean($node, 'r_a', 'removal: at the end', leftovers => ['counts']);
 }
 
-# Sections 9 and 10 stop a backend where no sleep or lock can: gdb, attached
-# to it, stops it at the entry of a function the test names (ScbfTest.pm,
-# gdb_stop_at); the test asserts where it stands (gdb's backtrace, what the
-# diagnostics read), makes the WAL written so far durable and kills it.
+# Sections 9, 10 and 11 stop a backend where no sleep or lock can: gdb,
+# attached to it, stops it at the entry of a function the test names
+# (ScbfTest.pm, gdb_stop_at); the test asserts where it stands (gdb's
+# backtrace, what the diagnostics read), makes the WAL written so far
+# durable and kills it.
 my $gdb_why;
 {
 	my $s = $node->background_psql('postgres');
@@ -690,6 +695,187 @@ SKIP:
 	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing: answers after a new VACUUM');
 	exact_tids('bit clearing', 'h', 3, 777, 3001, 3002, 4500);
 	verify_clean($node, 'h_a', 'bit clearing: at the end', leftovers => ['bits']);
+}
+
+# ---- 11. storage format 2's delta (src/scbfdelta.c): crashes in a fold
+# that wrote delta entries, inside a merge, and in VACUUM's merge.  With
+# scbf.delta_band_pages = 0 (postgresql.conf, from here on) every fold of
+# d_a puts its new keys in the delta's 16 partitions of at most 1,018
+# entries (a fold of more keys than a quarter of that sets their bits at
+# once); a fold that finds a partition full merges: Scbf2DeltaMerge sets
+# the bits of every entry in the band (Scbf2RowsSet) and only then empties
+# the pages, and VACUUM merges (Scbf2VacMergeDelta) before it removes
+# entries.  Three crashes, each where gdb stops the backend:
+#   a. a fold (scbf_clean_pending, in a transaction that inserted 2,000
+#      rows first) at the entry of Scbf2UpdateTable: Scbf2DeltaAdd has
+#      written the entries of the committed pending rows and of that
+#      transaction's, the fold has not committed;
+#   b. a fold like a's (its transaction inserted 3,500 rows) whose keys
+#      overflow a partition of the delta, which committed folds filled to
+#      some 14,000 entries: the fold merges, and stops once the merge's
+#      Scbf2RowsSet returned (gdb's "finish"), the bits set and no page
+#      emptied yet.  The breakpoint on Scbf2RowsSet is set only once
+#      Scbf2DeltaMerge was entered (gdb_stop_at sets each breakpoint after
+#      the one before was hit), so it is the merge's call, not the fold's
+#      own one for the keys left over;
+#   c. VACUUM after deletes, in Scbf2VacMergeDelta, likewise after the
+#      merge's Scbf2RowsSet returned.
+# After each restart the crashed transaction's rows are gone and none is
+# returned, every committed row is found through the index (a probe of
+# every value folded since the build, of every 13th before, against a
+# sequential scan), the delta keeps what the crash found there (a's
+# entries of a fold that never committed are false candidates; b's and c's
+# entries are both in the delta and in the band), the verifier reports
+# nothing but b's extra bits (until VACUUM recounts them), and the next
+# fold or VACUUM works: the next fold merges what b left, the next VACUUM
+# what c left, and the index then hands out exactly the live rows.
+SKIP:
+{
+	skip "crashes inside the delta's folds and merges: $gdb_why", 1 if $gdb_why;
+	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = 0\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '0'")
+	  or die 'scbf.delta_band_pages = 0 did not take effect';
+	$node->safe_psql('postgres', q{
+		CREATE TABLE d (id int, a int);
+		INSERT INTO d SELECT g, g FROM generate_series(1, 20000) g;
+		CREATE INDEX d_a ON d USING scbf (a);
+		INSERT INTO d SELECT g, g FROM generate_series(20001, 21000) g;
+	});
+	is(q1("SELECT scbf_clean_pending('d_a')"), 1000, 'delta: a fold took 1,000 keys');
+	# the delta's pages and entries, and d_a's entries pending
+	my $delta = sub {
+		return q1("SELECT count(*) || ' ' || coalesce(sum(entries), 0) FROM scbf_pages('d_a') WHERE kind = 'delta'");
+	};
+	my $pending = sub { return q1("SELECT entries_pending FROM scbf_index_info('d_a')"); };
+	is($delta->(), '16 1000', 'delta: its keys are in the 16 pages of the delta');
+
+	# the committed rows' values: every 13th of the build's (their bits
+	# are in the band), every one folded since (the delta's), the deleted
+	# ones too from c on (their probes must come back without them); and
+	# every 7th value of the crashed transactions.  In the forced run each
+	# value is a probe of its own (a nested loop over parameterized bitmap
+	# scans); the sequential scan hashes them.
+	my $top = 21000;
+	my $deleted = 0;
+	my @crashed;
+	my $probes_d = sub {
+		my $live = grep { !$deleted || $_ % 5 } (map { 1 + 13 * $_ } 0 .. int(19999 / 13)), 20001 .. $top;
+		return [ [ "SELECT * FROM d WHERE a IN (SELECT generate_series(1, 20000, 13) "
+				  . "UNION ALL SELECT generate_series(20001, $top))", $live ],
+			"SELECT * FROM d WHERE a IN (7, 20500, $top)",
+			[ 'SELECT * FROM d WHERE a IN ('
+				  . join(' UNION ALL ', map { "SELECT generate_series($_->[0], $_->[1], 7)" } @crashed)
+				  . ')', 'empty' ] ];
+	};
+
+	# a. in a fold, after Scbf2DeltaAdd, before the fold's commit
+	q1('INSERT INTO d SELECT g, g FROM generate_series(21001, 22000) g');
+	$top = 22000;
+	push @crashed, [ 30001, 32000 ];
+	my ($e0) = $delta->() =~ / (\d+)$/;
+	my ($s, $pid) = gdb_session('d_a');
+	my $g = gdb_attach($pid);
+	my $out = gdb_stop_at($g, ['Scbf2UpdateTable'], start => sub {
+		$s->query_until(qr/folding/, "\\echo folding\nBEGIN;\n"
+			  . "INSERT INTO d SELECT g, g FROM generate_series(30001, 32000) g;\n"
+			  . "SELECT scbf_clean_pending('d_a');\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2UpdateTable\b.*\bScbf2Fold\b.*\bscbf_clean_pending\b/s,
+		'delta (a): a fold stopped before it writes the filter table');
+	is($delta->(), '16 ' . ($e0 + 3000),
+		'delta (a): at the crash, the delta holds the keys of the 1,000 committed pending rows and of the 2,000 uncommitted');
+	is($pending->(), 3000, 'delta (a): at the crash, the fold has not committed: 3,000 entries are pending');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (a): answers during the fold');
+	flush_wal($node);
+	gdb_crash($node, $g, 'delta (a)');
+	end_session($s);
+	is(q1('SELECT count(*) FROM d'), $top, 'delta (a): the transaction is lost');
+	is($delta->(), '16 ' . ($e0 + 3000), 'delta (a): after the crash, the delta keeps the entries written');
+	is($pending->(), 3000, 'delta (a): after the crash, the 3,000 entries are still pending');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (a): answers after the crash');
+	verify_clean($node, 'd_a', 'delta (a): after the crash');
+	is(q1("SELECT scbf_clean_pending('d_a')"), 3000, 'delta (a): the next fold folds the 3,000 entries');
+	is($delta->(), '16 ' . ($e0 + 6000), 'delta (a): the next fold put its keys in the delta');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (a): answers after the next fold');
+
+	# b. inside the merge of a fold whose keys overflow a partition: the
+	# bits set, the pages not emptied.  Two committed folds of 3,500 keys
+	# (each at most a quarter of what the delta holds) fill it first.
+	for my $lo (22001, 25501)
+	{
+		q1("INSERT INTO d SELECT g, g FROM generate_series($lo, $lo + 3499) g");
+		is(q1("SELECT scbf_clean_pending('d_a')"), 3500, "delta (b): a fold put 3,500 keys in the delta");
+	}
+	$top = 29000;
+	push @crashed, [ 40001, 43500 ];
+	my ($e1) = $delta->() =~ / (\d+)$/;
+	($s, $pid) = gdb_session('d_a');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'Scbf2DeltaMerge', 'Scbf2RowsSet' ], finish => 1, start => sub {
+		$s->query_until(qr/folding/, "\\echo folding\nBEGIN;\n"
+			  . "INSERT INTO d SELECT g, g FROM generate_series(40001, 43500) g;\n"
+			  . "SELECT scbf_clean_pending('d_a');\n");
+	});
+	like($out // '',
+		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2Fold\b.*\bscbf_clean_pending\b/s,
+		'delta (b): a fold merged the delta and stopped once the merge set the bits');
+	my ($e2) = $delta->() =~ / (\d+)$/;
+	cmp_ok($e2, '>', $e1, "delta (b): at the crash, the delta holds $e2 entries (the fold added some), none emptied");
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (b): answers during the merge');
+	flush_wal($node);
+	gdb_crash($node, $g, 'delta (b)');
+	end_session($s);
+	is(q1('SELECT count(*) FROM d'), $top, 'delta (b): the transaction is lost');
+	is($delta->(), "16 $e2", 'delta (b): after the crash, the delta keeps its entries');
+	is($pending->(), 3500, 'delta (b): after the crash, the 3,500 entries are still pending');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (b): answers after the crash');
+	# left: the bits the merge set for the crashed fold's own keys, which
+	# the filter table does not count, the fold's table never written
+	# ('bits': false positives only)
+	verify_clean($node, 'd_a', 'delta (b): after the crash', leftovers => ['bits']);
+	q1('INSERT INTO d SELECT g, g FROM generate_series(29001, 29500) g');
+	$top = 29500;
+	is(q1("SELECT scbf_clean_pending('d_a')"), 4000,
+		'delta (b): the next fold folds the 3,500 entries pending at the crash and 500 new ones');
+	my ($e3) = $delta->() =~ / (\d+)$/;
+	cmp_ok($e3, '<', $e2, "delta (b): the next fold merged the full delta ($e3 entries left)");
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (b): answers after the next fold');
+	# (the extra bits stay until VACUUM recounts the filter)
+	verify_clean($node, 'd_a', 'delta (b): after the next fold', leftovers => ['bits']);
+	q1('VACUUM (INDEX_CLEANUP ON) d');
+	exact_tids('delta (b): after VACUUM', 'd', 7, 21999, 22000, 22222, 29500, 30001, 40001, 43499);
+	verify_clean($node, 'd_a', 'delta (b): after VACUUM');
+
+	# c. inside VACUUM's merge, after deletes: the bits set, the pages not
+	# emptied, no entry removed
+	q1('INSERT INTO d SELECT g, g FROM generate_series(29501, 30000) g');
+	$top = 30000;
+	is(q1("SELECT scbf_clean_pending('d_a')"), 500, 'delta (c): a fold took 500 keys');
+	q1('DELETE FROM d WHERE id % 5 = 0');
+	$deleted = 1;
+	my $e4 = $delta->();
+	($s, $pid) = gdb_session('d_a');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'Scbf2VacMergeDelta', 'Scbf2RowsSet' ], finish => 1, start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) d;\n");
+	});
+	like($out // '',
+		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbf2bulkdelete\b/s,
+		'delta (c): VACUUM stopped in its merge once the bits were set');
+	is($delta->(), $e4, 'delta (c): at the crash, no delta page is emptied');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers during the merge');
+	flush_wal($node);
+	gdb_crash($node, $g, 'delta (c)');
+	end_session($s);
+	is($delta->(), $e4, 'delta (c): after the crash, the delta keeps its entries');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers after the crash');
+	verify_clean($node, 'd_a', 'delta (c): after the crash');
+	q1('VACUUM (INDEX_CLEANUP ON) d');
+	is($delta->(), '16 0', 'delta (c): the next VACUUM merged the delta');
+	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers after the next VACUUM');
+	exact_tids('delta', 'd', 7, 10, 20500, 21005, 22222, 29500, 29999, 30000, 30001, 40001);
+	verify_clean($node, 'd_a', 'delta: at the end');
 }
 
 $node->stop;
