@@ -185,6 +185,13 @@ typedef struct Scbf2MetaPageData
 	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
 } Scbf2MetaPageData;
 
+/*
+ * Metapage flags.  SCBF2_META_DELTA: the metapage has the delta's fields
+ * (added while format 2 was in development); a metapage without it has
+ * the older layout, and the index must be rebuilt.
+ */
+#define SCBF2_META_DELTA			0x0001
+
 #define Scbf2PageGetMeta(page)	((Scbf2MetaPageData *) PageGetContents(page))
 
 #define SCBF2_MAX_TABLE_PAGES \

@@ -771,6 +771,16 @@ fresh_index2('v2_a', '(a)');
 	scans_survive('a', '7, 8', 'format 2: a metapage field out of range');
 }
 
+# a metapage without the delta's flag (the layout before the delta's
+# fields): a clear REINDEX error, for the verifier and for scans
+fresh_index2('v2_a', '(a)');
+{
+	patch('v2_a', [ 0, 38, pack('v', 0) ]);    # metapage flags
+	verify_fails('v2_a', 'false', qr/has an older layout of storage format 2\n.*DETAIL:  It was built by a development version.*\n(?:.*\n)*?HINT:  REINDEX it/,
+		'format 2: a metapage of the older layout');
+	scans_survive('a', '7, 8', 'format 2: a metapage of the older layout');
+}
+
 # pending entries, then a chain that loops (a page whose next is itself);
 # the index goes before anything inserts into v again: an insert would
 # meet the loop too
