@@ -56,44 +56,12 @@ is($node->safe_psql('postgres', 'SHOW data_checksums'),
 
 sub q1 { return $node->safe_psql('postgres', $_[0]); }
 
-sub index_path
-{
-	my ($idx) = @_;
-	return $node->data_dir . '/' . q1("SELECT pg_relation_filepath('$idx')");
-}
-
-# A page of the index as on disk (after a checkpoint)
-sub read_page
-{
-	my ($idx, $blkno) = @_;
-	my $path = index_path($idx);
-	q1('CHECKPOINT');
-	open(my $fh, '<:raw', $path) or die "open $path: $!";
-	seek($fh, $blkno * $BLCKSZ, 0) or die "seek: $!";
-	read($fh, my $page, $BLCKSZ) == $BLCKSZ or die "short read";
-	close($fh);
-	return $page;
-}
+# a page of the index as on disk; overwrite bytes of it (ScbfTest.pm)
+sub read_page { my ($idx, $blkno) = @_; return read_index_page($node, $idx, $blkno); }
+sub patch { my ($idx, @edits) = @_; patch_index($node, $idx, @edits); }
 
 sub u8 { return unpack('C', substr($_[0], $_[1], 1)); }
 sub u32 { return unpack('V', substr($_[0], $_[1], 4)); }
-
-# Overwrite bytes of the index with the node stopped: [blkno, offset, bytes]...
-sub patch
-{
-	my ($idx, @edits) = @_;
-	my $path = index_path($idx);
-	$node->stop;
-	open(my $fh, '+<:raw', $path) or die "open $path: $!";
-	for my $e (@edits)
-	{
-		my ($blkno, $offset, $bytes) = @$e;
-		seek($fh, $blkno * $BLCKSZ + $offset, 0) or die "seek: $!";
-		print $fh $bytes;
-	}
-	close($fh);
-	$node->start;
-}
 
 # the first page of a kind, as scbf_pages lists it
 sub page_of

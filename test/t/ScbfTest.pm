@@ -50,7 +50,8 @@ our @EXPORT = qw(new_node start_node long_tests scbf_same rows_hash verify_clean
   probe_churned
   create_gate hold_gate gated_session wait_gated freeze_vacuum kill_backend
   crash end_session flush_wal
-  gdb_unusable gdb_attach gdb_stop_at gdb_crash);
+  gdb_unusable gdb_attach gdb_stop_at gdb_crash
+  read_index_page patch_index);
 
 # The settings of the crash tests (start_node's crash => 1): no autovacuum
 # to race the test, no checkpoint the test did not ask for (so that
@@ -485,6 +486,42 @@ sub flush_wal
 	my ($node) = @_;
 	$node->safe_psql('postgres',
 		"CREATE TABLE IF NOT EXISTS scbf_flush_wal (x int);\nINSERT INTO scbf_flush_wal VALUES (1)");
+}
+
+# read_index_page($node, $idx, $blkno): block $blkno of index $idx as on
+# disk, after a checkpoint (for the tests that read or break pages)
+sub read_index_page
+{
+	my ($node, $idx, $blkno) = @_;
+	my $path = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+	my $blcksz = 8192;
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	open(my $fh, '<:raw', $path) or die "open $path: $!";
+	seek($fh, $blkno * $blcksz, 0) or die "seek: $!";
+	read($fh, my $page, $blcksz) == $blcksz or die "short read";
+	close($fh);
+	return $page;
+}
+
+# patch_index($node, $idx, [blkno, offset, bytes], ...): overwrite bytes of
+# index $idx with the node stopped, then start it again
+sub patch_index
+{
+	my ($node, $idx, @edits) = @_;
+	my $path = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('$idx')");
+	my $blcksz = 8192;
+	$node->stop;
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	for my $e (@edits)
+	{
+		my ($blkno, $offset, $bytes) = @$e;
+		seek($fh, $blkno * $blcksz + $offset, 0) or die "seek: $!";
+		print $fh $bytes;
+	}
+	close($fh);
+	$node->start;
 }
 
 # gdb_unusable($pid): why gdb cannot stop backend $pid at a breakpoint
