@@ -556,7 +556,11 @@ Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
 	}
 	else if (delta.pages > 0)
 	{
-		/* keys of a delta a relayout left behind: merge them now */
+		/*
+		 * a fold too large for the delta (or a setting raised since it was
+		 * made): its bits go straight to the band, and the delta's with
+		 * them, so that the delta starts empty
+		 */
 		Scbf2DeltaMerge(index, fs->state, &delta, band,
 						RelationGetNumberOfBlocks(index));
 	}
