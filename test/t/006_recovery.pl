@@ -49,11 +49,11 @@ my @probes = (
 
 sub check_all
 {
-	my ($n, $what) = @_;
+	my ($n, $what, %opt) = @_;
 	scbf_same($n, 'postgres', [ map { [ $_, 'any' ] } @probes ], nonempty => 3, name => $what);
 	scbf_same($n, 'postgres', 'SELECT * FROM ch WHERE k = -1', rows => 'empty',
 		name => "$what: a value never inserted");
-	verify_clean($n, $_, $what) for ('ch_k', 'ch_s', 'ch_ks');
+	verify_clean($n, $_, $what, %opt) for ('ch_k', 'ch_s', 'ch_ks');
 }
 
 # the table's rows, as a count and a hash
@@ -141,7 +141,9 @@ $node->stop('immediate');
 eval { $load->quit };
 $standby->promote;
 ok($standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'failover: the standby is promoted');
-check_all($standby, 'promoted standby');
+# a fold the crash cut short leaves pages no structure names; the first
+# VACUUM after the promotion frees them (the check after it allows none)
+check_all($standby, 'promoted standby', leftovers => ['pages']);
 $standby->safe_psql('postgres', q{
 	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(300001, 330000) g;
 	DELETE FROM ch WHERE id % 7 = 0;
