@@ -73,6 +73,7 @@ SELECT scbf_empty('SELECT id, a, b FROM ch WHERE a = -1') AS absent;
 
 -- round 1: delete a third, vacuum, insert into the freed space
 DELETE FROM ch WHERE id % 3 = 0;
+CALL scbf_wait_snapshots();
 VACUUM ch;
 INSERT INTO ch SELECT g, g % 700, 'b' || (hashint4(g) % 300), repeat('y', 200) FROM generate_series(12001, 15000) g;
 SELECT count(*) > 1000 AS reused_space FROM ch WHERE id > 12000 AND (ctid::text::point)[0] < 3000;
@@ -86,6 +87,7 @@ UPDATE ch SET pad = repeat('z', 190) WHERE id % 10 = 2;
 DELETE FROM ch WHERE id BETWEEN 2000 AND 3500;
 SELECT * FROM ch_checks();
 SELECT scbf_same('SELECT id, a FROM ch WHERE a = 1001');
+CALL scbf_wait_snapshots();
 VACUUM ch;
 SELECT * FROM ch_checks();
 SELECT scbf_same('SELECT id, a FROM ch WHERE a = 1001');
@@ -95,6 +97,7 @@ SELECT scbf_verify('ch_a', true), scbf_verify('ch_ab', true), scbf_verify('ch_b'
 
 -- round 3: delete everything, vacuum, fill again
 DELETE FROM ch;
+CALL scbf_wait_snapshots();
 VACUUM ch;
 SELECT scbf_empty('SELECT id, a, b FROM ch WHERE a = 7') AS all_deleted,
 	scbf_empty('SELECT id, a, b FROM ch WHERE a = 3 AND b = ''b166''') AS all_deleted_pair;
@@ -114,6 +117,7 @@ SELECT max_chain > 1 AS chained FROM scbf_index_info('chain_k');
 SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4242'')');
 SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''59999''), md5(''-1''))');
 DELETE FROM chain WHERE id % 2 = 0;
+CALL scbf_wait_snapshots();
 VACUUM chain;
 SELECT max_chain AS chain_after_vacuum FROM scbf_index_info('chain_k');
 SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4243'')');
@@ -121,6 +125,7 @@ SELECT scbf_same('SELECT * FROM chain WHERE k = md5(''4243'')');
 SELECT scbf_empty('SELECT * FROM chain WHERE k = md5(''4242'')');
 INSERT INTO chain SELECT g, md5(g::text) FROM generate_series(60001, 90000) g;
 SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''60001''), md5(''89999''), md5(''2''))');
+CALL scbf_wait_snapshots();
 VACUUM chain;
 SELECT scbf_same('SELECT * FROM chain WHERE k IN (md5(''1''), md5(''60001''), md5(''89999''), md5(''2''))');
 SELECT scbf_verify('chain_k', true);
@@ -135,10 +140,12 @@ SELECT saturated_counters > 0 AS saturated FROM scbf_index_info('sat_a');
 SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
 DELETE FROM sat WHERE a = 1 AND id < 5000;
 SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
+CALL scbf_wait_snapshots();
 VACUUM sat;
 SELECT scbf_same('SELECT * FROM sat WHERE a = 1');
 SELECT scbf_same('SELECT * FROM sat WHERE a = 3');
 DELETE FROM sat WHERE a = 1;
+CALL scbf_wait_snapshots();
 VACUUM sat;
 SELECT scbf_empty('SELECT * FROM sat WHERE a = 1');
 SELECT saturated_counters AS saturated_after, stale_counters FROM scbf_index_info('sat_a');
