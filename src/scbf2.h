@@ -487,7 +487,9 @@ typedef struct Scbf2RunInfo
 	uint32		nentries;
 	int			nleaves;
 	uint32	   *fences;			/* first hash of each leaf */
-	BlockNumber *leaves;
+	BlockNumber *leaves;		/* InvalidBlockNumber: the inline leaf */
+	int			inlined;		/* bytes of the inline (last) leaf, or 0 */
+	uint8	   *inline_bytes;	/* its posting lists */
 } Scbf2RunInfo;
 
 /* A ledger root page, as read */

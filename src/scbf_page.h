@@ -245,6 +245,13 @@ typedef struct Scbf2FilterEntry
  *	first posting list has, which is also the base its deltas start from.
  *	A hash's posting list that does not fit a leaf goes on at the start of
  *	the next leaf, whose fence is then that same hash.
+ *
+ *	A run's last leaf may sit in the root itself ("inline"): its posting
+ *	lists follow the run's fences, and its fence names InvalidBlockNumber.
+ *	A writer inlines it only when the root keeps SCBF2_ROOT_RESERVE bytes
+ *	free after it, room for the fences of the runs later folds and VACUUMs
+ *	add.  A small filter's ledger is then its root alone, and a fold's
+ *	small run costs no page of its own.
  * ----------------------------------------------------------------
  */
 typedef struct Scbf2RootPageData
@@ -268,12 +275,21 @@ typedef struct Scbf2RunData
 								 * PG_UINT64_MAX while current */
 	uint32		nentries;		/* items in all its posting lists */
 	uint16		nleaves;
-	uint16		unused;
+	uint16		inlined;		/* bytes of the last leaf's posting lists,
+								 * held after the fences; 0: every leaf is
+								 * a page */
 	Scbf2Fence	fences[FLEXIBLE_ARRAY_MEMBER];
 } Scbf2RunData;
 
 #define Scbf2RunSize(nleaves) \
 	(offsetof(Scbf2RunData, fences) + sizeof(Scbf2Fence) * (nleaves))
+/* the bytes of a run in its root, inline leaf included */
+#define Scbf2RunBytes(run) \
+	(Scbf2RunSize((run)->nleaves) + (run)->inlined)
+#define Scbf2RunInline(run) \
+	((uint8 *) &(run)->fences[(run)->nleaves])
+/* what a root keeps free when it takes an inline leaf */
+#define SCBF2_ROOT_RESERVE			1024
 #define Scbf2PageGetRoot(page)	((Scbf2RootPageData *) PageGetContents(page))
 #define Scbf2RootRuns(page) \
 	((char *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2RootPageData)))

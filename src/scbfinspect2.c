@@ -172,7 +172,8 @@ Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		for (r = 0; r < ri.nruns; r++)
 			if (ri.runs[r].made <= c->mi.fold_serial &&
 				c->mi.fold_serial < ri.runs[r].gone)
-				fs->ledger_pages += ri.runs[r].nleaves;
+				fs->ledger_pages += ri.runs[r].nleaves -
+					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
 		if (!Scbf2LedgerScan(index, root, col, c->mi.fold_serial,
 							 Scbf2CountPosting, &ca, nblocks))

@@ -7,7 +7,9 @@
  * NOTES
  *	  A root page lists the runs (the fold serial that made each one, the
  *	  one that superseded it, its leaf fences); leaves hold posting lists
- *	  (scbfpostinglist.c).  A lookup reads the root and, per run, the one
+ *	  (scbfpostinglist.c).  A run's last leaf may be inline, held in the
+ *	  root after the run's fences, when the root has room to spare
+ *	  (Scbf2RunMayInline).  A lookup reads the root and, per run, the one
  *	  or two leaves whose fences bracket the hash: its page count does not
  *	  depend on the size of the filter.  Readers copy a page and let go of
  *	  its lock before decoding it, so no lock is held across a callback.
@@ -36,19 +38,40 @@
 /* A root's runs, copied out of the page and checked */
 typedef struct Scbf2RootCopy
 {
+	BlockNumber root;
 	int			nruns;
 	Scbf2RunData *runs[SCBF2_ROOT_BYTES / sizeof(Scbf2RunData) + 1];
 	char		bytes[SCBF2_ROOT_BYTES];
 } Scbf2RootCopy;
 
-/* A leaf's posting lists, copied out of the page */
+/* A leaf's posting lists, copied out of its page or its root */
 typedef struct Scbf2LeafCopy
 {
-	BlockNumber blkno;			/* InvalidBlockNumber: nothing copied yet */
+	const Scbf2RunData *run;	/* leaf `leaf` of this run; NULL: nothing
+								 * copied yet */
+	int			leaf;
+	BlockNumber blkno;			/* its page (the root's, if inline) */
 	uint32		fence;
 	uint16		nbytes;
 	uint8		bytes[SCBF2_LEAF_BYTES];
 } Scbf2LeafCopy;
+
+/*
+ * True if the run at byte off of a root's nbytes of runs fits in them, and
+ * its inline leaf, if any, is its last one, with no block.
+ */
+static bool
+Scbf2RunFits(const Scbf2RunData *run, uint32 off, uint32 nbytes)
+{
+	if (off + offsetof(Scbf2RunData, fences) > nbytes ||
+		off + Scbf2RunBytes(run) > nbytes)
+		return false;
+	if (run->inlined > 0 &&
+		(run->nleaves == 0 || run->inlined > SCBF2_LEAF_BYTES ||
+		 run->fences[run->nleaves - 1].blkno != InvalidBlockNumber))
+		return false;
+	return true;
+}
 
 /*
  * Copy the runs of a root page and check that they fit where they are.
@@ -74,6 +97,7 @@ Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 		ScbfReportCorrupt(index, root,
 						  "A ledger root is not the one of its column, or overflows its page.");
 	}
+	rc->root = root;
 	rc->nruns = rd->nruns;
 	memcpy(rc->bytes, Scbf2RootRuns(page), rd->nbytes);
 	UnlockReleaseBuffer(buf);
@@ -83,12 +107,11 @@ Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 		Scbf2RunData *run = (Scbf2RunData *) (rc->bytes + off);
 
 		if (i >= lengthof(rc->runs) ||
-			off + offsetof(Scbf2RunData, fences) > rd->nbytes ||
-			off + Scbf2RunSize(run->nleaves) > rd->nbytes)
+			!Scbf2RunFits(run, off, rd->nbytes))
 			ScbfReportCorrupt(index, root,
 							  "A ledger root lists runs that overflow its page.");
 		rc->runs[i] = run;
-		off += MAXALIGN(Scbf2RunSize(run->nleaves));
+		off += MAXALIGN(Scbf2RunBytes(run));
 	}
 }
 
@@ -102,7 +125,8 @@ Scbf2RunVisible(const Scbf2RunData *run, uint64 fold_serial)
 }
 
 /*
- * Copy leaf i of a run into lc, unless lc already holds it.
+ * Copy leaf i of a run of the root copy rc into lc, unless lc already
+ * holds it; an inline leaf comes from rc itself.
  *
  * VACUUM frees the leaves of a superseded run once no snapshot on the
  * primary is older than the supersession (Scbf2MetaGoneReadable); a
@@ -111,17 +135,29 @@ Scbf2RunVisible(const Scbf2RunData *run, uint64 fold_serial)
  * primary a leaf that is not the run's is corruption.
  */
 static bool
-Scbf2ReadLeaf(Relation index, const Scbf2RunData *run, int i, int col,
-			  BlockNumber nblocks, Scbf2LeafCopy *lc)
+Scbf2ReadLeaf(Relation index, const Scbf2RootCopy *rc,
+			  const Scbf2RunData *run, int i, int col, BlockNumber nblocks,
+			  Scbf2LeafCopy *lc)
 {
 	BlockNumber blkno = run->fences[i].blkno;
 	Buffer		buf;
 	Page		page;
 	Scbf2LeafPageData *ld;
 
-	if (lc->blkno == blkno)
+	if (lc->run == run && lc->leaf == i)
 		return true;
 	CHECK_FOR_INTERRUPTS();
+	if (run->inlined > 0 && i == run->nleaves - 1)
+	{
+		/* the inline leaf: in the root's copy already */
+		lc->run = run;
+		lc->leaf = i;
+		lc->blkno = rc->root;
+		lc->fence = run->fences[i].hash;
+		lc->nbytes = run->inlined;
+		memcpy(lc->bytes, Scbf2RunInline(run), run->inlined);
+		return true;
+	}
 	if (RecoveryInProgress() && blkno != SCBF_METAPAGE_BLKNO &&
 		blkno < nblocks)
 	{
@@ -151,6 +187,8 @@ Scbf2ReadLeaf(Relation index, const Scbf2RunData *run, int i, int col,
 		ScbfReportCorrupt(index, blkno,
 						  "A ledger leaf does not belong to the run that lists it.");
 	}
+	lc->run = run;
+	lc->leaf = i;
 	lc->blkno = blkno;
 	lc->fence = ld->fence;
 	lc->nbytes = ld->nbytes;
@@ -236,7 +274,7 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
 
 	*items = palloc(sizeof(uint16) * maxitems);
 	Scbf2ReadRoot(index, root, col, nblocks, rc);
-	lc->blkno = InvalidBlockNumber;
+	lc->run = NULL;
 	for (r = 0; r < rc->nruns; r++)
 	{
 		Scbf2RunData *run = rc->runs[r];
@@ -263,7 +301,7 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
 			for (leaf = Max(lo - 1, 0);
 				 leaf < run->nleaves && run->fences[leaf].hash <= h; leaf++)
 			{
-				if (!Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc))
+				if (!Scbf2ReadLeaf(index, rc, run, leaf, col, nblocks, lc))
 				{
 					pfree(rc);
 					pfree(lc);
@@ -304,7 +342,7 @@ Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	int			leaf;
 
 	Scbf2ReadRoot(index, root, col, nblocks, rc);
-	lc->blkno = InvalidBlockNumber;
+	lc->run = NULL;
 	for (r = 0; r < rc->nruns; r++)
 	{
 		Scbf2RunData *run = rc->runs[r];
@@ -313,7 +351,7 @@ Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 			continue;
 		for (leaf = 0; leaf < run->nleaves; leaf++)
 		{
-			if (!Scbf2ReadLeaf(index, run, leaf, col, nblocks, lc))
+			if (!Scbf2ReadLeaf(index, rc, run, leaf, col, nblocks, lc))
 			{
 				pfree(rc);
 				pfree(lc);
@@ -475,7 +513,8 @@ Scbf2LedgerBlocks(Relation index, BlockNumber root, int col, Scbf2BlockFn fn,
 	fn(root, arg);
 	for (r = 0; r < rc->nruns; r++)
 		for (l = 0; l < rc->runs[r]->nleaves; l++)
-			fn(rc->runs[r]->fences[l].blkno, arg);
+			if (rc->runs[r]->fences[l].blkno != InvalidBlockNumber)
+				fn(rc->runs[r]->fences[l].blkno, arg);
 	pfree(rc);
 }
 
@@ -507,6 +546,7 @@ struct Scbf2EncodedRun
 	int			nentries;
 	int			nleaves;
 	int			maxleaves;
+	bool		inline_last;	/* its last leaf goes into the root */
 	Page	   *images;
 	Scbf2Fence *fences;			/* hashes set, blocks once written */
 };
@@ -571,6 +611,7 @@ Scbf2EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
 
 	er->nleaves = 0;
 	er->maxleaves = 8;
+	er->inline_last = false;
 	er->images = palloc(sizeof(Page) * er->maxleaves);
 	er->fences = palloc(sizeof(Scbf2Fence) * er->maxleaves);
 	while (i < n)
@@ -639,18 +680,41 @@ Scbf2WriteImage(Relation index, Page image, bool wal)
 }
 
 /*
- * Write the leaves of an encoded run; their blocks go into its fences.
+ * Decide whether the last leaf of an encoded run goes into its root, whose
+ * runs take rootbytes once tidied: if the root keeps SCBF2_ROOT_RESERVE
+ * bytes free after it.
  */
 static void
+Scbf2RunMayInline(Scbf2Run *er, uint32 rootbytes)
+{
+	Size		size;
+
+	er->inline_last = false;
+	if (er->nleaves == 0)
+		return;
+	size = MAXALIGN(Scbf2RunSize(er->nleaves) +
+					Scbf2PageGetLeaf(er->images[er->nleaves - 1])->nbytes);
+	if (rootbytes + size + SCBF2_ROOT_RESERVE <= SCBF2_ROOT_BYTES)
+		er->inline_last = true;
+}
+
+/*
+ * Write the leaves of an encoded run, but an inline one; their blocks go
+ * into its fences.  Returns the pages written.
+ */
+static int
 Scbf2WriteLeaves(Relation index, Scbf2Run *er, bool wal)
 {
+	int			n = er->nleaves - (er->inline_last ? 1 : 0);
 	int			i;
 
-	for (i = 0; i < er->nleaves; i++)
+	for (i = 0; i < n; i++)
 	{
 		er->fences[i].blkno = Scbf2WriteImage(index, er->images[i], wal);
 		pfree(er->images[i]);
+		er->images[i] = NULL;
 	}
+	return n;
 }
 
 /*
@@ -662,16 +726,31 @@ Scbf2RootAddRun(Page page, uint64 serial, int n, Scbf2Run *er)
 {
 	Scbf2RootPageData *rd = Scbf2PageGetRoot(page);
 	Scbf2RunData *run;
-	Size		size = MAXALIGN(Scbf2RunSize(er->nleaves));
+	Page		last = NULL;
+	uint16		inlined = 0;
+	Size		size;
 
+	if (er->inline_last)
+	{
+		last = er->images[er->nleaves - 1];
+		inlined = Scbf2PageGetLeaf(last)->nbytes;
+	}
+	size = MAXALIGN(Scbf2RunSize(er->nleaves) + inlined);
 	if (rd->nbytes + size > SCBF2_ROOT_BYTES)
 		return false;
 	run = (Scbf2RunData *) (Scbf2RootRuns(page) + rd->nbytes);
+	memset(run, 0, size);
 	run->made = serial;
 	run->gone = PG_UINT64_MAX;
 	run->nentries = (uint32) n;
 	run->nleaves = (uint16) er->nleaves;
+	run->inlined = inlined;
 	memcpy(run->fences, er->fences, sizeof(Scbf2Fence) * er->nleaves);
+	if (last != NULL)
+	{
+		run->fences[er->nleaves - 1].blkno = InvalidBlockNumber;
+		memcpy(Scbf2RunInline(run), Scbf2LeafBytes(last), inlined);
+	}
 	rd->nruns++;
 	rd->nbytes += size;
 	((PageHeader) page)->pd_lower =
@@ -713,13 +792,17 @@ Scbf2LedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
 	BlockNumber rootblk;
 
 	Scbf2EncodeRun(index, segno, col, serial, hashes, items, n, &er);
-	Scbf2WriteLeaves(index, &er, false);
+	Scbf2RunMayInline(&er, 0);
+	*npages = Scbf2WriteLeaves(index, &er, false) + 1;
 	Scbf2InitRoot(root, filterno, col);
 	if (!Scbf2RootAddRun(root, serial, n, &er))
 		elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
 			 RelationGetRelationName(index), er.nleaves);
 	rootblk = Scbf2WriteImage(index, root, false);
-	*npages = er.nleaves + 1;
+	if (er.inline_last)
+		pfree(er.images[er.nleaves - 1]);
+	pfree(er.images);
+	pfree(er.fences);
 	pfree(root);
 	return rootblk;
 }
@@ -786,11 +869,10 @@ Scbf2RootTidy(Relation index, BlockNumber root, Page page, uint64 serial,
 		Size		size;
 		bool		drop;
 
-		if (off + offsetof(Scbf2RunData, fences) > rd->nbytes ||
-			off + Scbf2RunSize(run->nleaves) > rd->nbytes)
+		if (!Scbf2RunFits(run, off, rd->nbytes))
 			ScbfReportCorrupt(index, root,
 							  "A ledger root lists runs that overflow its page.");
-		size = MAXALIGN(Scbf2RunSize(run->nleaves));
+		size = MAXALIGN(Scbf2RunBytes(run));
 		off += size;
 		if (run->gone >= serial && run->gone != PG_UINT64_MAX &&
 			run->made < serial)
@@ -813,6 +895,8 @@ Scbf2RootTidy(Relation index, BlockNumber root, Page page, uint64 serial,
 			}
 			for (l = 0; l < run->nleaves; l++)
 			{
+				if (run->fences[l].blkno == InvalidBlockNumber)
+					continue;	/* the inline leaf */
 				freed->blocks[freed->n] = run->fences[l].blkno;
 				freed->made[freed->n] = (uint32) run->made;
 				freed->n++;
@@ -938,6 +1022,11 @@ Scbf2LedgerHasRoom(Relation index, BlockNumber root, int col,
 static void
 Scbf2RunFree(Scbf2Run *run)
 {
+	int			i;
+
+	for (i = 0; i < run->nleaves; i++)
+		if (run->images[i] != NULL)
+			pfree(run->images[i]);
 	pfree(run->images);
 	pfree(run->fences);
 	pfree(run);
@@ -962,8 +1051,18 @@ Scbf2RootWrite(Relation index, BlockNumber root, uint32 filterno, int col,
 	Page		page;
 	Scbf2Freed	freed;
 
-	Scbf2WriteLeaves(index, run, true);
-	*npages = run->nleaves;
+	if (root == InvalidBlockNumber)
+		Scbf2RunMayInline(run, 0);
+	else
+	{
+		/* the root as the tidy below leaves it: under the fold lock */
+		Page		copy = Scbf2CopyRoot(index, root, col, nblocks);
+
+		Scbf2RootTidy(index, root, copy, run->serial, meta, NULL);
+		Scbf2RunMayInline(run, Scbf2PageGetRoot(copy)->nbytes);
+		pfree(copy);
+	}
+	*npages = Scbf2WriteLeaves(index, run, true);
 	if (root == InvalidBlockNumber)
 	{
 		Page		image = palloc(BLCKSZ);
@@ -997,7 +1096,7 @@ Scbf2RootWrite(Relation index, BlockNumber root, uint32 filterno, int col,
 
 			if (Scbf2RunVisible(r, Scbf2MetaFoldSerial(meta)))
 				r->gone = run->serial;
-			off += MAXALIGN(Scbf2RunSize(r->nleaves));
+			off += MAXALIGN(Scbf2RunBytes(r));
 		}
 	}
 	if (!Scbf2RootAddRun(page, run->serial, run->nentries, run))
@@ -1131,10 +1230,9 @@ Scbf2ReadRootInfo(Relation index, BlockNumber root, Scbf2RootInfo *ri,
 		Scbf2RunInfo *r = &ri->runs[i];
 		int			l;
 
-		if (off + offsetof(Scbf2RunData, fences) > nbytes ||
-			off + Scbf2RunSize(run->nleaves) > nbytes)
+		if (!Scbf2RunFits(run, off, nbytes))
 			ScbfReportCorrupt(index, root,
-							  psprintf("Ledger root at block %u lists %d runs, whose run %d overflows its %u bytes.",
+							  psprintf("Ledger root at block %u lists %d runs, whose run %d overflows its %u bytes or has an inline leaf that cannot be.",
 									   root, ri->nruns, i, nbytes));
 		r->made = run->made;
 		r->gone = run->gone;
@@ -1147,7 +1245,14 @@ Scbf2ReadRootInfo(Relation index, BlockNumber root, Scbf2RootInfo *ri,
 			r->fences[l] = run->fences[l].hash;
 			r->leaves[l] = run->fences[l].blkno;
 		}
-		off += MAXALIGN(Scbf2RunSize(run->nleaves));
+		r->inlined = run->inlined;
+		r->inline_bytes = NULL;
+		if (run->inlined > 0)
+		{
+			r->inline_bytes = palloc(run->inlined);
+			memcpy(r->inline_bytes, Scbf2RunInline(run), run->inlined);
+		}
+		off += MAXALIGN(Scbf2RunBytes(run));
 	}
 	pfree(bytes);
 }

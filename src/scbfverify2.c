@@ -544,14 +544,15 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
  */
 
 /*
- * One leaf of a run: its page, its posting lists in hash order after the
+ * One leaf of a run: its page (or, inline, the root's bytes that hold it),
+ * its posting lists in hash order after the
  * previous leaf's (*prevhash / *previtem: the last list's hash and item,
  * *any: whether there was one), its items within the segment.  Adds its
  * items to *nitems.
  */
 static void
 Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
-				const Scbf2RunInfo *run, int l, bool *any,
+				BlockNumber root, const Scbf2RunInfo *run, int l, bool *any,
 				uint32 *prevhash, int *previtem, uint64 *nitems)
 {
 	BlockNumber blkno = run->leaves[l];
@@ -563,9 +564,26 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 	int			rc;
 	int			nlists = 0;
 
-	Scbf2Claim(vs, blkno, SCBF2_KIND_LEAF,
-			   psprintf("Leaf %d of a run of filter %u", l, vs->filterno));
-	Scbf2ReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
+	if (run->inlined > 0 && l == run->nleaves - 1)
+	{
+		/* the inline leaf, in the root: what its page would say */
+		blkno = root;
+		li.segno = segno;
+		li.column = col;
+		li.serial = (uint32) run->made;
+		li.fence = run->fences[l];
+		li.nlists = -1;			/* not kept */
+		li.nbytes = run->inlined;
+		li.maxbytes = run->inlined;	/* the root checked it fits a leaf */
+		li.bytes = palloc(run->inlined);
+		memcpy(li.bytes, run->inline_bytes, run->inlined);
+	}
+	else
+	{
+		Scbf2Claim(vs, blkno, SCBF2_KIND_LEAF,
+				   psprintf("Leaf %d of a run of filter %u", l, vs->filterno));
+		Scbf2ReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
+	}
 	if (li.segno != segno || li.column != col ||
 		li.serial != (uint32) run->made || li.fence != run->fences[l])
 		Scbf2Corrupt(vs, blkno,
@@ -620,7 +638,7 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 					 "has a ledger leaf that holds no posting lists",
 					 psprintf("After %d posting lists its bytes do not decode.",
 							  nlists));
-	if (nlists != li.nlists)
+	if (li.nlists >= 0 && nlists != li.nlists)
 		Scbf2Corrupt(vs, blkno,
 					 "has a ledger leaf whose list count is wrong",
 					 psprintf("It says %d posting lists and holds %d.",
@@ -669,7 +687,7 @@ Scbf2VerifyRoot(Scbf2VerifyState *vs, Scbf2Filter *f, int col,
 							 psprintf("Run %d: the fence of leaf %d (%u) is below the one of leaf %d (%u).",
 									  r, l, run->fences[l], l - 1,
 									  run->fences[l - 1]));
-			Scbf2VerifyLeaf(vs, segno, col, run, l, &any, &prevhash,
+			Scbf2VerifyLeaf(vs, segno, col, root, run, l, &any, &prevhash,
 							&previtem, &nitems);
 		}
 		if (nitems != run->nentries)

@@ -359,11 +359,12 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 		[ 'SELECT * FROM r WHERE a = 5000', 'empty' ]);
 	my $lastblk = q1('SELECT max((ctid::text::point)[0])::int FROM r');
 	my $lastseg = int($lastblk / 8);
-	# the leaves of a segment's filters written since WAL position $lsn (a
-	# merged run's leaves are new pages; nothing else writes leaves here)
-	my $new_leaves = sub {
+	# the roots of a segment's filters written since WAL position $lsn (a
+	# merged run goes into its root, with its last leaf inline or not;
+	# nothing else writes roots here: no entry is pending)
+	my $merged_roots = sub {
 		my ($segno, $lsn) = @_;
-		return "SELECT count(*) FROM scbf_pages('r_a') p WHERE p.kind = 'leaf' AND p.segno = $segno "
+		return "SELECT count(*) FROM scbf_pages('r_a') p WHERE p.kind = 'root' AND p.segno = $segno "
 		  . "AND (SELECT lsn FROM page_header(get_raw_page('r_a', p.blkno::int))) > '$lsn'";
 	};
 
@@ -378,10 +379,10 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 		my $pid = $vac->query_safe('SELECT pg_backend_pid()');
 		$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
 			  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) r;\n");
-		my $phase = freeze_vacuum($node, $pid, 'SELECT (' . $new_leaves->(0, $lsn) . ') > 0', "removal ($round)");
+		my $phase = freeze_vacuum($node, $pid, 'SELECT (' . $merged_roots->(0, $lsn) . ') > 0', "removal ($round)");
 		is($phase, 'vacuuming indexes', "removal ($round): frozen between two filters");
-		cmp_ok(q1($new_leaves->(0, $lsn)), '>', 0, "removal ($round): at the crash, segment 0's filter has its merged run");
-		is(q1($new_leaves->($lastseg, $lsn)), 0, "removal ($round): at the crash, segment ${lastseg}'s filter has not");
+		cmp_ok(q1($merged_roots->(0, $lsn)), '>', 0, "removal ($round): at the crash, segment 0's filter has its merged run");
+		is(q1($merged_roots->($lastseg, $lsn)), 0, "removal ($round): at the crash, segment ${lastseg}'s filter has not");
 		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers during the removal");
 		flush_wal($node);
 		kill_backend($node, $pid, "removal ($round)");
@@ -400,7 +401,7 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 		scbf_same($node, 'postgres', \@probes_r, name => "removal ($round): answers after a new VACUUM");
 		exact_tids("removal ($round)", 'r', 3, 4, 7, 107, 209);
 	}
-	# the superseded runs leave their roots and their leaves take new rows
+	# the superseded runs leave their roots and their leaf pages take new rows
 	q1('VACUUM (INDEX_CLEANUP ON) r');
 	$node->safe_psql('postgres', "INSERT INTO r SELECT -g, g % 300, 'n' FROM generate_series(2, 2000) g; VACUUM r;");
 	scbf_same($node, 'postgres', \@probes_r, name => 'removal: answers after the freed pages took new rows');

@@ -12,7 +12,9 @@
 #   4. a ledger root whose first leaf is the root itself (a page of
 #      another kind);
 #   5. a metapage whose first filter-table page is past the end of the
-#      index.
+#      index;
+#   6. a ledger root whose inline leaf (a run's last leaf, held in the
+#      root) claims more bytes than a leaf holds.
 #
 # Each reader must end with ERRCODE_INDEX_CORRUPTED naming the index and
 # the problem, or, for a diagnostic that reports what it can read
@@ -41,10 +43,13 @@ my $SPECIAL = $BLCKSZ - 16;
 # Format-2 layout (src/scbf_page.h), checked against the server below
 # before use: page contents at 24; special space owner u32 +0, index u32
 # +4, column u16 +8, type u8 +10; a pending page's next u32 @24; a root's
-# first run at 32 (after nruns u16, nbytes u32), its first fence (hash u32,
-# blkno u32) at +24 of the run; the metapage's ntablepages u32 @108 and its
+# first run at 32 (after nruns u16, nbytes u32), its nleaves u16 at +20,
+# its inline leaf's bytes u16 at +22, its first fence (hash u32, blkno u32)
+# at +24 of the run; the metapage's ntablepages u32 @108 and its
 # filter-table page list from 1688.
 my $PENDING_NEXT = 24;
+my $ROOT_RUN0_NLEAVES = 32 + 20;
+my $ROOT_RUN0_INLINED = 32 + 22;
 my $ROOT_FENCE0_BLKNO = 32 + 24 + 4;
 my $META_NTABLEPAGES = 24 + 84;
 my $META_TABLEPAGES = 24 + 1664;
@@ -61,6 +66,7 @@ sub read_page { my ($idx, $blkno) = @_; return read_index_page($node, $idx, $blk
 sub patch { my ($idx, @edits) = @_; patch_index($node, $idx, @edits); }
 
 sub u8 { return unpack('C', substr($_[0], $_[1], 1)); }
+sub u16 { return unpack('v', substr($_[0], $_[1], 2)); }
 sub u32 { return unpack('V', substr($_[0], $_[1], 4)); }
 
 # the first page of a kind, as scbf_pages lists it
@@ -68,6 +74,22 @@ sub page_of
 {
 	my ($idx, $kind) = @_;
 	return q1("SELECT min(blkno) FROM scbf_pages('$idx') WHERE kind = '$kind'");
+}
+
+# the first root of lq_a whose first run's first leaf is a page ($inline
+# false), or whose first run keeps its last leaf inline ($inline true)
+sub root_of
+{
+	my ($inline) = @_;
+	for my $root (split /\n/, q1("SELECT blkno FROM scbf_pages('lq_a') WHERE kind = 'root' ORDER BY blkno"))
+	{
+		my $page = read_page('lq_a', $root);
+		return $root
+		  if $inline
+		  ? u16($page, $ROOT_RUN0_INLINED) > 0
+		  : u16($page, $ROOT_RUN0_NLEAVES) > 1 && u32($page, $ROOT_FENCE0_BLKNO) != 0xFFFFFFFF;
+	}
+	die "lq_a has no root with " . ($inline ? 'an inline leaf' : 'a leaf page');
 }
 
 # Run $sql under a statement_timeout of 60 s (and the test's timeout of
@@ -141,11 +163,15 @@ is(q1("SELECT counter_bits FROM scbf_index_info('lq_a')"), '1', 'lq_a has storag
 	is(u32($meta, $META_NTABLEPAGES), q1("SELECT count(*) FROM scbf_pages('lq_a') WHERE kind = 'table'"),
 		'layout: the metapage counts the filter-table pages');
 	is(u32($meta, $META_TABLEPAGES), $table, 'layout: the metapage lists the first filter-table page');
-	my $root = page_of('lq_a', 'root');
+	my $root = root_of(0);
 	is(u8(read_page('lq_a', $root), $SPECIAL + 10), 8, 'layout: a root page where scbf_pages says');
 	my $leaf = u32(read_page('lq_a', $root), $ROOT_FENCE0_BLKNO);
 	is(q1("SELECT kind FROM scbf_pages('lq_a') WHERE blkno = $leaf"), 'leaf',
 		"layout: the root's first fence names a leaf");
+	my $iroot = read_page('lq_a', root_of(1));
+	my $nleaves = u16($iroot, $ROOT_RUN0_NLEAVES);
+	is(u32($iroot, $ROOT_FENCE0_BLKNO + 8 * ($nleaves - 1)), 0xFFFFFFFF,
+		"layout: a root's inline leaf is its run's last, and names no block");
 	my $pend = page_of('lq_a', 'pending');
 	is(u8(read_page('lq_a', $pend), $SPECIAL + 10), 10, 'layout: a pending page where scbf_pages says');
 	is(u32(read_page('lq_a', $pend), $PENDING_NEXT), 0xFFFFFFFF,
@@ -244,7 +270,7 @@ for my $what ('leaf past the end', 'leaf is the root')
 	fresh_index();
 	# the pending entries folded: VACUUM's first step cannot stop it
 	q1("SELECT scbf_clean_pending('lq_a'); CHECKPOINT");
-	my $root = page_of('lq_a', 'root');
+	my $root = root_of(0);
 	my $target = $what eq 'leaf is the root' ? $root : $FAR;
 	patch('lq_a', [ $root, $ROOT_FENCE0_BLKNO, pack('V', $target) ]);
 	my $re = $target == $FAR
@@ -274,6 +300,24 @@ fresh_index();
 		"DETAIL:  Block $FAR: The metapage's filter table page 0 names block $FAR, outside the index",
 		'table past the end: scbf_verify');
 	diagnostics_end('table past the end');
+}
+
+# ---- 6. a root whose inline leaf claims more bytes than a leaf holds
+fresh_index();
+{
+	q1("SELECT scbf_clean_pending('lq_a'); CHECKPOINT");
+	my $root = root_of(1);
+	patch('lq_a', [ $root, $ROOT_RUN0_INLINED, pack('v', 0xFFFF) ]);
+	my $re = 'DETAIL:  A ledger root lists runs that overflow its page';
+	walk_fails("SET enable_seqscan = off;\nSELECT count(*) FROM lq WHERE a IN ("
+		  . join(',', 0 .. 499) . ')', $re, 'inline leaf too long: a query');
+	walk_fails('SELECT count(*) FROM generate_series(0, 499) v, '
+		  . "LATERAL scbf_probe('lq_a', v)", $re, 'inline leaf too long: scbf_probe');
+	walk_fails('VACUUM (INDEX_CLEANUP ON) lq', $re, 'inline leaf too long: VACUUM');
+	walk_fails("SELECT scbf_verify('lq_a')",
+		"DETAIL:  Ledger root at block $root lists \\d+ runs, whose run 0 overflows its \\d+ bytes or has an inline leaf that cannot be",
+		'inline leaf too long: scbf_verify');
+	diagnostics_end('inline leaf too long');
 }
 
 # after all this the index can be rebuilt, verifies, and answers as a
