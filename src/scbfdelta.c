@@ -227,58 +227,62 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 			  int n, BlockNumber nblocks)
 {
 	uint32	   *start = palloc0(sizeof(uint32) * (delta->pages + 1));
-	uint32	   *part = palloc(sizeof(uint32) * Max(n, 1));
-	uint32	   *sortedpart = palloc(sizeof(uint32) * Max(n, 1));
 	Scbf2RowKey *sorted = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
-	Scbf2RowKey *taken = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
 	int			nleft = 0;
 	int			ntaken = 0;
 	int			i;
 	uint32		p;
 
-	/* order the keys by partition: a counting sort */
+	/*
+	 * Order the keys by partition: a counting sort, the partition computed
+	 * again in the second pass rather than kept (one scratch array, not
+	 * three, for the hundred thousand keys of a large fold).
+	 */
 	for (i = 0; i < n; i++)
-	{
-		part[i] = Scbf2DeltaPartition(keys[i].hash, keys[i].col,
-									  delta->pages);
-		start[part[i] + 1]++;
-	}
+		start[Scbf2DeltaPartition(keys[i].hash, keys[i].col,
+								  delta->pages) + 1]++;
 	for (p = 0; p < delta->pages; p++)
 		start[p + 1] += start[p];
 	for (i = 0; i < n; i++)
-	{
-		sortedpart[start[part[i]]] = part[i];
-		sorted[start[part[i]]++] = keys[i];
-	}
+		sorted[start[Scbf2DeltaPartition(keys[i].hash, keys[i].col,
+										 delta->pages)]++] = keys[i];
 
-	for (i = 0; i < n;)
+	/*
+	 * start[p] is now where partition p + 1 begins.  Keys a full page has
+	 * no room for go to the front of keys; those it takes are packed at the
+	 * front of sorted, behind the read position.
+	 */
+	i = 0;
+	for (p = 0; p < delta->pages; p++)
 	{
-		uint32		thispart = sortedpart[i];
+		int			end = (int) start[p];
 		Buffer		buf;
 		GenericXLogState *xlog;
 		Page		page;
 		Scbf2DeltaPageData *dp;
 		Scbf2DeltaEntry *entries;
 
+		if (i == end)
+			continue;
 		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2DeltaReadPage(index, delta, thispart, BUFFER_LOCK_EXCLUSIVE,
+		buf = Scbf2DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
 								 nblocks);
 		xlog = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(xlog, buf, 0);
 		dp = Scbf2PageGetDelta(page);
 		entries = Scbf2DeltaEntries(page);
-		for (; i < n && sortedpart[i] == thispart; i++)
+		for (; i < end; i++)
 		{
 			if (dp->nentries >= SCBF2_DELTA_PER_PAGE)
 			{
 				keys[nleft++] = sorted[i];
 				continue;
 			}
-			taken[ntaken++] = sorted[i];
 			entries[dp->nentries].hash = sorted[i].hash;
 			entries[dp->nentries].tag = Scbf2DeltaTag(sorted[i].filterno,
 													  sorted[i].col);
 			dp->nentries++;
+			sorted[ntaken++] = sorted[i];
 		}
 		((PageHeader) page)->pd_lower = (char *) &entries[dp->nentries] -
 			(char *) page;
@@ -287,11 +291,8 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 	}
 
 	/* the keys the delta took follow those it had no room for */
-	memcpy(keys + nleft, taken, sizeof(Scbf2RowKey) * ntaken);
-	pfree(taken);
+	memcpy(keys + nleft, sorted, sizeof(Scbf2RowKey) * ntaken);
 	pfree(sorted);
-	pfree(sortedpart);
-	pfree(part);
 	pfree(start);
 	return nleft;
 }
