@@ -265,6 +265,20 @@ INSERT INTO f2n VALUES (1, 250), (2, NULL);
 SELECT scbf_same('SELECT * FROM f2n WHERE v = 250');
 SELECT scbf_same('SELECT * FROM f2n WHERE v IS NULL');
 
+-- an IN list looks up in each candidate filter only the values whose rows
+-- name that filter: it reads no more pages than its values' own probes,
+-- less the metapage they share (were every value looked up in every
+-- candidate, each filter would read a leaf for the other values too)
+CREATE TABLE f2j (id int, code text) WITH (autovacuum_enabled = off);
+INSERT INTO f2j SELECT g, md5(g::text) FROM generate_series(1, 60000) g;
+CREATE INDEX f2j_code ON f2j USING scbf (code) WITH (pages_per_segment = 32);
+SELECT (SELECT pages FROM f2_probe('SELECT * FROM f2j WHERE code IN ('
+		|| string_agg(format('md5(%L)', v::text), ', ') || ')')) <= sum(pages) - (count(*) - 1)
+	AS in_list_reads_no_more, count(*) FILTER (WHERE tids = 1) AS found
+FROM unnest(ARRAY[5, 7005, 14005, 21005, 28005, 35005, 42005, 49005]) v,
+	LATERAL f2_probe(format('SELECT * FROM f2j WHERE code = md5(%L)', v::text));
+SELECT scbf_same('SELECT * FROM f2j WHERE code IN (md5(''5''), md5(''7005''), md5(''14005''), md5(''21005''), md5(''28005''), md5(''35005''), md5(''42005''), md5(''49005''), md5(''x''))');
+
 -- runs merge: a filter that took many folds (a run each) has its runs
 -- merged into one by VACUUM: its root lists one run more (the merged one;
 -- the superseded ones stay for older snapshots), and a probe reads no more
@@ -338,5 +352,5 @@ INSERT INTO f2 VALUES (0, 1234, 'new', 1);
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = ''new''');
 
-DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2m, f2c;
+DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2j, f2m, f2c;
 DROP FUNCTION f2_probe(text);

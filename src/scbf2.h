@@ -281,6 +281,8 @@ extern bool Scbf2RowsProbe(Relation index, Scbf2State *state,
 						   const Scbf2Meta *meta, int col,
 						   const uint32 *hashes, int nhashes, uint8 *acc,
 						   BlockNumber nblocks);
+extern bool Scbf2RowsHas(const Scbf2Meta *meta, const uint8 *acc,
+						uint32 fno);
 extern uint32 Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc,
 							uint32 from);
 extern void Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,

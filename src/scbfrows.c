@@ -126,6 +126,17 @@ Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc, uint32 from)
 }
 
 /*
+ * Scbf2RowsHas
+ *		True if acc (as Scbf2RowsProbe fills it) holds filter fno.
+ */
+bool
+Scbf2RowsHas(const Scbf2Meta *meta, const uint8 *acc, uint32 fno)
+{
+	return fno < meta->nfilters &&
+		scbf_rows_test(acc, 0, meta->band_width, fno);
+}
+
+/*
  * Scbf2BandPlan
  *		The band for nfilters filters of k slices of m positions: its width
  *		leaves room for an eighth more filters (at least 8), rounded up to a

@@ -16,7 +16,10 @@
  *	  3. per such filter, its table entry and, per condition, a lookup in
  *		 the ledger of the condition's column (root, then the leaf or two
  *		 whose fences bracket each hash); the items that satisfy every
- *		 condition go into the bitmap, with recheck.
+ *		 condition go into the bitmap, with recheck.  A condition of a few
+ *		 hashes (an IN list) keeps each hash's filters apart in step 2, so
+ *		 that a filter looks up only the hashes whose rows name it: one
+ *		 leaf per hash and candidate, not one per hash of the list.
  *
  *	  IS NOT NULL and keys the filters cannot test (SCBF_COND_ANY) select
  *	  no rows by themselves: they read whole ledgers of the filters the
@@ -46,6 +49,20 @@
  */
 #define SCBF2_SCAN_RETRIES		3
 #define SCBF2_STANDBY_RETRIES	20
+
+/*
+ * Conditions of at most this many hashes keep each hash's candidate
+ * filters (a bit per filter each), to look up only those hashes per filter
+ */
+#define SCBF2_SCAN_MASKED_HASHES	64
+
+/* Per condition, the candidate filters of each of its hashes */
+typedef struct Scbf2HashMasks
+{
+	uint8	  **masks;			/* per condition: NULL, or one mask per hash */
+	uint32	   *subset;			/* scratch: the hashes of one filter */
+	ScbfCond   *conds;			/* scratch: the conditions for one filter */
+} Scbf2HashMasks;
 
 /* Items of a whole ledger, collected by Scbf2CollectAll */
 typedef struct Scbf2Collect
@@ -258,7 +275,8 @@ Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
  */
 static bool
 Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-			   ScbfCond *conds, int nconds, uint8 *acc, BlockNumber nblocks)
+			   ScbfCond *conds, int nconds, uint8 *acc, Scbf2HashMasks *hm,
+			   BlockNumber nblocks)
 {
 	Size		nbytes = Scbf2RowsBytes(meta);
 	uint8	   *one = palloc(nbytes);
@@ -267,24 +285,76 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	memset(acc, 0xFF, nbytes);
 	for (c = 0; c < nconds; c++)
 	{
+		ScbfCond   *cond = &conds[c];
+		int			nparts = 1;
+		int			h;
 		Size		b;
 
-		if (conds[c].kind != SCBF_COND_EQ)
+		if (cond->kind != SCBF_COND_EQ)
 			continue;
 		memset(one, 0, nbytes);
-		/* the delta before the rows: see scbfdelta.c */
-		if (!Scbf2DeltaProbe(index, meta, conds[c].col, conds[c].hashes,
-							 conds[c].nhashes, one, nblocks) ||
-			!Scbf2RowsProbe(index, state, meta, conds[c].col, conds[c].hashes,
-							conds[c].nhashes, one, nblocks))
+		if (hm->masks[c] != NULL)
+			nparts = cond->nhashes;
+		for (h = 0; h < nparts; h++)
 		{
-			pfree(one);
-			return false;
+			/* all the hashes at once, or hash h into its own mask */
+			const uint32 *hashes = nparts == 1 ? cond->hashes : &cond->hashes[h];
+			int			nhashes = nparts == 1 ? cond->nhashes : 1;
+			uint8	   *into = nparts == 1 ? one : hm->masks[c] + h * nbytes;
+
+			if (into != one)
+				memset(into, 0, nbytes);
+			/* the delta before the rows: see scbfdelta.c */
+			if (!Scbf2DeltaProbe(index, meta, cond->col, hashes, nhashes,
+								 into, nblocks) ||
+				!Scbf2RowsProbe(index, state, meta, cond->col, hashes,
+								nhashes, into, nblocks))
+			{
+				pfree(one);
+				return false;
+			}
+			if (into != one)
+				for (b = 0; b < nbytes; b++)
+					one[b] |= into[b];
 		}
 		for (b = 0; b < nbytes; b++)
 			acc[b] &= one[b];
 	}
 	pfree(one);
+	return true;
+}
+
+/*
+ * The conditions for candidate filter fno: those whose hashes keep their
+ * own masks name only the hashes whose rows hold fno.  False if one names
+ * none (then no entry of the filter can match).
+ */
+static bool
+Scbf2FilterConds(const Scbf2Meta *meta, ScbfCond *conds, int nconds,
+				 Scbf2HashMasks *hm, uint32 fno)
+{
+	Size		nbytes = Scbf2RowsBytes(meta);
+	uint32	   *subset = hm->subset;
+	int			c;
+
+	memcpy(hm->conds, conds, sizeof(ScbfCond) * nconds);
+	for (c = 0; c < nconds; c++)
+	{
+		ScbfCond   *cond = &hm->conds[c];
+		int			n = 0;
+		int			h;
+
+		if (hm->masks[c] == NULL)
+			continue;
+		for (h = 0; h < conds[c].nhashes; h++)
+			if (Scbf2RowsHas(meta, hm->masks[c] + h * nbytes, fno))
+				subset[n++] = conds[c].hashes[h];
+		if (n == 0)
+			return false;
+		cond->hashes = subset;
+		cond->nhashes = n;
+		subset += n;
+	}
 	return true;
 }
 
@@ -302,15 +372,34 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	MemoryContext filtercxt;
 	MemoryContext oldcxt;
+	MemoryContext probecxt;
+	Scbf2HashMasks hm;
 	uint8	   *acc;
 	uint32		fno;
+	int			nsubset = 0;
+	int			c;
 
 	if (nfilters == 0)
 		return true;
+	probecxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "scbf scan probe context",
+									 ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(probecxt);
 	acc = palloc(Scbf2RowsBytes(meta));
-	if (!Scbf2ProbeRows(index, state, meta, conds, nconds, acc, nblocks))
+	hm.masks = palloc0(sizeof(uint8 *) * nconds);
+	for (c = 0; c < nconds; c++)
+		if (conds[c].kind == SCBF_COND_EQ && conds[c].nhashes > 1 &&
+			conds[c].nhashes <= SCBF2_SCAN_MASKED_HASHES)
+		{
+			hm.masks[c] = palloc(Scbf2RowsBytes(meta) * conds[c].nhashes);
+			nsubset += conds[c].nhashes;
+		}
+	hm.subset = palloc(sizeof(uint32) * Max(nsubset, 1));
+	hm.conds = palloc(sizeof(ScbfCond) * Max(nconds, 1));
+	MemoryContextSwitchTo(oldcxt);
+	if (!Scbf2ProbeRows(index, state, meta, conds, nconds, acc, &hm, nblocks))
 	{
-		pfree(acc);
+		MemoryContextDelete(probecxt);
 		return false;
 	}
 
@@ -327,17 +416,19 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
+		if (!Scbf2FilterConds(meta, conds, nconds, &hm, fno))
+			continue;
 		oldcxt = MemoryContextSwitchTo(filtercxt);
 		f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
 		if (Scbf2FilterVisible(f, fold_serial))
 		{
-			n = Scbf2FilterItems(index, f, conds, nconds, fold_serial, &items,
-								 nblocks);
+			n = Scbf2FilterItems(index, f, hm.conds, nconds, fold_serial,
+								 &items, nblocks);
 			if (n < 0)
 			{
 				MemoryContextSwitchTo(oldcxt);
 				MemoryContextDelete(filtercxt);
-				pfree(acc);
+				MemoryContextDelete(probecxt);
 				return false;
 			}
 			segstart = Scbf2FilterSegment(f) * state->pages_per_segment;
@@ -355,7 +446,7 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		MemoryContextReset(filtercxt);
 	}
 	MemoryContextDelete(filtercxt);
-	pfree(acc);
+	MemoryContextDelete(probecxt);
 	return true;
 }
 
