@@ -316,6 +316,7 @@ extern int	Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta,
 						  Scbf2RowKey *keys, int n, BlockNumber nblocks);
 extern int	Scbf2DeltaMerge(Relation index, Scbf2State *state,
 							const Scbf2Delta *delta, const Scbf2Band *band,
+							const Scbf2RowKey *extra, int nextra,
 							BlockNumber nblocks);
 extern bool Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
 							const uint32 *hashes, int nhashes, uint8 *acc,

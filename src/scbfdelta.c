@@ -72,14 +72,18 @@ int			scbf_delta_band_pages = 2048;
 /*
  * Scbf2DeltaWanted
  *		Whether a fold of nkeys keys into this band puts them in the delta:
- *		if the band is large, and the delta takes at least four such folds
- *		between merges (else setting the bits at once costs less).
+ *		if the band is large, and the delta takes at least two such folds
+ *		between merges.  A fold into the delta writes at most its P pages
+ *		(a sixteenth of the band's B) and brings the next merge, a pass
+ *		over the band, nkeys / capacity closer: at half the capacity that
+ *		is B / 16 + B / 2 pages per fold, against B for setting the bits at
+ *		once (which then merges the delta in the same pass).
  */
 bool
 Scbf2DeltaWanted(const Scbf2Band *band, int nkeys)
 {
 	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages &&
-		(uint64) nkeys * 4 <= (uint64) Scbf2DeltaPages(band) * SCBF2_DELTA_PER_PAGE;
+		(uint64) nkeys * 2 <= (uint64) Scbf2DeltaPages(band) * SCBF2_DELTA_PER_PAGE;
 }
 
 /*
@@ -299,18 +303,24 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 
 /*
  * Scbf2DeltaMerge
- *		Set the row bits of every key in the delta, then empty its pages;
- *		WAL-logged.  Returns the entries merged.  Under the fold lock.
+ *		Set the row bits of every key in the delta, and of extra[0 ..
+ *		nextra) (a fold's keys whose bits go straight to the band), then
+ *		empty the delta's pages; WAL-logged.  Returns the entries merged.
+ *		Under the fold lock.
  *
  * Works through the partitions in groups whose keys fit in
  * maintenance_work_mem, each group's bits set before any of its pages is
  * emptied, so that no probe finds a key in neither place (see the file
- * header).  Counts no bits in the filter table: Scbf2KeyBits counted them
- * when the keys came in.
+ * header).  The extra keys go with the first group: one pass over the
+ * band's pages for both, where a merge and then the fold's own keys would
+ * write every band page twice.  Counts no bits in the filter table:
+ * Scbf2KeyBits counted them when the keys came in (the caller counts the
+ * extra keys so too).
  */
 int
 Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
-				const Scbf2Band *band, BlockNumber nblocks)
+				const Scbf2Band *band, const Scbf2RowKey *extra, int nextra,
+				BlockNumber nblocks)
 {
 	Size		maxkeys = Max((Size) maintenance_work_mem * 1024L /
 							  sizeof(Scbf2RowKey),
@@ -320,12 +330,19 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 	uint32		first = 0;
 
 	if (delta->pages == 0)
+	{
+		if (nextra > 0)
+			Scbf2RowsSet(index, state, band, extra, nextra, NULL, nblocks);
 		return 0;
+	}
 	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(Scbf2RowKey));
-	keys = palloc(sizeof(Scbf2RowKey) * maxkeys);
+	keys = palloc_extended(sizeof(Scbf2RowKey) * (maxkeys + nextra),
+						   MCXT_ALLOC_HUGE);
+	memcpy(keys, extra, sizeof(Scbf2RowKey) * nextra);
 	while (first < delta->pages)
 	{
-		Size		nkeys = 0;
+		/* the first group begins with the extra keys */
+		Size		nkeys = first == 0 ? nextra : 0;
 		uint32		last;
 		uint32		p;
 
@@ -343,7 +360,7 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 									 nblocks);
 			page = BufferGetPage(buf);
 			nentries = Scbf2PageGetDelta(page)->nentries;
-			if (nkeys + nentries > maxkeys)
+			if (nkeys + nentries > maxkeys + (first == 0 ? nextra : 0))
 			{
 				UnlockReleaseBuffer(buf);
 				break;
@@ -389,7 +406,7 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 			GenericXLogFinish(xlog);
 			UnlockReleaseBuffer(buf);
 		}
-		merged += (int) nkeys;
+		merged += (int) nkeys - (first == 0 ? nextra : 0);
 		first = last;
 	}
 	pfree(keys);

@@ -535,7 +535,7 @@ Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
 		if (delta.pages > 0 && Scbf2DeltaPages(band) >= 2 * delta.pages)
 		{
 			/* the band outgrew it: merge it, then replace it */
-			Scbf2DeltaMerge(index, fs->state, &delta, band,
+			Scbf2DeltaMerge(index, fs->state, &delta, band, NULL, 0,
 							RelationGetNumberOfBlocks(index));
 			*retired = delta;
 			delta.pages = 0;
@@ -548,21 +548,24 @@ Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
 		}
 		nleft = Scbf2DeltaAdd(index, &delta, fs->keys, fs->nkeys,
 							  RelationGetNumberOfBlocks(index));
-		Scbf2KeyBits(fs->state, fs->keys + nleft, fs->nkeys - nleft,
-					 fs->filters);
+		Scbf2KeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
+		/* a full partition: the delta's bits and the left keys' at once */
 		if (nleft > 0)
-			Scbf2DeltaMerge(index, fs->state, &delta, band,
+			Scbf2DeltaMerge(index, fs->state, &delta, band, fs->keys, nleft,
 							RelationGetNumberOfBlocks(index));
+		return;
 	}
-	else if (delta.pages > 0)
+	if (delta.pages > 0)
 	{
 		/*
 		 * a fold too large for the delta (or a setting raised since it was
-		 * made): its bits go straight to the band, and the delta's with
-		 * them, so that the delta starts empty
+		 * made): its bits go straight to the band, in the pass that merges
+		 * the delta's, so that the delta starts empty
 		 */
-		Scbf2DeltaMerge(index, fs->state, &delta, band,
+		Scbf2KeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
+		Scbf2DeltaMerge(index, fs->state, &delta, band, fs->keys, fs->nkeys,
 						RelationGetNumberOfBlocks(index));
+		return;
 	}
 	Scbf2RowsSet(index, fs->state, band, fs->keys, nleft, fs->filters,
 				 RelationGetNumberOfBlocks(index));

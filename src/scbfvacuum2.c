@@ -571,7 +571,7 @@ Scbf2VacMergeDelta(Relation index)
 
 	Scbf2MetaBand(meta, &band);
 	Scbf2MetaDelta(meta, &delta);
-	Scbf2DeltaMerge(index, Scbf2GetState(index), &delta, &band,
+	Scbf2DeltaMerge(index, Scbf2GetState(index), &delta, &band, NULL, 0,
 					RelationGetNumberOfBlocks(index));
 	pfree(meta);
 }
