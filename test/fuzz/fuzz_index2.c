@@ -2,9 +2,10 @@
  *
  * fuzz_index2.c
  *	  libFuzzer harness of the page readers of storage format 2: the
- *	  metapage, the filter table, the band of rows, ledger roots and leaves
- *	  with their posting lists, and the pending chains, read through the
- *	  functions the scan, the fold and the diagnostics call (src/scbf2.h).
+ *	  metapage, the filter table, the band of rows, the delta, ledger roots
+ *	  and leaves with their posting lists, and the pending chains, read
+ *	  through the functions the scan, the fold and the diagnostics call
+ *	  (src/scbf2.h).
  *
  * NOTES
  *	  An input is a whole small index: its bytes cut into 8 kB pages (the
@@ -33,7 +34,25 @@
  *		lookup's items are sorted and distinct, and each was in a posting
  *		list of that hash in the scan;
  *	  - Scbf2PendingScan of every partition: the cut it reports lies in the
- *		index.
+ *		index;
+ *	  - the delta, if the metapage names one: Scbf2ReadDeltaPage (the
+ *		diagnostics' reader) of every partition, and Scbf2DeltaProbe (the
+ *		scan's) of the hashes found there and of some from the input, in
+ *		each column, each alone and all together: the filters a probe that
+ *		succeeded names are those of the entries of the hash and column on
+ *		its partition's page, as Scbf2ReadDeltaPage read them (below the
+ *		filter count), all together the union of each;
+ *	  - last, on a copy of the pages, Scbf2DeltaMerge (the fold's and
+ *		VACUUM's; its reading loop checks each page with
+ *		Scbf2DeltaReadPage, the check Scbf2DeltaAdd uses too), with two
+ *		extra keys from the input: it sets bits in the band and empties the
+ *		delta's pages, so pgshim_writable lets it lock pages exclusively
+ *		and change them in place (no WAL).  If it succeeds, it merged as
+ *		many entries as the pages held (those of filters inside the band),
+ *		every partition is empty afterwards, and a probe of the rows finds
+ *		each key's filter, the extra ones' too.  maintenance_work_mem is
+ *		set to its minimum so that the merge works in several groups of
+ *		partitions.
  *
  *	  Every buffer pinned and locked is released by the end of a step that
  *	  succeeded, and no reader writes to a page: both are checked.  Any
@@ -58,6 +77,7 @@
 
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "miscadmin.h"
 #include "utils/rel.h"
 
 #include "scbf2.h"
@@ -351,6 +371,233 @@ done:
 	free(each);
 }
 
+/* The delta's keys, as Scbf2ReadDeltaPage read each partition */
+typedef struct DeltaKeys
+{
+	Scbf2Delta	delta;
+	uint32		nparts;			/* partitions read: Min(pages, blocks) */
+	int		   *nkeys;			/* per partition; -1: not the delta's */
+	Scbf2RowKey **keys;
+	bool		complete;		/* every partition read */
+} DeltaKeys;
+
+/*
+ * Read the delta's partitions with Scbf2ReadDeltaPage (the diagnostics').
+ */
+static void
+ReadDelta(const Scbf2Meta *meta, DeltaKeys *dk, BlockNumber nblocks)
+{
+	Scbf2MetaDelta(meta, &dk->delta);
+	dk->nparts = Min(dk->delta.pages, nblocks);
+	dk->complete = dk->nparts == dk->delta.pages;
+	dk->nkeys = calloc(Max(dk->nparts, 1), sizeof(int));
+	dk->keys = calloc(Max(dk->nparts, 1), sizeof(Scbf2RowKey *));
+	for (uint32 p = 0; p < dk->nparts; p++)
+	{
+		int			n = -1;
+
+		if (!TRY(n = Scbf2ReadDeltaPage(&fake_index, &dk->delta, p,
+										&dk->keys[p], nblocks)))
+			n = -1;
+		CHECK(n >= -1 && n <= (int) SCBF2_DELTA_PER_PAGE);
+		CHECK(n == -1 || dk->keys[p] != NULL);
+		dk->nkeys[p] = n;
+		if (n < 0)
+			dk->complete = false;
+		else if (n > 0)
+			NOTE("  delta partition %u: %d entries\n", p, n);
+	}
+}
+
+static void
+FreeDelta(DeltaKeys *dk)
+{
+	free(dk->nkeys);
+	free(dk->keys);
+}
+
+/*
+ * The filters the delta names for hash in column col, read from its
+ * partition's page with Scbf2ReadDeltaPage, into expected; false if that
+ * is not the delta's page.
+ */
+static bool
+ExpectedDelta(const Scbf2Meta *meta, const Scbf2Delta *delta, int col,
+			  uint32 hash, uint8 *expected, BlockNumber nblocks)
+{
+	uint32		part = Scbf2DeltaPartition(hash, col, delta->pages);
+	Scbf2RowKey *keys;
+	int			n = -1;
+
+	CHECK(part < delta->pages);
+	if (!TRY(n = Scbf2ReadDeltaPage(&fake_index, delta, part, &keys,
+									nblocks)) || n < 0)
+		return false;
+	for (int e = 0; e < n; e++)
+	{
+		if (keys[e].hash == hash && keys[e].col == col &&
+			keys[e].filterno < meta->nfilters)
+			expected[keys[e].filterno / 8] |= (uint8) (1 << (keys[e].filterno % 8));
+	}
+	return true;
+}
+
+/*
+ * The delta: probes of the hashes its pages hold and of extra[], in each
+ * column, checked against what Scbf2ReadDeltaPage read.
+ */
+static void
+FuzzDelta(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
+		  BlockNumber nblocks)
+{
+	DeltaKeys	dk;
+	Size		nbytes = Max((meta->nfilters + 7) / 8, Scbf2RowsBytes(meta));
+	uint32		hashes[16 + FUZZ_HASHES];
+	int			nhashes = 0;
+	uint8	   *all = calloc(1, nbytes);
+	uint8	   *each = calloc(1, nbytes);
+	uint8	   *one = calloc(1, nbytes);
+	uint8	   *expected = calloc(1, nbytes);
+
+	ReadDelta(meta, &dk, nblocks);
+	if (dk.delta.pages == 0)
+		goto done;
+	NOTE("  delta: %u pages at %u, serial %u\n", dk.delta.pages,
+		 dk.delta.start, dk.delta.serial);
+	for (uint32 p = 0; p < dk.nparts && nhashes < 16; p++)
+		for (int e = 0; e < dk.nkeys[p] && nhashes < 16; e += 7)
+			hashes[nhashes++] = dk.keys[p][e].hash;
+	for (int i = 0; i < FUZZ_HASHES; i++)
+		hashes[nhashes++] = extra[i];
+
+	for (int col = 0; col < state->ncols && col < 4; col++)
+	{
+		bool		ok_all = false;
+		bool		ok_each = true;
+		int			found = 0;
+
+		memset(all, 0, nbytes);
+		memset(each, 0, nbytes);
+		if (!TRY(ok_all = Scbf2DeltaProbe(&fake_index, meta, col, hashes,
+										  nhashes, all, nblocks)))
+			ok_all = false;
+		for (int i = 0; i < nhashes; i++)
+		{
+			bool		ok = false;
+
+			memset(one, 0, nbytes);
+			memset(expected, 0, nbytes);
+			if (!TRY(ok = Scbf2DeltaProbe(&fake_index, meta, col,
+										  &hashes[i], 1, one, nblocks)) ||
+				!ok)
+			{
+				ok_each = false;
+				continue;
+			}
+			/* a probe that succeeded read the partition's own page */
+			CHECK(ExpectedDelta(meta, &dk.delta, col, hashes[i], expected,
+								nblocks));
+			CHECK(memcmp(one, expected, nbytes) == 0);
+			for (Size b = 0; b < nbytes; b++)
+			{
+				each[b] |= one[b];
+				found += one[b] != 0;
+			}
+		}
+		if (ok_all && ok_each)
+			CHECK(memcmp(all, each, nbytes) == 0);
+		NOTE("  delta col %d: %s, %d bytes of filters named\n", col,
+			 ok_all ? "probed" : "moved or corrupt", found);
+	}
+done:
+	FreeDelta(&dk);
+	free(all);
+	free(each);
+	free(one);
+	free(expected);
+}
+
+/*
+ * The delta's merge, on the pages of the index being read (the caller's
+ * copies), with two extra keys of the input's hashes.
+ */
+static void
+FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
+		  BlockNumber nblocks)
+{
+	DeltaKeys	dk;
+	Scbf2Band	band;
+	Scbf2RowKey xkeys[2];
+	int			nextra = 0;
+	int			expect = 0;
+	int			merged = -1;
+	Size		nbytes = Scbf2RowsBytes(meta);
+	uint8	   *acc = calloc(1, nbytes);
+
+	ReadDelta(meta, &dk, nblocks);
+	Scbf2MetaBand(meta, &band);
+	if (dk.delta.pages == 0)
+		goto done;
+	for (int i = 0; i < 2 && band.width > 0; i++)
+	{
+		xkeys[nextra].hash = extra[i];
+		xkeys[nextra].col = i % state->ncols;
+		xkeys[nextra].filterno = extra[i] % Min(band.width, meta->nfilters + 1);
+		nextra++;
+	}
+	for (uint32 p = 0; p < dk.nparts; p++)
+		for (int e = 0; e < dk.nkeys[p]; e++)
+			expect += dk.keys[p][e].filterno < band.width;
+
+	pgshim_writable = true;
+	if (!TRY(merged = Scbf2DeltaMerge(&fake_index, state, &dk.delta, &band,
+									  xkeys, nextra, nblocks)))
+		merged = -1;
+	pgshim_writable = false;
+	NOTE("  merge: %d entries merged (%d expected, %s)\n", merged, expect,
+		 dk.complete ? "every partition read" : "some not read");
+	if (merged < 0)
+		goto done;
+
+	/* every partition was the delta's, and is empty now */
+	CHECK(dk.complete);
+	CHECK(merged == expect);
+	for (uint32 p = 0; p < dk.nparts; p++)
+	{
+		Scbf2RowKey *keys;
+		int			n = -1;
+
+		CHECK(TRY(n = Scbf2ReadDeltaPage(&fake_index, &dk.delta, p, &keys,
+										 nblocks)));
+		CHECK(n == 0);
+	}
+
+	/* the rows name each key's filter */
+	for (uint32 p = 0; p <= dk.nparts; p++)
+	{
+		const Scbf2RowKey *keys = p < dk.nparts ? dk.keys[p] : xkeys;
+		int			n = p < dk.nparts ? dk.nkeys[p] : nextra;
+
+		for (int e = 0; e < n; e++)
+		{
+			bool		ok = false;
+
+			if (keys[e].filterno >= band.width ||
+				keys[e].filterno >= meta->nfilters)
+				continue;
+			memset(acc, 0, nbytes);
+			if (!TRY(ok = Scbf2RowsProbe(&fake_index, state, meta,
+										 keys[e].col, &keys[e].hash, 1, acc,
+										 nblocks)) || !ok)
+				continue;
+			CHECK(Scbf2RowsHas(meta, acc, keys[e].filterno));
+		}
+	}
+done:
+	FreeDelta(&dk);
+	free(acc);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -369,6 +616,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fake_index.rd_rel == NULL)
 	{
 		verbose = getenv("FUZZ_VERBOSE") != NULL;
+		/* the server's minimum: the delta's merge works in groups */
+		maintenance_work_mem = 64;
 		strcpy(NameStr(fake_class.relname), "fuzz");
 		fake_index.rd_rel = &fake_class;
 		fake_index.rd_index = &fake_form_index;
@@ -435,7 +684,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	/* the rows */
+	/* the delta, then the rows, as a scan reads them */
+	FuzzDelta(state, meta, hashes, nblocks);
 	for (int col = 0; col < state->ncols && col < 4; col++)
 		FuzzRows(state, meta, col, hashes, nblocks);
 
@@ -455,6 +705,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			  (cut.blkno > 0 && cut.blkno < nblocks));
 	}
 
+	/* no reader wrote to a page */
+	for (BlockNumber b = 0; b < nblocks; b++)
+	{
+		size_t		off = (size_t) b * BLCKSZ;
+
+		CHECK(memcmp(pages[b], data + off, Min(size - off, BLCKSZ)) == 0);
+	}
+
+	/* the delta's merge, a writer, last: it changes the pages */
+	FuzzMerge(state, meta, hashes, nblocks);
+	goto freed;
+
 done:
 	/* no reader wrote to a page */
 	for (BlockNumber b = 0; b < nblocks; b++)
@@ -463,8 +725,10 @@ done:
 		size_t		len = Min(size - off, BLCKSZ);
 
 		CHECK(memcmp(pages[b], data + off, len) == 0);
-		free(pages[b]);
 	}
+freed:
+	for (BlockNumber b = 0; b < nblocks; b++)
+		free(pages[b]);
 	pgshim_set_blocks(NULL, 0);
 	pgshim_free_all();
 	fake_index.rd_amcache = NULL;

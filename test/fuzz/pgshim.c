@@ -17,7 +17,11 @@
  *	  every chunk on a list that pgshim_free_all() frees, as a memory
  *	  context reset would after an error.  WAL, the FSM, relation
  *	  extension and fmgr are never reached by the readers: each aborts, so a
- *	  harness that reached one would fail loudly.  psprintf formats into a
+ *	  harness that reached one would fail loudly.  The exception is a
+ *	  harness that sets pgshim_writable to call a writer (fuzz_index2, the
+ *	  delta's merge): then an exclusive lock is allowed, and a generic WAL
+ *	  record changes the registered pages in place (no WAL is written; the
+ *	  harness hands over copies of its pages).  psprintf formats into a
  *	  static ring, since nothing frees what it returns.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -69,6 +73,7 @@ static int *shim_pinned;
 static int *shim_locked;
 int			pgshim_pins;
 int			pgshim_locks;
+bool		pgshim_writable = false;
 
 /* CHECK_FOR_INTERRUPTS() reads it; nothing sets it here */
 volatile sig_atomic_t InterruptPending = false;
@@ -214,6 +219,12 @@ void *
 palloc0(Size size)
 {
 	return ShimAlloc(size, true);
+}
+
+void *
+palloc_extended(Size size, int flags)
+{
+	return ShimAlloc(size, (flags & MCXT_ALLOC_ZERO) != 0);
 }
 
 void *
@@ -364,7 +375,7 @@ LockBuffer(Buffer buffer, int mode)
 		pgshim_locks--;
 		return;
 	}
-	if (mode != BUFFER_LOCK_SHARE)
+	if (mode != BUFFER_LOCK_SHARE && !pgshim_writable)
 		UNREACHED("LockBuffer (exclusive)");
 	shim_locked[b]++;
 	pgshim_locks++;
@@ -413,22 +424,41 @@ ConditionalLockBuffer(Buffer buffer)
 
 
 
+/*
+ * Generic WAL records, only while pgshim_writable: the registered page is
+ * the buffer's own, changed in place; nothing is logged.
+ */
+static int	shim_xlog_state;
+
 GenericXLogState *
 GenericXLogStart(Relation relation)
 {
-	UNREACHED("GenericXLogStart");
+	if (!pgshim_writable)
+		UNREACHED("GenericXLogStart");
+	return (GenericXLogState *) &shim_xlog_state;
 }
 
 Page
 GenericXLogRegisterBuffer(GenericXLogState *state, Buffer buffer, int flags)
 {
-	UNREACHED("GenericXLogRegisterBuffer");
+	BlockNumber b = ShimBlock(buffer, "GenericXLogRegisterBuffer");
+
+	if (!pgshim_writable)
+		UNREACHED("GenericXLogRegisterBuffer");
+	if (shim_locked[b] == 0)
+	{
+		fprintf(stderr, "pgshim: a WAL record of block %u, not locked\n", b);
+		abort();
+	}
+	return BufferGetPage(buffer);
 }
 
 XLogRecPtr
 GenericXLogFinish(GenericXLogState *state)
 {
-	UNREACHED("GenericXLogFinish");
+	if (!pgshim_writable)
+		UNREACHED("GenericXLogFinish");
+	return InvalidXLogRecPtr;
 }
 
 BlockNumber
@@ -470,7 +500,8 @@ FunctionCall1Coll(FmgrInfo *flinfo, Oid collation, Datum arg1)
 void
 GenericXLogAbort(GenericXLogState *state)
 {
-	UNREACHED("GenericXLogAbort");
+	if (!pgshim_writable)
+		UNREACHED("GenericXLogAbort");
 }
 
 void
@@ -504,5 +535,8 @@ RecoveryInProgress(void)
 	return false;
 }
 
-/* read by the build's row pass only (scbfrows.c), never reached */
+/*
+ * read by the build's row pass (scbfrows.c), never reached, and by the
+ * delta's merge (scbfdelta.c), whose groups of partitions fit in it
+ */
 int			maintenance_work_mem = 65536;

@@ -26,6 +26,7 @@ extern char pgshim_message[256];
 /* the buffer manager and memory of the format-2 harness */
 extern int	pgshim_pins;
 extern int	pgshim_locks;
+extern bool pgshim_writable;	/* allow exclusive locks and WAL records */
 extern void pgshim_set_blocks(Page *pages, BlockNumber nblocks);
 extern void pgshim_release_all(void);
 extern void pgshim_free_all(void);
