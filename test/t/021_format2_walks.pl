@@ -14,7 +14,10 @@
 #   5. a metapage whose first filter-table page is past the end of the
 #      index;
 #   6. a ledger root whose inline leaf (a run's last leaf, held in the
-#      root) claims more bytes than a leaf holds.
+#      root) claims more bytes than a leaf holds;
+#   7. a delta page (src/scbfdelta.c) that claims more entries than a page
+#      holds, and one whose serial is not the delta's (the page of another
+#      delta).
 #
 # Each reader must end with ERRCODE_INDEX_CORRUPTED naming the index and
 # the problem, or, for a diagnostic that reports what it can read
@@ -46,13 +49,15 @@ my $SPECIAL = $BLCKSZ - 16;
 # first run at 32 (after nruns u16, nbytes u32), its nleaves u16 at +20,
 # its inline leaf's bytes u16 at +22, its first fence (hash u32, blkno u32)
 # at +24 of the run; the metapage's ntablepages u32 @108 and its
-# filter-table page list from 1688.
+# filter-table page list from 1688; a delta page's nentries u16 @24, its
+# serial in the owner field, its partition in the index field.
 my $PENDING_NEXT = 24;
 my $ROOT_RUN0_NLEAVES = 32 + 20;
 my $ROOT_RUN0_INLINED = 32 + 22;
 my $ROOT_FENCE0_BLKNO = 32 + 24 + 4;
 my $META_NTABLEPAGES = 24 + 84;
 my $META_TABLEPAGES = 24 + 1664;
+my $DELTA_NENTRIES = 24;
 my $FAR = 999999;
 
 my $node = start_node('format2_walks', conf => "autovacuum = off\n");
@@ -318,6 +323,57 @@ fresh_index();
 		"DETAIL:  Ledger root at block $root lists \\d+ runs, whose run 0 overflows its \\d+ bytes or has an inline leaf that cannot be",
 		'inline leaf too long: scbf_verify');
 	diagnostics_end('inline leaf too long');
+}
+
+# ---- 7. a delta page that claims more entries than a page holds, then
+# one whose serial is another delta's.  scbf.delta_band_pages = 0 makes
+# even lq_a's small band take a fold's keys in the delta.
+for my $what ('delta entry count', 'delta serial')
+{
+	fresh_index();
+	q1("SET scbf.delta_band_pages = 0; SELECT scbf_clean_pending('lq_a'); CHECKPOINT");
+	my ($blk, $serial, $part, $entries) = split /\|/,
+	  q1("SELECT blkno, serial, block_index, entries FROM scbf_pages('lq_a') "
+		  . "WHERE kind = 'delta' AND entries > 0 ORDER BY blkno LIMIT 1");
+	ok(defined $entries && $entries > 0, "$what: the fold put keys in the delta");
+	my $page = read_page('lq_a', $blk);
+	is(u8($page, $SPECIAL + 10), 11, "$what: layout: a delta page where scbf_pages says");
+	is(u16($page, $DELTA_NENTRIES), $entries, "$what: layout: the delta page's entry count");
+	is(u32($page, $SPECIAL), $serial, "$what: layout: the delta page's serial");
+	is(u32($page, $SPECIAL + 4), $part, "$what: layout: the delta page's partition");
+
+	my ($query_re, $probe_re);
+	if ($what eq 'delta entry count')
+	{
+		patch('lq_a', [ $blk, $DELTA_NENTRIES, pack('v', 0xFFFF) ]);
+		# a probe that reads it says so
+		$query_re = $probe_re =
+		  "corrupted page at block $blk\\n[^\\n]*DETAIL:  A delta page has more entries than fit";
+	}
+	else
+	{
+		patch('lq_a', [ $blk, $SPECIAL, pack('V', $serial + 1) ]);
+		# a probe takes it for the page of a delta that replaced this one:
+		# it starts over, and under the fold lock reports the change
+		$query_re = 'changed during a scan that holds its fold lock';
+		$probe_re = 'changed during a walk that holds its fold lock';
+	}
+	# the probes ask for every value, so that some read that page
+	walk_fails("SET enable_seqscan = off;\nSELECT count(*) FROM lq WHERE a IN ("
+		  . join(',', 0 .. 499) . ')', $query_re, "$what: a query");
+	walk_fails('SELECT count(*) FROM generate_series(0, 499) v, '
+		  . "LATERAL scbf_probe('lq_a', v)", $probe_re, "$what: scbf_probe");
+	# VACUUM's cleanup and a fold into the delta (of every value) write
+	# the page: they check it first
+	my $writer_re = "corrupted page at block $blk\\n[^\\n]*DETAIL:  A delta page is not the one the delta has there";
+	walk_fails('VACUUM (INDEX_CLEANUP ON) lq', $writer_re, "$what: VACUUM");
+	walk_fails("SET scbf.delta_band_pages = 0;\n"
+		  . "INSERT INTO lq SELECT 40000 + g, g FROM generate_series(0, 499) g;\n"
+		  . "SELECT scbf_clean_pending('lq_a')", $writer_re, "$what: a fold into the delta");
+	walk_fails("SELECT scbf_verify('lq_a')",
+		"DETAIL:  Block $blk: Block $blk should be partition $part of the delta of serial $serial",
+		"$what: scbf_verify");
+	diagnostics_end($what);
 }
 
 # after all this the index can be rebuilt, verifies, and answers as a
