@@ -522,8 +522,14 @@ GlobalVisCheckRemovableFullXid(Relation rel, FullTransactionId fxid)
 	UNREACHED("GlobalVisCheckRemovableFullXid");
 }
 
+/* 18 gave it an is_analyze argument (see ScbfVacuumDelayPoint) */
+#if PG_VERSION_NUM >= 180000
+void
+vacuum_delay_point(bool is_analyze)
+#else
 void
 vacuum_delay_point(void)
+#endif
 {
 	UNREACHED("vacuum_delay_point");
 }
