@@ -186,11 +186,16 @@ typedef struct Scbf2MetaPageData
 } Scbf2MetaPageData;
 
 /*
- * Metapage flags.  SCBF2_META_DELTA: the metapage has the delta's fields
- * (added while format 2 was in development); a metapage without it has
- * the older layout, and the index must be rebuilt.
+ * Metapage flags, each a layout change made while format 2 was in
+ * development: SCBF2_META_DELTA, the metapage has the delta's fields;
+ * SCBF2_META_INLINE, ledger runs have a count of inline leaf bytes where
+ * they had an unused field (whose bytes an older build left as they
+ * were).  A metapage without all of SCBF2_META_LAYOUT has an older layout,
+ * and the index must be rebuilt.
  */
 #define SCBF2_META_DELTA			0x0001
+#define SCBF2_META_INLINE			0x0002
+#define SCBF2_META_LAYOUT			(SCBF2_META_DELTA | SCBF2_META_INLINE)
 
 #define Scbf2PageGetMeta(page)	((Scbf2MetaPageData *) PageGetContents(page))
 

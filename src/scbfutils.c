@@ -72,12 +72,15 @@ Scbf2CheckMetaPage(Relation index, Page page)
 		meta->version != SCBF2_FORMAT_VERSION)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "Block 0 is not an scbf metapage of format 2.");
-	if ((meta->flags & SCBF2_META_DELTA) == 0)
+	if ((meta->flags & SCBF2_META_LAYOUT) != SCBF2_META_LAYOUT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" has an older layout of storage format 2",
 						RelationGetRelationName(index)),
-				 errdetail("It was built by a development version of scbf whose metapage had no delta."),
+				 errdetail("It was built by a development version of scbf whose %s.",
+						   (meta->flags & SCBF2_META_DELTA) == 0 ?
+						   "metapage had no delta" :
+						   "ledger roots held no inline leaves"),
 				 errhint("REINDEX it.")));
 	if (meta->pages_per_segment < 1 ||
 		meta->pages_per_segment > SCBF_MAX_PAGES_PER_SEGMENT ||
@@ -165,7 +168,7 @@ Scbf2InitMetaPage(Page page, const Scbf2Layout *layout)
 	meta->pages_per_segment = (uint16) layout->pages_per_segment;
 	meta->ncols = (uint16) layout->ncols;
 	meta->k = (uint16) layout->k;
-	meta->flags = SCBF2_META_DELTA;
+	meta->flags = SCBF2_META_LAYOUT;
 	meta->m = layout->m;
 	meta->capacity = layout->capacity;
 	meta->hash_seed = SCBF_HASH_SEED;

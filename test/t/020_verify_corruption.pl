@@ -739,13 +739,16 @@ fresh_index2('v2_a', '(a)');
 }
 
 # a metapage without the delta's flag (the layout before the delta's
-# fields): a clear REINDEX error, for the verifier and for scans
-fresh_index2('v2_a', '(a)');
+# fields), or with it but without the inline leaves' (runs whose inline
+# byte count was an unused field): a clear REINDEX error, for the verifier
+# and for scans
+for my $old ([ 0, 'metapage had no delta' ], [ 1, 'ledger roots held no inline leaves' ])
 {
-	patch('v2_a', [ 0, 38, pack('v', 0) ]);    # metapage flags
-	verify_fails('v2_a', 'false', qr/has an older layout of storage format 2\n.*DETAIL:  It was built by a development version.*\n(?:.*\n)*?HINT:  REINDEX it/,
-		'format 2: a metapage of the older layout');
-	scans_survive('a', '7, 8', 'format 2: a metapage of the older layout');
+	fresh_index2('v2_a', '(a)');
+	patch('v2_a', [ 0, 38, pack('v', $old->[0]) ]);    # metapage flags
+	verify_fails('v2_a', 'false', qr/has an older layout of storage format 2\n.*DETAIL:  It was built by a development version of scbf whose $old->[1]\.\n(?:.*\n)*?HINT:  REINDEX it/,
+		"format 2: a metapage of an older layout (flags $old->[0])");
+	scans_survive('a', '7, 8', "format 2: a metapage of an older layout (flags $old->[0])");
 }
 
 # pending entries, then a chain that loops (a page whose next is itself);
