@@ -61,7 +61,8 @@ typedef struct Scbf2HashMasks
 {
 	uint8	  **masks;			/* per condition: NULL, or one mask per hash */
 	uint32	   *subset;			/* scratch: the hashes of one filter */
-	ScbfCond   *conds;			/* scratch: the conditions for one filter */
+	ScbfCond   *conds;			/* scratch: the conditions for one filter
+								 * (the probe's own if no hash has a mask) */
 } Scbf2HashMasks;
 
 /* Items of a whole ledger, collected by Scbf2CollectAll */
@@ -325,6 +326,26 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
+ * Free what Scbf2ScanFilters allocated for a probe: the per-hash masks and
+ * their scratch, and acc.
+ */
+static void
+Scbf2HashMasksFree(Scbf2HashMasks *hm, ScbfCond *conds, int nconds,
+				   uint8 *acc)
+{
+	int			c;
+
+	for (c = 0; c < nconds; c++)
+		if (hm->masks[c] != NULL)
+			pfree(hm->masks[c]);
+	pfree(hm->masks);
+	pfree(hm->subset);
+	if (hm->conds != conds)
+		pfree(hm->conds);
+	pfree(acc);
+}
+
+/*
  * The conditions for candidate filter fno: those whose hashes keep their
  * own masks name only the hashes whose rows hold fno.  False if one names
  * none (then no entry of the filter can match).
@@ -372,7 +393,6 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	MemoryContext filtercxt;
 	MemoryContext oldcxt;
-	MemoryContext probecxt;
 	Scbf2HashMasks hm;
 	uint8	   *acc;
 	uint32		fno;
@@ -381,10 +401,6 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 
 	if (nfilters == 0)
 		return true;
-	probecxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "scbf scan probe context",
-									 ALLOCSET_DEFAULT_SIZES);
-	oldcxt = MemoryContextSwitchTo(probecxt);
 	acc = palloc(Scbf2RowsBytes(meta));
 	hm.masks = palloc0(sizeof(uint8 *) * nconds);
 	for (c = 0; c < nconds; c++)
@@ -395,11 +411,10 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			nsubset += conds[c].nhashes;
 		}
 	hm.subset = palloc(sizeof(uint32) * Max(nsubset, 1));
-	hm.conds = palloc(sizeof(ScbfCond) * Max(nconds, 1));
-	MemoryContextSwitchTo(oldcxt);
+	hm.conds = nsubset > 0 ? palloc(sizeof(ScbfCond) * nconds) : conds;
 	if (!Scbf2ProbeRows(index, state, meta, conds, nconds, acc, &hm, nblocks))
 	{
-		MemoryContextDelete(probecxt);
+		Scbf2HashMasksFree(&hm, conds, nconds, acc);
 		return false;
 	}
 
@@ -416,7 +431,7 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!Scbf2FilterConds(meta, conds, nconds, &hm, fno))
+		if (nsubset > 0 && !Scbf2FilterConds(meta, conds, nconds, &hm, fno))
 			continue;
 		oldcxt = MemoryContextSwitchTo(filtercxt);
 		f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
@@ -428,7 +443,7 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			{
 				MemoryContextSwitchTo(oldcxt);
 				MemoryContextDelete(filtercxt);
-				MemoryContextDelete(probecxt);
+				Scbf2HashMasksFree(&hm, conds, nconds, acc);
 				return false;
 			}
 			segstart = Scbf2FilterSegment(f) * state->pages_per_segment;
@@ -446,7 +461,7 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		MemoryContextReset(filtercxt);
 	}
 	MemoryContextDelete(filtercxt);
-	MemoryContextDelete(probecxt);
+	Scbf2HashMasksFree(&hm, conds, nconds, acc);
 	return true;
 }
 
