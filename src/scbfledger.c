@@ -226,7 +226,12 @@ Scbf2DecodeLeaf(Relation index, Scbf2LeafCopy *lc, Scbf2PostingFn fn,
 		if (h > hash)
 			return;
 		if (h < hash)
+		{
+			/* over the lists below hash, without decoding their items */
+			if ((rc = scbf_pl_skip(&r, hash)) != SCBF_PL_OK)
+				break;
 			continue;
+		}
 		if (*nitems + n > *maxitems)
 		{
 			*maxitems = Max(*maxitems * 2, *nitems + n);

@@ -239,3 +239,59 @@ corrupt:
 	*r = save;
 	return SCBF_PL_ECORRUPT;
 }
+
+/*
+ * SkipVarint
+ *		Move *p past one varint that ends before end; false if it does not
+ *		(or is longer than SCBF_PL_MAX_VARINT bytes).
+ */
+static inline bool
+SkipVarint(const uint8_t **p, const uint8_t *end)
+{
+	for (int i = 0; i < SCBF_PL_MAX_VARINT; i++)
+	{
+		if (*p >= end)
+			return false;
+		if ((*(*p)++ & 0x80) == 0)
+			return true;
+	}
+	return false;
+}
+
+int
+scbf_pl_skip(scbf_pl_reader *r, uint32_t target)
+{
+	while (r->pos < r->end)
+	{
+		scbf_pl_reader next = *r;
+		uint64_t	word;
+		uint64_t	delta;
+		uint64_t	more;
+
+		if (!GetVarint(&next, ((uint64_t) UINT32_MAX << 1) | 1, &word))
+			return SCBF_PL_ECORRUPT;
+		delta = word >> 1;
+		if (delta > (uint64_t) (UINT32_MAX - r->prev_hash) ||
+			(r->nlists > 0 && delta == 0))
+			return SCBF_PL_ECORRUPT;
+		if (r->prev_hash + (uint32_t) delta >= target)
+			return SCBF_PL_OK;	/* scbf_pl_next decodes this one */
+		if ((word & 1) &&
+			(!GetVarint(&next, UINT32_MAX, &more) ||
+			 more + 1 + sizeof(uint16_t) > (uint64_t) (next.end - next.pos)))
+			return SCBF_PL_ECORRUPT;
+		if (next.end - next.pos < (ptrdiff_t) sizeof(uint16_t))
+			return SCBF_PL_ECORRUPT;
+		next.pos += sizeof(uint16_t);
+		if (word & 1)
+		{
+			for (uint64_t i = 0; i <= more; i++)
+				if (!SkipVarint(&next.pos, next.end))
+					return SCBF_PL_ECORRUPT;
+		}
+		next.prev_hash += (uint32_t) delta;
+		next.nlists++;
+		*r = next;
+	}
+	return SCBF_PL_OK;
+}

@@ -105,6 +105,18 @@ extern void scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf,
 extern int	scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items,
 						 int *nitems);
 
+/*
+ * Move past the posting lists whose hash is below target without decoding
+ * their items: the next scbf_pl_next returns the first list at or above
+ * target, or SCBF_PL_END.  A lookup calls it after the first list (whose
+ * hash the caller checks against the buffer's base).  Returns SCBF_PL_OK,
+ * or SCBF_PL_ECORRUPT, the reader after the last list it could decode,
+ * for the same bytes scbf_pl_next rejects, except that the items of a
+ * skipped list are only counted, not checked against 16 bits.  Never
+ * reads outside the buffer.
+ */
+extern int	scbf_pl_skip(scbf_pl_reader *r, uint32_t target);
+
 /* Room for items that scbf_pl_next needs for a buffer of len bytes. */
 #define scbf_pl_max_items(len)	((int) (len))
 

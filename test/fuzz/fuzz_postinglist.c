@@ -140,6 +140,30 @@ FuzzDecode(const uint8_t *data, size_t size)
 
 	(void) Decode(buf, len, base, &l1);
 
+	/*
+	 * Skipping after the first list to a target past one of the decoded
+	 * lists (or past them all) lands where decoding found the next one.
+	 */
+	if (l1.n > 1)
+	{
+		scbf_pl_reader r;
+		uint32_t	hash;
+		int			nitems;
+		int			at = 1 + (int) (base % (uint32_t) l1.n);	/* 1 .. n */
+		uint32_t	target = at < l1.n ? l1.hash[at] : l1.hash[l1.n - 1] + 1;
+		uint16_t   *items = malloc(sizeof(uint16_t) * (len > 0 ? len : 1));
+		int			rc;
+
+		scbf_pl_reader_init(&r, buf, len, base);
+		CHECK(scbf_pl_next(&r, &hash, items, &nitems) == SCBF_PL_OK);
+		rc = scbf_pl_skip(&r, target);
+		CHECK(r.pos >= buf && r.pos <= buf + len);
+		if (rc == SCBF_PL_OK && at < l1.n)
+			CHECK(scbf_pl_next(&r, &hash, items, &nitems) == SCBF_PL_OK &&
+				  hash == l1.hash[at]);
+		free(items);
+	}
+
 	/* encode what was decoded: canonical, so never longer */
 	again = malloc(len > 0 ? len : 1);
 	scbf_pl_writer_init(&w, again, len, base);

@@ -380,6 +380,74 @@ TestDensity(void)
 }
 
 /*
+ * TestSkip
+ *		scbf_pl_skip against the lists written: after the first list,
+ *		skipping to a target (a list's hash, one off it, or random) leaves
+ *		the reader at the first list at or above the target.
+ */
+static void
+TestSkip(void)
+{
+	static uint8_t buf[8000];
+	static uint16_t out[8000];
+
+	rng_state = 7;
+	for (int round = 0; round < 60; round++)
+	{
+		int			nlists = 1 + (int) (Rand() % 3000);
+		TestList   *l = MakeLedger(nlists, round % 3 == 0 ? 1 : 25,
+								   round % 2 ? 65536 : 4096, round % 4 == 1);
+		scbf_pl_writer w;
+		int			nfit = 0;
+
+		scbf_pl_writer_init(&w, buf, sizeof(buf), l[0].hash);
+		/* whole lists only, as many as fit */
+		while (nfit < nlists &&
+			   w.len + scbf_pl_encoded_size(w.prev_hash, l[nfit].hash,
+											l[nfit].items,
+											l[nfit].nitems) <= sizeof(buf))
+		{
+			CHECK(scbf_pl_append(&w, l[nfit].hash, l[nfit].items,
+								 l[nfit].nitems) == l[nfit].nitems,
+				  "round %d: list %d fits", round, nfit);
+			nfit++;
+		}
+		for (int t = 0; t < 200 && nfit > 1; t++)
+		{
+			int			i = 1 + (int) (Rand() % (nfit - 1));
+			uint32_t	target = t % 4 == 0 ? l[i].hash :
+				t % 4 == 1 ? l[i].hash - 1 :
+				t % 4 == 2 ? l[i].hash + 1 : (uint32_t) Rand();
+			int			want = 1;
+			scbf_pl_reader r;
+			uint32_t	h;
+			int			n;
+			int			rc;
+
+			while (want < nfit && l[want].hash < target)
+				want++;
+			scbf_pl_reader_init(&r, buf, w.len, l[0].hash);
+			CHECK(scbf_pl_next(&r, &h, out, &n) == SCBF_PL_OK && h == l[0].hash,
+				  "round %d: the first list", round);
+			CHECK(scbf_pl_skip(&r, target) == SCBF_PL_OK,
+				  "round %d: skip to %u", round, target);
+			rc = scbf_pl_next(&r, &h, out, &n);
+			if (want == nfit)
+				CHECK(rc == SCBF_PL_END, "round %d: skip to %u past the last "
+					  "list returned %d", round, target, rc);
+			else
+				CHECK(rc == SCBF_PL_OK && h == l[want].hash &&
+					  n == l[want].nitems &&
+					  memcmp(out, l[want].items, sizeof(uint16_t) * n) == 0,
+					  "round %d: skip to %u: got %u, expected list %d (%u)",
+					  round, target, h, want, l[want].hash);
+		}
+		FreeLedger(l, nlists);
+	}
+	GroupDone("skipping to a hash lands on the first list at or above it");
+}
+
+/*
  * Decode
  *		Decode len bytes copied to the very end of a malloc'd block (so any
  *		read past them is an overrun a sanitizer reports) and check that
@@ -413,6 +481,18 @@ Decode(const uint8_t *src, size_t len, uint32_t base)
 		lists++;
 	}
 	CHECK(rc == SCBF_PL_END || rc == SCBF_PL_ECORRUPT, "returned %d", rc);
+	/* skipping over the same bytes stays inside them too */
+	{
+		scbf_pl_reader s;
+		int			src;
+
+		scbf_pl_reader_init(&s, buf, len, base);
+		src = scbf_pl_skip(&s, prev + 1);
+		CHECK((src == SCBF_PL_OK || src == SCBF_PL_ECORRUPT) &&
+			  s.pos >= buf && s.pos <= buf + len, "skip returned %d", src);
+		CHECK(rc != SCBF_PL_END || (src == SCBF_PL_OK && s.pos == buf + len),
+			  "skip past a good buffer's last list ends at its end");
+	}
 	/* a corrupt list leaves the reader where it was */
 	if (rc == SCBF_PL_ECORRUPT)
 		CHECK(scbf_pl_next(&r, &h, out, &n) == SCBF_PL_ECORRUPT,
@@ -474,6 +554,7 @@ main(void)
 	TestArguments();
 	TestRoundTrips();
 	TestDensity();
+	TestSkip();
 	TestCorruption();
 	if (nfail_total)
 	{
