@@ -474,12 +474,12 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 				 Scbf2PendingCut *cut)
 {
 	Size		esize = Scbf2PendingEntrySize(state->ncols);
-	char	   *copy = palloc(SCBF2_PENDING_BYTES);
+	char	   *copy;
 	const Scbf2PendingHead *ph = &meta->pending[part];
 	BlockNumber blkno = ph->head;
 	uint32		serial = ph->head_serial;
 	int			skip = ph->cut;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber nblocks;
 	uint32		npages = 0;
 	uint32		tidhashes[INDEX_MAX_KEYS];
 
@@ -494,9 +494,12 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		/* nothing past the cut: no page to read, nothing for a fold */
 		if (cut)
 			cut->blkno = InvalidBlockNumber;
-		pfree(copy);
 		return true;
 	}
+
+	/* past the empty case, which most probes meet: an lseek per call */
+	copy = palloc(SCBF2_PENDING_BYTES);
+	nblocks = RelationGetNumberOfBlocks(index);
 
 	while (blkno != InvalidBlockNumber)
 	{
