@@ -620,10 +620,11 @@ extern uint64 ScbfCountDistinctKeys(ScbfState *state, const char *entries,
 /* scbfbatch.c */
 /*
  * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], the
- * TIDs in ascending order.
+ * TIDs in ascending order.  bulk: the batch has filled up before in this
+ * transaction (a bulk load, whose last entries these may be).
  */
 typedef void (*ScbfBatchApplyFn) (Relation index, ItemPointer tids,
-								  const uint32 *hashes, int n);
+								  const uint32 *hashes, int n, bool bulk);
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols, ScbfBatchApplyFn apply);
 extern void ScbfBatchFlush(Relation index);

@@ -85,6 +85,7 @@ typedef struct ScbfBatch
 	int			nentries;
 	int			allocated;		/* entries the buffer has room for */
 	int			maxentries;		/* entries at which it is flushed */
+	bool		filled;			/* it has reached maxentries before */
 	struct ScbfBatch *next;
 } ScbfBatch;
 
@@ -135,7 +136,7 @@ BatchWrite(Relation index, ScbfBatch *b)
 		memcpy(hashes + (Size) i * b->ncols, e->hashes,
 			   sizeof(uint32) * b->ncols);
 	}
-	b->apply(index, tids, hashes, n);
+	b->apply(index, tids, hashes, n, b->filled);
 	pfree(tids);
 	pfree(hashes);
 }
@@ -259,7 +260,10 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 	ScbfBatchEntry *e;
 
 	if (b->nentries >= b->maxentries)
+	{
 		BatchWrite(index, b);
+		b->filled = true;
+	}
 	else if (b->nentries >= b->allocated)
 	{
 		b->allocated = Min(b->allocated * 2, b->maxentries);

@@ -801,7 +801,8 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
  * index: the entries of each segment together, through ScbfInsertEntries.
  */
 static void
-ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
+			   bool bulk)
 {
 	ScbfState  *state = ScbfGetState(index);
 	Size		esz = state->entry_size;
@@ -838,15 +839,18 @@ ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 
 /*
  * Write a batch of entries to a format-2 index.  A large batch (a bulk
- * load's) is folded straight into the filters if no other backend is
- * folding; otherwise the entries go to the pending area, which is folded
- * when a partition has grown long, again unless another backend is
- * folding already.
+ * load's, and the last entries of one, so that the load leaves no pending
+ * entries for every probe to read) is folded straight into the filters if
+ * no other backend is folding; otherwise the entries go to the pending
+ * area, which is folded when a partition has grown long, again unless
+ * another backend is folding already.
  */
 static void
-Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
+				bool bulk)
 {
-	if (n >= SCBF2_FOLD_DIRECT && Scbf2FoldBatch(index, tids, hashes, n))
+	if ((n >= SCBF2_FOLD_DIRECT || bulk) &&
+		Scbf2FoldBatch(index, tids, hashes, n))
 		return;
 	if (Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n))
 		Scbf2Fold(index, false);
