@@ -5,6 +5,11 @@ SELECT coalesce((SELECT tab FROM bench.tables WHERE tab LIKE 'orders%'
 		ORDER BY abs(nrows - 1000000), nrows DESC LIMIT 1), '') AS i2tab,
 	coalesce((SELECT tab FROM bench.tables WHERE tab LIKE 'churn%' LIMIT 1), '') AS i2churn
 \gset
+-- the scbf method the section reports: format 1 ('scbf') if this run has
+-- it, else format 2 ('scbf2')
+SELECT CASE WHEN EXISTS (SELECT 1 FROM bench.build WHERE method = 'scbf')
+	OR EXISTS (SELECT 1 FROM bench.csummary WHERE method = 'scbf') THEN 'scbf' ELSE 'scbf2' END AS i2m
+\gset
 
 SELECT '## Issue 2: size, probe cost and churn';
 SELECT '';
@@ -26,7 +31,7 @@ SELECT format('| %s | %s | %s | %s | ≤ %s× | %s | %s | %s | %s |', c.col,
 	pg_temp.sz(bb.size_bytes), pg_temp.sz(bbt.size_bytes))
 FROM (VALUES (1, 'customer_id', 1.0), (2, 'code', 0.5)) c(o, col, target)
 JOIN bench.build bt ON bt.tab = :'i2tab' AND bt.col = c.col AND bt.method = 'btree'
-JOIN bench.build sc ON sc.tab = :'i2tab' AND sc.col = c.col AND sc.method = 'scbf'
+JOIN bench.build sc ON sc.tab = :'i2tab' AND sc.col = c.col AND sc.method = :'i2m'
 LEFT JOIN bench.build f ON f.tab = :'i2tab' AND f.col = c.col AND f.method = 'scbf_fpr001'
 LEFT JOIN bench.build bb ON bb.tab = :'i2tab' AND bb.col = c.col AND bb.method = 'brin_bloom'
 LEFT JOIN bench.build bbt ON bbt.tab = :'i2tab' AND bbt.col = c.col AND bbt.method = 'brin_bloom_tuned'
@@ -43,7 +48,7 @@ SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', s.col,
 FROM bench.summary s
 LEFT JOIN bench.summary b ON b.tab = s.tab AND b.col = s.col AND b.kind = s.kind AND b.method = 'btree'
 WHERE s.tab = :'i2tab' AND s.col IN ('customer_id', 'code') AND s.kind IN ('present', 'absent')
-	AND s.method IN ('btree', 'brin_bloom', 'brin_bloom_tuned', 'scbf')
+	AND s.method IN ('btree', 'brin_bloom', 'brin_bloom_tuned', :'i2m')
 ORDER BY s.col DESC, s.kind DESC, pg_temp.morder(s.method);
 SELECT '';
 
@@ -65,9 +70,9 @@ SELECT format('| %s | %s (%s) | %s | %s (%s) | %s (%s) | %s (%s) | %s | %s | %s 
 	pg_temp.pct(dn.heap_share), pg_temp.pct(dn.touch_share),
 	pg_temp.pct(bd.heap_share), pg_temp.pct(bn.heap_share))
 FROM (SELECT DISTINCT cycle FROM c) cy
-LEFT JOIN c sd ON sd.cycle = cy.cycle AND sd.method = 'scbf' AND sd.kind = 'deleted'
-LEFT JOIN c sn ON sn.cycle = cy.cycle AND sn.method = 'scbf' AND sn.kind = 'never'
-LEFT JOIN c sn0 ON sn0.cycle = 0 AND sn0.method = 'scbf' AND sn0.kind = 'never'
+LEFT JOIN c sd ON sd.cycle = cy.cycle AND sd.method = :'i2m' AND sd.kind = 'deleted'
+LEFT JOIN c sn ON sn.cycle = cy.cycle AND sn.method = :'i2m' AND sn.kind = 'never'
+LEFT JOIN c sn0 ON sn0.cycle = 0 AND sn0.method = :'i2m' AND sn0.kind = 'never'
 LEFT JOIN c td ON td.cycle = cy.cycle AND td.method = 'brin_bloom_tuned' AND td.kind = 'deleted'
 LEFT JOIN c tn ON tn.cycle = cy.cycle AND tn.method = 'brin_bloom_tuned' AND tn.kind = 'never'
 LEFT JOIN c dd ON dd.cycle = cy.cycle AND dd.method = 'brin_bloom' AND dd.kind = 'deleted'
@@ -80,7 +85,7 @@ SELECT '### Targets';
 SELECT '';
 WITH c AS (SELECT * FROM bench.csummary WHERE tab = :'i2churn'),
 sz AS (SELECT b.col, s.size_bytes::float8 / b.size_bytes AS r
-	FROM bench.build b JOIN bench.build s ON s.tab = b.tab AND s.col = b.col AND s.method = 'scbf'
+	FROM bench.build b JOIN bench.build s ON s.tab = b.tab AND s.col = b.col AND s.method = :'i2m'
 	WHERE b.tab = :'i2tab' AND b.method = 'btree')
 SELECT string_agg(line, E'\n' ORDER BY o) FROM (
 SELECT 1 AS o, format('- scbf size ≤ 0.5 × btree on the text column: %s (%s).',
@@ -94,14 +99,14 @@ UNION ALL
 SELECT 3, format('- After VACUUM a deleted id costs at most 2%% of the heap pages per probe: %s (worst probe over cycles 1–%s: %s of the heap; mean %s).',
 	CASE WHEN max(heap_share_max) <= 0.02 THEN 'met' ELSE '**not met**' END,
 	max(cycle), pg_temp.pct(max(heap_share_max)), pg_temp.pct(avg(heap_share)))
-FROM c WHERE method = 'scbf' AND kind IN ('deleted', 'deleted_earlier') AND cycle > 0
+FROM c WHERE method = :'i2m' AND kind IN ('deleted', 'deleted_earlier') AND cycle > 0
 UNION ALL
 SELECT 4, format('- Never-present ids stay within 1.5× of their cost on the fresh index: %s (pages per probe: worst cycle %s× cycle 0; median latency: worst cycle %s× cycle 0; heap share %s at cycle 0, at most %s later).',
 	CASE WHEN max(n.pages / n0.pages) <= 1.5 THEN 'met (pages)' ELSE '**not met** (pages)' END,
 	round(max(n.pages / n0.pages)::numeric, 2), round(max(n.med_ms / n0.med_ms)::numeric, 2),
 	pg_temp.pct(max(n0.heap_share)), pg_temp.pct(max(n.heap_share)))
 FROM c n JOIN c n0 ON n0.method = n.method AND n0.kind = n.kind AND n0.cycle = 0
-WHERE n.method = 'scbf' AND n.kind = 'never' AND n.cycle > 0
+WHERE n.method = :'i2m' AND n.kind = 'never' AND n.cycle > 0
 UNION ALL
 -- the same figures for each BRIN bloom variant, each with its own wording
 SELECT v.o, format(v.fmt,

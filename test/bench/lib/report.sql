@@ -129,10 +129,10 @@ SELECT '';
 -- Inserts
 SELECT '## Insert throughput';
 SELECT '';
-SELECT $$Into the loaded table with only that index (plus none, measured before and after the methods: the baseline is their mean).  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  COPY: then as many more rows through `COPY FROM STDIN` (psql's `\copy` of a CSV file), timed in the server session.  pgbench: 4 clients, transactions of 10 single-row INSERTs, each an existing customer_id and a new code (single columns only).  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
+SELECT $$Into the loaded table with only that index (plus none, measured before and after the methods).  Each test runs `insert_reps` times (env.csv), the table restored in between; the figures are medians (the baseline's over both of its places).  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  COPY: then as many more rows through `COPY FROM STDIN` (psql's `\copy` of a CSV file), timed in the server session.  pgbench: 4 clients, transactions of 10 single-row INSERTs, each an existing customer_id and a new code (single columns only).  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
 SELECT '';
 WITH base AS (
-	SELECT tab, test, avg(rows_per_s) AS rps FROM bench.inserts WHERE method = 'none' GROUP BY 1, 2)
+	SELECT tab, test, percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) AS rps FROM bench.inserts WHERE method = 'none' GROUP BY 1, 2)
 SELECT string_agg(tbl, E'\n' ORDER BY nrows) FROM (
 SELECT t.nrows, format(E'### %s rows\n\n', to_char(t.nrows, 'FM999,999,999'))
 	|| E'| method | column | INSERT…SELECT rows/s | × no index | WAL B/row | COPY rows/s | × no index | WAL B/row | pgbench rows/s | × no index | WAL B/row |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
@@ -145,12 +145,12 @@ SELECT t.nrows, format(E'### %s rows\n\n', to_char(t.nrows, 'FM999,999,999'))
 			pg_temp.morder(i.method)) || E'\n' AS tbl
 FROM (
 	SELECT tab, method, col,
-		avg(rows_per_s) FILTER (WHERE test = 'insert_select') AS ins,
-		avg(wal_per_row) FILTER (WHERE test = 'insert_select') AS ins_wal,
-		avg(rows_per_s) FILTER (WHERE test = 'copy') AS cpy,
-		avg(wal_per_row) FILTER (WHERE test = 'copy') AS cpy_wal,
-		avg(rows_per_s) FILTER (WHERE test = 'pgbench') AS pgb,
-		avg(wal_per_row) FILTER (WHERE test = 'pgbench') AS pgb_wal
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'insert_select') AS ins,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'insert_select') AS ins_wal,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'copy') AS cpy,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'copy') AS cpy_wal,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'pgbench') AS pgb,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'pgbench') AS pgb_wal
 	FROM bench.inserts GROUP BY 1, 2, 3) i
 JOIN bench.tables t USING (tab)
 LEFT JOIN base b1 ON b1.tab = i.tab AND b1.test = 'insert_select'
