@@ -20,6 +20,7 @@ OBJS = \
 	src/scbfdir.o \
 	src/scbffilter.o \
 	src/scbffold.o \
+	src/scbffoldhelper.o \
 	src/scbffuncs.o \
 	src/scbfinsert.o \
 	src/scbfinspect2.o \
@@ -49,7 +50,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
 	scbf_rescan scbf_batch scbf_format2 scbf_format2_diag scbf_delta \
-	scbf_security
+	scbf_fold_helpers scbf_security
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.
 REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale

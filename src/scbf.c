@@ -75,6 +75,18 @@ _PG_init(void)
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("scbf.fold_helpers",
+							 "Lets bulk loads hand full insert batches of format-2 "
+							 "indexes to background workers that fold them.",
+							 "Each helper takes a worker slot (max_worker_processes) "
+							 "while it folds; without a free slot, or with this "
+							 "off, the loading backend folds the batch itself.",
+							 &scbf_fold_helpers,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("scbf");
 }
 

@@ -621,10 +621,13 @@ extern uint64 ScbfCountDistinctKeys(ScbfState *state, const char *entries,
 /*
  * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], the
  * TIDs in ascending order.  bulk: the batch has filled up before in this
- * transaction (a bulk load, whose last entries these may be).
+ * transaction (a bulk load, whose last entries these may be); full: it is
+ * full now and the load goes on (a format-2 index may hand it to a fold
+ * helper, scbffoldhelper.c).
  */
 typedef void (*ScbfBatchApplyFn) (Relation index, ItemPointer tids,
-								  const uint32 *hashes, int n, bool bulk);
+								  const uint32 *hashes, int n, bool bulk,
+								  bool full);
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols, ScbfBatchApplyFn apply);
 extern void ScbfBatchFlush(Relation index);

@@ -367,6 +367,17 @@ extern bool Scbf2PendingScan(Relation index, Scbf2State *state,
 							 Scbf2PendingFn fn, void *arg,
 							 Scbf2PendingCut *cut);
 
+/* scbfinsert.c */
+extern void Scbf2ApplyBatch(Relation index, ItemPointer tids,
+							const uint32 *hashes, int n, bool bulk, bool full);
+
+/* scbffoldhelper.c */
+extern bool scbf_fold_helpers;
+extern bool Scbf2HelperSubmit(Relation index, ItemPointer tids,
+							  const uint32 *hashes, int n);
+extern void Scbf2HelperWait(Oid indexoid);
+extern void Scbf2HelperForget(void);
+
 /* scbffold.c */
 extern int64 Scbf2Fold(Relation index, bool wait);
 extern bool Scbf2FoldBatch(Relation index, ItemPointer tids,

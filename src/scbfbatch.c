@@ -53,6 +53,7 @@
 #include "utils/rel.h"
 
 #include "scbf.h"
+#include "scbf2.h"
 
 /*
  * A batch holds at most this many bytes of entries before it is flushed;
@@ -113,7 +114,7 @@ BatchCmpTid(const void *a, const void *b)
  * of one segment arrive together and in block order.
  */
 static void
-BatchWrite(Relation index, ScbfBatch *b)
+BatchWrite(Relation index, ScbfBatch *b, bool full)
 {
 	int			n = b->nentries;
 	ItemPointerData *tids;
@@ -136,7 +137,7 @@ BatchWrite(Relation index, ScbfBatch *b)
 		memcpy(hashes + (Size) i * b->ncols, e->hashes,
 			   sizeof(uint32) * b->ncols);
 	}
-	b->apply(index, tids, hashes, n, b->filled);
+	b->apply(index, tids, hashes, n, b->filled, full);
 	pfree(tids);
 	pfree(hashes);
 }
@@ -162,7 +163,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b);
+		BatchWrite(index, b, false);
 	relation_close(index, RowExclusiveLock);
 }
 
@@ -177,8 +178,13 @@ BatchXactCallback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
+			/* an index's helper first: its batch came before */
 			for (ScbfBatch *b = batches; b != NULL; b = b->next)
+			{
+				Scbf2HelperWait(b->indexoid);
 				BatchFlushByOid(b);
+			}
+			Scbf2HelperWait(InvalidOid);
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
@@ -186,6 +192,7 @@ BatchXactCallback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			batches = NULL;
+			Scbf2HelperForget();
 			break;
 		default:
 			break;
@@ -261,7 +268,9 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 
 	if (b->nentries >= b->maxentries)
 	{
-		BatchWrite(index, b);
+		/* one helper per index at a time (scbffoldhelper.c) */
+		Scbf2HelperWait(b->indexoid);
+		BatchWrite(index, b, true);
 		b->filled = true;
 	}
 	else if (b->nentries >= b->allocated)
@@ -285,8 +294,9 @@ ScbfBatchFlush(Relation index)
 {
 	Oid			indexoid = RelationGetRelid(index);
 
+	Scbf2HelperWait(indexoid);
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
 		if (b->indexoid == indexoid && b->nentries > 0 &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
-			BatchWrite(index, b);
+			BatchWrite(index, b, false);
 }

@@ -31,16 +31,19 @@
 #endif
 
 /*
- * A relation's storage: RelFileNode until 15, RelFileLocator from 16.
+ * A relation's storage: RelFileNode until 15, RelFileLocator from 16; and
+ * the subtransaction that gave it new storage in this transaction.
  */
 #if PG_VERSION_NUM >= 160000
 #define ScbfRelFileLocator				RelFileLocator
 #define ScbfRelationLocator(rel)		((rel)->rd_locator)
 #define ScbfLocatorEquals(a, b)			RelFileLocatorEquals(a, b)
+#define ScbfRelationNewStorageSubid(rel)	((rel)->rd_firstRelfilelocatorSubid)
 #else
 #define ScbfRelFileLocator				RelFileNode
 #define ScbfRelationLocator(rel)		((rel)->rd_node)
 #define ScbfLocatorEquals(a, b)			RelFileNodeEquals(a, b)
+#define ScbfRelationNewStorageSubid(rel)	((rel)->rd_firstRelfilenodeSubid)
 #endif
 
 /*

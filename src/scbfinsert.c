@@ -802,7 +802,7 @@ ScbfInsertEntry(Relation index, ScbfState *state, uint32 segno,
  */
 static void
 ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
-			   bool bulk)
+			   bool bulk, bool full)
 {
 	ScbfState  *state = ScbfGetState(index);
 	Size		esz = state->entry_size;
@@ -838,17 +838,23 @@ ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
 }
 
 /*
- * Write a batch of entries to a format-2 index.  A large batch (a bulk
- * load's, and the last entries of one, so that the load leaves no pending
- * entries for every probe to read) is folded straight into the filters if
- * no other backend is folding; otherwise the entries go to the pending
- * area, which is folded when a partition has grown long, again unless
- * another backend is folding already.
+ * Scbf2ApplyBatch
+ *		Write a batch of entries to a format-2 index (ScbfBatchApplyFn).  A
+ *		full batch of a load that goes on is handed to a fold helper
+ *		(scbffoldhelper.c) if one can start.  A large batch (a bulk load's,
+ *		and the last entries of one, so that the load leaves no pending
+ *		entries for every probe to read) is folded straight into the
+ *		filters if no other backend is folding; otherwise the entries go to
+ *		the pending area, which is folded when a partition has grown long,
+ *		again unless another backend is folding already.
  */
-static void
+void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
-				bool bulk)
+				bool bulk, bool full)
 {
+	if (full && n >= SCBF2_FOLD_DIRECT &&
+		Scbf2HelperSubmit(index, tids, hashes, n))
+		return;
 	if ((n >= SCBF2_FOLD_DIRECT || bulk) &&
 		Scbf2FoldBatch(index, tids, hashes, n))
 		return;

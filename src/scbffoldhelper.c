@@ -1,0 +1,470 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbffoldhelper.c
+ *	  Fold helpers: background workers that fold a bulk load's full insert
+ *	  batches into a format-2 index while the loading backend goes on.
+ *
+ * NOTES
+ *	  A bulk load (INSERT ... SELECT, COPY) fills its insert batch many
+ *	  times; each full batch is folded straight into the filters (the direct
+ *	  fold, Scbf2FoldBatch), which costs the loading backend as much as a
+ *	  tenth to two fifths of its time.  Under scbf.fold_helpers (on by
+ *	  default) the backend hands its full batches of an index to a helper
+ *	  instead, a dynamic background worker it starts at the first one and
+ *	  that lives as long as the loading transaction: the backend copies a
+ *	  batch into the helper's dynamic shared memory segment and goes on
+ *	  inserting heap rows on another core while the helper folds it.
+ *	  RegisterDynamicBackgroundWorker names this library, so no
+ *	  shared_preload_libraries is needed.  A helper of its own per load
+ *	  keeps its caches warm from one batch to the next (a worker started
+ *	  per batch spent three times the fold's time starting cold).
+ *
+ *	  The segment holds one batch and two counters: batches handed over
+ *	  (submitted) and finished (done), each side setting the other's latch
+ *	  when it moves its counter.  The backend copies a batch in only when
+ *	  the helper is idle (done = submitted): before it hands over the next
+ *	  batch of an index, before it writes the index's last batch at commit
+ *	  or prepare, and before it reads the index itself (a scan, a
+ *	  diagnostic function), it waits for that.  Waiting at PRE_COMMIT and
+ *	  PRE_PREPARE keeps the direct fold's crash argument: the helper's fold
+ *	  commits (one metapage record) before the loading transaction's commit
+ *	  record, so a crash loses only entries of tuples it also aborts, and a
+ *	  committed tuple is never missing from the index (invariant I3).
+ *
+ *	  The helper folds each batch in a transaction of its own, taking the
+ *	  table and index locks (RowExclusiveLock, as an INSERT) and the fold
+ *	  lock only if it gets them without waiting: the backend that waits for
+ *	  it may hold a lock it needs (a TRUNCATE or ALTER TABLE later in the
+ *	  same transaction), and that wait is a latch wait the deadlock detector
+ *	  cannot see; between batches it holds no lock.  A batch the helper did
+ *	  not fold (a lock taken, the index dropped or given new storage) the
+ *	  waiting backend writes itself, as it would have without helpers
+ *	  (Scbf2ApplyBatch: a direct fold, else the pending area); so does it
+ *	  when the helper died (an error inside its fold leaves what a crashed
+ *	  fold leaves, which the next fold tidies) or no worker slot was free.
+ *
+ *	  At the end of the transaction, commit or abort, the backend tells its
+ *	  helpers to finish and forgets them.  After an abort a helper may be
+ *	  folding still: it writes entries of aborted tuples, as a direct fold
+ *	  before the abort would have, and VACUUM removes them.  A helper whose
+ *	  backend is gone also exits.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbffoldhelper.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <dlfcn.h>
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "tcop/tcopprot.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
+#include "utils/snapmgr.h"
+
+#include "scbf2.h"
+
+/* scbf.fold_helpers: whether bulk loads hand full batches to helpers */
+bool		scbf_fold_helpers = true;
+
+/* A helper idle this long with its backend gone or silent exits */
+#define HELPER_IDLE_CHECK_MS	1000
+
+/*
+ * The segment of one helper: where its batches go, the protocol's state,
+ * and room for one batch (capacity entries): n TIDs, then n * ncols
+ * hashes.
+ */
+typedef struct ScbfHelperShared
+{
+	Oid			dboid;
+	Oid			heapoid;
+	Oid			indexoid;
+	ScbfRelFileLocator rlocator;	/* the storage the entries are for */
+	int			ncols;
+	int			capacity;
+	pid_t		backend_pid;
+	pg_atomic_uint32 helper_pid;	/* 0 until the helper runs */
+	pg_atomic_uint32 submitted; /* batches handed over */
+	pg_atomic_uint32 done;		/* batches the helper finished */
+	pg_atomic_uint32 folded;	/* 1 if the last one finished was folded */
+	pg_atomic_uint32 finish;	/* 1: no more batches, exit */
+	int			n;				/* entries of the batch handed over */
+} ScbfHelperShared;
+
+#define HelperTids(sh) \
+	((ItemPointer) ((char *) (sh) + MAXALIGN(sizeof(ScbfHelperShared))))
+#define HelperHashes(sh) \
+	((uint32 *) ((char *) HelperTids(sh) + \
+				 MAXALIGN(sizeof(ItemPointerData) * (sh)->capacity)))
+
+/* A helper this backend started, in TopTransactionContext */
+typedef struct ScbfHelper
+{
+	Oid			indexoid;
+	dsm_segment *seg;
+	ScbfHelperShared *sh;
+	BackgroundWorkerHandle *handle;
+	uint32		handled;		/* batches whose end the backend has seen */
+	bool		dead;			/* it exited; no more batches for it */
+	struct ScbfHelper *next;
+} ScbfHelper;
+
+/* This transaction's helpers; NULL if none */
+static ScbfHelper *helpers = NULL;
+
+PGDLLEXPORT void scbf_fold_helper_main(Datum main_arg);
+
+/*
+ * The file this library was loaded from, for bgw_library_name: a helper
+ * must run the code of the backend that starts it, and "scbf" alone would
+ * be looked up in $libdir only (not, for one, in Debian's
+ * extension_destdir, from which a test installation loads it).  "scbf" if
+ * the path is unknown or too long.
+ */
+static const char *
+HelperLibrary(void)
+{
+	static char path[BGW_MAXLEN];
+	Dl_info		info;
+
+	if (path[0] == '\0')
+	{
+		if (dladdr((void *) scbf_fold_helper_main, &info) != 0 &&
+			info.dli_fname != NULL && strlen(info.dli_fname) < BGW_MAXLEN)
+			strlcpy(path, info.dli_fname, BGW_MAXLEN);
+		else
+			strlcpy(path, "scbf", BGW_MAXLEN);
+	}
+	return path;
+}
+
+/*
+ * Set the latch of the process pid, if it still runs.
+ */
+static void
+SetLatchOfPid(pid_t pid)
+{
+	PGPROC	   *proc;
+
+	if (pid == 0)
+		return;
+	proc = BackendPidGetProc(pid);
+	if (proc != NULL)
+		SetLatch(&proc->procLatch);
+}
+
+/*
+ * Start a helper for index, with room for batches of capacity entries; NULL
+ * if no segment or worker slot could be had.
+ */
+static ScbfHelper *
+HelperStart(Relation index, int capacity)
+{
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	Size		size;
+	dsm_segment *seg;
+	ScbfHelperShared *sh;
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	ScbfHelper *h;
+	MemoryContext oldcxt;
+	ResourceOwner oldowner;
+
+	size = MAXALIGN(sizeof(ScbfHelperShared)) +
+		MAXALIGN(sizeof(ItemPointerData) * capacity) +
+		sizeof(uint32) * (Size) capacity * ncols;
+	/* mapped until the transaction ends, not the statement */
+	oldowner = CurrentResourceOwner;
+	CurrentResourceOwner = TopTransactionResourceOwner;
+	seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	CurrentResourceOwner = oldowner;
+	if (seg == NULL)
+		return NULL;
+	sh = dsm_segment_address(seg);
+	memset(sh, 0, sizeof(ScbfHelperShared));
+	sh->dboid = MyDatabaseId;
+	sh->heapoid = index->rd_index->indrelid;
+	sh->indexoid = RelationGetRelid(index);
+	sh->rlocator = ScbfRelationLocator(index);
+	sh->ncols = ncols;
+	sh->capacity = capacity;
+	sh->backend_pid = MyProcPid;
+	pg_atomic_init_u32(&sh->helper_pid, 0);
+	pg_atomic_init_u32(&sh->submitted, 0);
+	pg_atomic_init_u32(&sh->done, 0);
+	pg_atomic_init_u32(&sh->folded, 0);
+	pg_atomic_init_u32(&sh->finish, 0);
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
+		BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	strlcpy(worker.bgw_library_name, HelperLibrary(), BGW_MAXLEN);
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "scbf_fold_helper_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "scbf fold helper for index %u",
+			 RelationGetRelid(index));
+	snprintf(worker.bgw_type, BGW_MAXLEN, "scbf fold helper");
+	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(seg));
+	worker.bgw_notify_pid = MyProcPid;
+
+	oldcxt = MemoryContextSwitchTo(TopTransactionContext);
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		dsm_detach(seg);
+		return NULL;
+	}
+	h = palloc0(sizeof(ScbfHelper));
+	h->indexoid = RelationGetRelid(index);
+	h->seg = seg;
+	h->sh = sh;
+	h->handle = handle;
+	h->next = helpers;
+	helpers = h;
+	MemoryContextSwitchTo(oldcxt);
+	return h;
+}
+
+/*
+ * Wait until helper h has finished every batch handed to it (or exited); if
+ * it did not fold the last one, write that batch here, unless the index is
+ * gone or has new storage (the entries are moot then, as in scbfbatch.c).
+ */
+static void
+HelperWaitIdle(ScbfHelper *h)
+{
+	ScbfHelperShared *sh = h->sh;
+	uint32		submitted = pg_atomic_read_u32(&sh->submitted);
+	bool		folded;
+	pid_t		pid;
+
+	if (h->handled == submitted)
+		return;					/* idle since the last wait */
+	for (;;)
+	{
+		if (pg_atomic_read_u32(&sh->done) == submitted)
+			break;
+		if (GetBackgroundWorkerPid(h->handle, &pid) == BGWH_STOPPED)
+		{
+			/* gone; what it finished before is in "done" */
+			pg_memory_barrier();
+			h->dead = true;
+			break;
+		}
+		(void) WaitLatch(MyLatch,
+						 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 HELPER_IDLE_CHECK_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	pg_read_barrier();
+	folded = pg_atomic_read_u32(&sh->done) == submitted &&
+		pg_atomic_read_u32(&sh->folded) == 1;
+	if (!folded)
+	{
+		Relation	index = try_relation_open(sh->indexoid, RowExclusiveLock);
+
+		elog(DEBUG1, "an scbf fold helper did not fold its %d entries of index \"%s\": folding them here",
+			 sh->n, index ? RelationGetRelationName(index) : "(dropped)");
+		if (index != NULL)
+		{
+			if (ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
+				Scbf2ApplyBatch(index, HelperTids(sh), HelperHashes(sh),
+								sh->n, true, false);
+			relation_close(index, RowExclusiveLock);
+		}
+	}
+	else
+		elog(DEBUG1, "an scbf fold helper folded %d entries of index \"%s\"",
+			 sh->n, get_rel_name(sh->indexoid));
+	h->handled = submitted;
+}
+
+/*
+ * Scbf2HelperSubmit
+ *		Hand a full batch of index (n entries, tids[i] and hashes[i * ncols
+ *		..], the TIDs ascending) to its helper, started at the first batch.
+ *		Returns false, having done nothing, if helpers are off or do not
+ *		apply, or no helper could be had: the caller writes the batch itself.
+ *		The caller has waited for the helper (Scbf2HelperWait).
+ */
+bool
+Scbf2HelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
+				  int n)
+{
+	ScbfHelper *h;
+	ScbfHelperShared *sh;
+
+	/*
+	 * Not for storage only this transaction sees: a temporary index (local
+	 * buffers), or one created or given new storage in this transaction
+	 * (the helper's snapshot would find no index, or the old storage).
+	 */
+	if (!scbf_fold_helpers || !IsUnderPostmaster || RecoveryInProgress() ||
+		RelationUsesLocalBuffers(index) ||
+		index->rd_createSubid != InvalidSubTransactionId ||
+		ScbfRelationNewStorageSubid(index) != InvalidSubTransactionId)
+		return false;
+
+	for (h = helpers; h != NULL; h = h->next)
+		if (h->indexoid == RelationGetRelid(index))
+			break;
+	if (h != NULL &&
+		(h->dead || n > h->sh->capacity ||
+		 !ScbfLocatorEquals(ScbfRelationLocator(index), h->sh->rlocator)))
+		return false;
+	if (h == NULL && (h = HelperStart(index, n)) == NULL)
+		return false;
+
+	sh = h->sh;
+	Assert(h->handled == pg_atomic_read_u32(&sh->submitted));
+	sh->n = n;
+	memcpy(HelperTids(sh), tids, sizeof(ItemPointerData) * n);
+	memcpy(HelperHashes(sh), hashes, sizeof(uint32) * (Size) n * sh->ncols);
+	pg_write_barrier();
+	pg_atomic_add_fetch_u32(&sh->submitted, 1);
+	SetLatchOfPid((pid_t) pg_atomic_read_u32(&sh->helper_pid));
+	return true;
+}
+
+/*
+ * Scbf2HelperWait
+ *		Wait until this transaction's helper of index indexoid (every
+ *		helper, with InvalidOid) is idle, writing here any batch it did not
+ *		fold.
+ */
+void
+Scbf2HelperWait(Oid indexoid)
+{
+	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
+		if (!OidIsValid(indexoid) || h->indexoid == indexoid)
+			HelperWaitIdle(h);
+}
+
+/*
+ * Scbf2HelperForget
+ *		At the end of a transaction: tell its helpers to finish, let go of
+ *		their segments and forget them (their memory goes with the
+ *		transaction).
+ */
+void
+Scbf2HelperForget(void)
+{
+	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
+	{
+		pg_atomic_write_u32(&h->sh->finish, 1);
+		SetLatchOfPid((pid_t) pg_atomic_read_u32(&h->sh->helper_pid));
+		/* the helper keeps its own mapping until it exits */
+		dsm_detach(h->seg);
+	}
+	helpers = NULL;
+}
+
+/*
+ * Fold the batch in segment sh into its index, if the locks and the fold
+ * lock are free now; true if it did.  In a transaction of its own.
+ */
+static bool
+HelperFold(ScbfHelperShared *sh)
+{
+	Relation	index;
+	bool		folded = false;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (ConditionalLockRelationOid(sh->heapoid, RowExclusiveLock))
+	{
+		if (ConditionalLockRelationOid(sh->indexoid, RowExclusiveLock))
+		{
+			index = try_relation_open(sh->indexoid, NoLock);
+			if (index != NULL &&
+				index->rd_rel->relkind == RELKIND_INDEX &&
+				index->rd_index->indrelid == sh->heapoid &&
+				ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) &&
+				ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION &&
+				IndexRelationGetNumberOfKeyAttributes(index) == sh->ncols)
+				folded = Scbf2FoldBatch(index, HelperTids(sh),
+										HelperHashes(sh), sh->n);
+			if (index != NULL)
+				relation_close(index, NoLock);
+		}
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return folded;
+}
+
+/*
+ * scbf_fold_helper_main
+ *		A helper's entry point (bgw_function_name): attach the segment named
+ *		by main_arg, then fold each batch handed over until told to finish
+ *		or its backend is gone.
+ */
+void
+scbf_fold_helper_main(Datum main_arg)
+{
+	dsm_segment *seg;
+	ScbfHelperShared *sh;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	CurrentResourceOwner = ResourceOwnerCreate(NULL, "scbf fold helper");
+	seg = dsm_attach(DatumGetUInt32(main_arg));
+	if (seg == NULL)
+		proc_exit(0);			/* the backend's transaction ended already */
+	sh = dsm_segment_address(seg);
+
+	/* as the bootstrap superuser, as autovacuum: it only writes the index */
+	BackgroundWorkerInitializeConnectionByOid(sh->dboid, InvalidOid, 0);
+	pg_atomic_write_u32(&sh->helper_pid, (uint32) MyProcPid);
+	pgstat_report_activity(STATE_IDLE, NULL);
+
+	for (;;)
+	{
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (pg_atomic_read_u32(&sh->submitted) != pg_atomic_read_u32(&sh->done))
+		{
+			bool		folded;
+
+			pg_read_barrier();
+			pgstat_report_activity(STATE_RUNNING, "folding an insert batch");
+			folded = HelperFold(sh);
+			pgstat_report_activity(STATE_IDLE, NULL);
+			pg_atomic_write_u32(&sh->folded, folded ? 1 : 0);
+			pg_write_barrier();
+			pg_atomic_write_u32(&sh->done, pg_atomic_read_u32(&sh->submitted));
+			SetLatchOfPid(sh->backend_pid);
+			continue;
+		}
+		if (pg_atomic_read_u32(&sh->finish) == 1 ||
+			BackendPidGetProc(sh->backend_pid) == NULL)
+			break;
+		(void) WaitLatch(MyLatch,
+						 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 HELPER_IDLE_CHECK_MS, PG_WAIT_EXTENSION);
+	}
+	dsm_detach(seg);
+	proc_exit(0);
+}
