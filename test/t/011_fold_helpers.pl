@@ -4,8 +4,8 @@
 #   1. the server stops (immediate, as in a crash) while helpers fold the
 #      batches of a load that has not committed: afterwards the table has
 #      only the rows committed before, every probe equals a sequential
-#      scan, and the verifier finds only what a crashed fold leaves (none
-#      after VACUUM);
+#      scan, and the verifier finds only what a crashed fold leaves (after
+#      VACUUM, only the extra row bits, which stay);
 #   2. a load commits and the server stops at once: every row of it is
 #      found through the indexes after the restart (the helpers' folds
 #      commit before the load does);
@@ -85,8 +85,12 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '50000',
 probes('crash during a load', 0);
 verify_clean($node, $_, 'crash during a load', leftovers => [qw(pages counts bits)])
   for ('h_a', 'h_t');
+# Row bits a crashed fold set stay set (src/README step 6: a recount
+# clears only positions of entries it removes), and the verifier keeps
+# noting their filters' counts from here on: false positives only.
+my @after_crash = (leftovers => ['bits']);
 $node->safe_psql('postgres', 'VACUUM h');
-verify_clean($node, $_, 'crash during a load, then VACUUM') for ('h_a', 'h_t');
+verify_clean($node, $_, 'crash during a load, then VACUUM', @after_crash) for ('h_a', 'h_t');
 entries_equal_rows('crash during a load, then VACUUM');
 
 # ---- 2. a committed load, then a crash
@@ -97,7 +101,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '300000',
 	'crash after a load: every committed row is there');
 probes('crash after a load', 1);
 entries_equal_rows('crash after a load');
-verify_clean($node, $_, 'crash after a load') for ('h_a', 'h_t');
+verify_clean($node, $_, 'crash after a load', @after_crash) for ('h_a', 'h_t');
 
 # ---- 3. three loads at once
 my @loads = map { $node->background_psql('postgres') } 1 .. 3;
@@ -119,7 +123,7 @@ probes('three loads at once', 1);
 entries_equal_rows('three loads at once', 1);
 $node->safe_psql('postgres', "SELECT scbf_clean_pending('h_a'), scbf_clean_pending('h_t')");
 entries_equal_rows('three loads at once, then a fold');
-verify_clean($node, $_, 'three loads at once') for ('h_a', 'h_t');
+verify_clean($node, $_, 'three loads at once', @after_crash) for ('h_a', 'h_t');
 unlike(slurp_file($node->logfile), qr/scbf fold helper.*exited with exit code [^0]/,
 	'no helper ended in an error (a crash aside)');
 
