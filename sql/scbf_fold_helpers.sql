@@ -18,11 +18,12 @@ RESET client_min_messages;
 \i :scbf_same_sql
 \set ECHO all
 
-SHOW scbf.fold_helpers;
 CREATE TABLE fh (id int, a int, t text) WITH (autovacuum_enabled = off);
 INSERT INTO fh SELECT g, g / 20, md5(g::text) FROM generate_series(1, 20000) g;
 CREATE INDEX fh_a ON fh USING scbf (a);
 CREATE INDEX fh_t ON fh USING scbf (t);
+-- (defined once the library is loaded, as by the CREATE INDEX above)
+SHOW scbf.fold_helpers;
 CREATE FUNCTION entries_equal_rows(idx regclass) RETURNS boolean
 LANGUAGE sql AS $$
 	SELECT entries_live = (SELECT count(*) FROM fh) AND entries_pending = 0
