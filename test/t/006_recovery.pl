@@ -143,16 +143,19 @@ $standby->promote;
 ok($standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'failover: the standby is promoted');
 # a fold the crash cut short leaves what TAP 002 section 9 allows after a
 # crashed fold: pages no structure names, filter table counts that ran
-# ahead of the ledgers and extra row bits (false positives only); the
-# VACUUM after the promotion, which removes entries from every filter,
-# frees the pages and recounts the filters (the check after it allows none)
+# ahead of the ledgers and extra row bits (false positives only).  The
+# VACUUM after the promotion frees the pages and recounts the filters it
+# removes entries from; extra bits can stay: when the next fold put the
+# crashed fold's entries into other filters than it had (a new split of the
+# same pending entries), no ledger names the bits the crash left, and only
+# a REINDEX clears them (src/README, R1).  CI met that once.
 check_all($standby, 'promoted standby', leftovers => [qw(pages counts bits)]);
 $standby->safe_psql('postgres', q{
 	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(300001, 330000) g;
 	DELETE FROM ch WHERE id % 7 = 0;
 	VACUUM ch;
 });
-check_all($standby, 'promoted standby after inserts, deletes and VACUUM');
+check_all($standby, 'promoted standby after inserts, deletes and VACUUM', leftovers => [qw(bits)]);
 
 $standby->stop;
 done_testing();
