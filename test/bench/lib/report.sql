@@ -50,7 +50,7 @@ SELECT '';
 
 SELECT '## How to read this';
 SELECT '';
-SELECT $$- Latency: server-side execution time of `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)`, median and 95th percentile over the probes (count in the CSV), table and index in shared buffers.  Every index is read through a bitmap scan (`enable_seqscan`, `enable_indexscan` off), without parallel workers or JIT, so the pages each method touches are counted alike; the sequential scan is measured with no index present.$$;
+SELECT $$- Latency: server-side execution time of `EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)`, median and 95th percentile over the probes (count in the CSV), table and index in shared buffers (huge pages unless `env.csv` says `huge_pages_in_use` 0 MB: on a VM, 4 kB pages a process has not touched for seconds cost a page fault each).  Every index is read through a bitmap scan (`enable_seqscan`, `enable_indexscan` off), without parallel workers or JIT, so the pages each method touches are counted alike; the sequential scan is measured with no index present.$$;
 SELECT $$- Pages: index pages = buffers of the Bitmap Index Scan node; heap pages = `Heap Blocks` exact + lossy (all pages for a seq scan); heap ÷ true = heap pages read per heap page that really holds a match (1.00 is exact; from a ground-truth join over the table).  Absent values have no true page: their heap pages are pure waste.$$;
 SELECT $$- Ratios `× btree` and `× BRIN-tuned` divide this method's median by the median of btree and of BRIN bloom tuned for the same probes in the same run.$$;
 SELECT $$- Planner: the plan `EXPLAIN` picks at default settings with only that index on the table (✓ = uses it), for the first present value, absent value and IN-list.$$;
