@@ -338,7 +338,8 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(Scbf2RowKey));
 	keys = palloc_extended(sizeof(Scbf2RowKey) * (maxkeys + nextra),
 						   MCXT_ALLOC_HUGE);
-	memcpy(keys, extra, sizeof(Scbf2RowKey) * nextra);
+	if (nextra > 0)
+		memcpy(keys, extra, sizeof(Scbf2RowKey) * nextra);
 	while (first < delta->pages)
 	{
 		/* the first group begins with the extra keys */
