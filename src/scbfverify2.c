@@ -48,9 +48,13 @@
  *	  the fold lock in share mode for the whole check (as a probe takes it
  *	  when it must), so no fold or VACUUM commits or frees pages meanwhile;
  *	  inserts go on appending to the pending area, whose chains are walked
- *	  to their current ends.  Nothing is written.  XXX: on a hot standby
- *	  replay may change the index under the check, which then may report a
- *	  change as corruption; run it again.
+ *	  to their current ends.  Nothing is written.  On a hot standby no lock
+ *	  holds off replay, which may apply a fold or VACUUM of the primary
+ *	  under the check: a structure the check read before may then lead to
+ *	  a page since freed or reused.  Every fold and VACUUM commits with a
+ *	  record on the metapage, so a corruption found while the metapage's
+ *	  LSN moved is reported as a serialization failure to retry, not as
+ *	  corruption (Scbf2Verify).
  *
  *	  This file does not include scbf_page.h: it reads pages through the
  *	  readers of the page-kind modules (scbf2.h) and decodes posting lists
@@ -1010,12 +1014,11 @@ Scbf2VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
  */
 
 /*
- * Scbf2Verify
- *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
- *		locked by the caller (see the file header).
+ * Scbf2VerifyCheck
+ *		The check of Scbf2Verify.
  */
-void
-Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
+static void
+Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 {
 	Scbf2VerifyState vs;
 	Snapshot	snapshot = InvalidSnapshot;
@@ -1107,4 +1110,65 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 							   Scbf2VerifyHeapTuple, &vs, scan);
 		UnregisterSnapshot(snapshot);
 	}
+}
+
+/*
+ * Scbf2MetaLSN
+ *		The LSN of the metapage, read under the buffer header's lock only:
+ *		callable while the caller's error left other buffers locked.
+ */
+static XLogRecPtr
+Scbf2MetaLSN(Relation index)
+{
+	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	XLogRecPtr	lsn = BufferGetLSNAtomic(buf);
+
+	ReleaseBuffer(buf);
+	return lsn;
+}
+
+/*
+ * Scbf2Verify
+ *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
+ *		locked by the caller (see the file header).  On a hot standby, a
+ *		corruption found after replay changed the metapage is raised as a
+ *		serialization failure instead: the index changed under the check.
+ */
+void
+Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	XLogRecPtr	start;
+
+	if (!RecoveryInProgress())
+	{
+		Scbf2VerifyCheck(index, heap, heapallindexed);
+		return;
+	}
+	start = Scbf2MetaLSN(index);
+	PG_TRY();
+	{
+		Scbf2VerifyCheck(index, heap, heapallindexed);
+	}
+	PG_CATCH();
+	{
+		MemoryContext errcxt = MemoryContextSwitchTo(oldcxt);
+		ErrorData  *edata = CopyErrorData();
+
+		if (edata->sqlerrcode != ERRCODE_INDEX_CORRUPTED ||
+			Scbf2MetaLSN(index) == start)
+		{
+			MemoryContextSwitchTo(errcxt);
+			PG_RE_THROW();
+		}
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("index \"%s\" changed during a check on the standby",
+						RelationGetRelationName(index)),
+				 errdetail("Replay applied a fold or VACUUM of the primary while the check read the index, which then met this: %s",
+						   edata->detail ? edata->detail : edata->message),
+				 errhint("Retry the query, or run it on the primary, where the check holds off folds and VACUUM.")));
+	}
+	PG_END_TRY();
 }

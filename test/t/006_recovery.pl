@@ -5,7 +5,9 @@
 #      left on, as in production (every other TAP test turns it off), which
 #      must vacuum the table during the run;
 #   2. a streaming standby replays all of it; its queries equal a
-#      sequential scan of its own heap;
+#      sequential scan of its own heap; its verifier, run while replay
+#      applies the primary's folds and VACUUMs, finds the index clean or
+#      says it changed under the check (SQLSTATE 40001), never corrupted;
 #   3. point-in-time recovery from a base backup taken before the churn, to
 #      a restore point after it: the recovered cluster has exactly the rows
 #      of that moment, and its indexes agree with them;
@@ -19,6 +21,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 use lib 'test/t';
 use ScbfTest;
 
@@ -103,6 +106,50 @@ $node->safe_psql('postgres', 'ALTER TABLE ch SET (autovacuum_enabled = off)');
 $node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
 is(fingerprint($standby), fingerprint($node), 'standby: the same rows as the primary');
 check_all($standby, 'standby after the churn');
+
+# The verifier on the standby while replay applies the primary's folds and
+# VACUUMs (no lock of the standby's holds them off): each check passes (a
+# NOTICE of pages no structure names yet, or of counts, is what a fold in
+# progress shows), or ends in SQLSTATE 40001, the index having changed
+# under it (or a recovery conflict cancelling it), never in a corruption
+# report
+{
+	my $script = "$PostgreSQL::Test::Utils::tmp_check/006_fold_vacuum.sql";
+	PostgreSQL::Test::Utils::append_to_file($script, q{
+\set r random(1, 1000000)
+INSERT INTO ch (k, s) SELECT (:r + g) % 5000, md5((:r + g)::text) FROM generate_series(1, 400) g;
+DELETE FROM ch WHERE id IN (SELECT id FROM ch WHERE id > 40000 ORDER BY id DESC LIMIT 300);
+SELECT scbf_clean_pending('ch_ks') + scbf_clean_pending('ch_s');
+VACUUM ch;
+});
+	my ($out, $err) = ('', '');
+	my $load = IPC::Run::start(
+		[ 'pgbench', '--no-vacuum', '--client=1', '--time=4', '--file', $script,
+		  $node->connstr('postgres') ],
+		'>', \$out, '2>', \$err);
+	my %seen = (clean => 0, '40001' => 0);	# clean: no error
+	my @other;
+	my $until = time() + 4;
+	while (time() < $until)
+	{
+		for my $idx ('ch_ks', 'ch_s')
+		{
+			my ($ret, $o, $e) = $standby->psql('postgres',
+				"\\set VERBOSITY verbose\nSELECT scbf_verify('$idx', true)");
+			if ($ret == 0) { $seen{clean}++ }
+			elsif ($e =~ /ERROR:  40001: /) { $seen{'40001'}++ }
+			else { push @other, $e }
+		}
+	}
+	$load->finish;
+	note("standby checks during replay of folds and VACUUM: $seen{clean} passed, $seen{'40001'} ended in 40001");
+	like($out, qr/processed: [1-9]/, 'standby checks: the primary folded and vacuumed meanwhile') or diag($err);
+	is(scalar(@other), 0, 'standby checks during replay: passed or 40001, never a corruption report')
+	  or diag($other[0]);
+	cmp_ok($seen{clean} + $seen{'40001'}, '>', 0, 'standby checks: the verifier ran');
+	$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+	check_all($standby, 'standby after folds and VACUUM under its checks');
+}
 
 # ---- 3. point-in-time recovery to a restore point, past which the
 # primary deletes, consolidates and inserts
