@@ -163,6 +163,22 @@ Scbf2Claim(Scbf2VerifyState *vs, BlockNumber blkno, Scbf2PageKind kind,
 }
 
 /*
+ * Measure the index again: inserts extend it while the check runs (a new
+ * pending page).  The blocks added are named by nothing yet.
+ */
+static void
+Scbf2VerifyRemeasure(Scbf2VerifyState *vs)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(vs->index);
+
+	if (nblocks <= vs->nblocks)
+		return;
+	vs->named = repalloc(vs->named, nblocks);
+	memset(vs->named + vs->nblocks, SCBF2_KIND_NEW, nblocks - vs->nblocks);
+	vs->nblocks = nblocks;
+}
+
+/*
  * Remember an entry of column col for the heapallindexed check.
  */
 static void
@@ -487,7 +503,7 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 
 		CHECK_FOR_INTERRUPTS();
 		if (blkno >= vs->nblocks)
-			vs->nblocks = RelationGetNumberOfBlocks(vs->index);
+			Scbf2VerifyRemeasure(vs);
 		Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING,
 				   psprintf("The pending chain of partition %d", part));
 		Scbf2ReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
