@@ -284,27 +284,34 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		 * Format 2: the metapage, k row pages (and a delta page) per hash,
 		 * and per candidate filter (one per segment with a match, plus the
 		 * false positives of all filters) its table page, its ledger root
-		 * and a leaf or two per hash; about a leaf's entries decoded per
-		 * leaf read.  Then the pending partitions that may hold entries:
+		 * and a leaf or two per hash, or the leaves that the matching
+		 * posting lists fill if that is more (a value in many rows); about
+		 * a leaf's entries decoded per leaf read.  A probe reads the runs
+		 * of one column, so a leaf's entries are those of one column's
+		 * ledger: the ledger pages of a multi-column index are shared by
+		 * its columns.  Then the pending partitions that may hold entries:
 		 * those of the hashes with an equality on the first column, else
 		 * all of them.
 		 */
 		double		candidates = p_true * nseg +
 			cs.nfilters * Min(cs.mean_fpr * hashes, 1.0);
-		double		leaf_entries = cs.nentries / Max(cs.nledger_pages, 1);
+		double		leaf_entries = cs.nentries * index->nkeycolumns /
+			Max(cs.nledger_pages, 1);
 		double		pending = first_col_eq ?
 			Min(hashes, cs.pending_parts) : cs.pending_parts;
+		double		leaves;
 		double		pages;
 
 		candidates = Min(candidates, Max(cs.nfilters, 1));
+		leaves = Max(candidates * 1.2 * hashes,
+					 s * tuples / Max(leaf_entries, 1));
 		pages = 1 + hashes * (cs.k + (cs.has_delta ? 1 : 0)) +
-			candidates * (2 + 1.2 * hashes) + pending;
+			candidates * 2 + leaves + pending;
 		*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
 		*indexTotalCost = *indexStartupCost +
 			loop_count * (pages * spc_random_page_cost +
 						  cpu_operator_cost * hashes * cs.k +
-						  cpu_operator_cost * candidates * 1.2 * hashes *
-						  leaf_entries +
+						  cpu_operator_cost * leaves * leaf_entries +
 						  cpu_index_tuple_cost * s * tuples);
 		*indexSelectivity = s;
 		*indexCorrelation = corr;
