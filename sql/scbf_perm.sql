@@ -20,7 +20,7 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-					'scbf_probe', 'scbf_verify', 'scbf_rebuild', 'scbf_clean_pending',
+					'scbf_probe', 'scbf_verify', 'scbf_clean_pending',
 					'scbf_may_contain', 'scbf_table_may_contain', 'scbf_route', 'scbf_lookup',
 					'scbf_is_distributed', 'scbf_shard_nodes', 'scbf_read_shards',
 					'scbf_run_on_nodes', 'scbf_schema')
@@ -32,7 +32,7 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::re
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
   AND p.proname NOT IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-						'scbf_probe', 'scbf_verify', 'scbf_rebuild',
+						'scbf_probe', 'scbf_verify',
 						'scbf_clean_pending', 'scbf_may_contain', 'scbf_table_may_contain',
 						'scbf_route', 'scbf_lookup', 'scbf_is_distributed', 'scbf_shard_nodes',
 						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema');
@@ -56,8 +56,7 @@ RESET ROLE;
 GRANT EXECUTE ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass)
+	scbf_verify(regclass, boolean), scbf_clean_pending(regclass)
 	TO regress_scbf_reader;
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
@@ -100,8 +99,7 @@ RESET ROLE;
 -- the owner may fold the pending area: the rows inserted after the build
 INSERT INTO secret SELECT g, 'v' || g FROM generate_series(1001, 1010) g;
 ALTER TABLE secret OWNER TO regress_scbf_owner;
-GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass) TO regress_scbf_owner;
+GRANT EXECUTE ON FUNCTION scbf_clean_pending(regclass) TO regress_scbf_owner;
 SET ROLE regress_scbf_owner;
 SELECT scbf_clean_pending('secret_a') AS folded;
 RESET ROLE;
@@ -111,10 +109,8 @@ DROP TABLE secret;
 REVOKE ALL ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass)
+	scbf_verify(regclass, boolean), scbf_clean_pending(regclass)
 	FROM regress_scbf_reader;
-REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass) FROM regress_scbf_owner;
+REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM regress_scbf_owner;
 DROP ROLE regress_scbf_reader;
 DROP ROLE regress_scbf_owner;

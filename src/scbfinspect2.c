@@ -1137,7 +1137,7 @@ Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 	int			attempt;
 	int			r;
 
-	if (!ScbfKeyToCond(index, NULL, key, &cond, CurrentMemoryContext))
+	if (!ScbfKeyToCond(index, key, &cond, CurrentMemoryContext))
 		return;					/* matches no row */
 	if (cond.kind != SCBF_COND_EQ)
 	{

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pgshim.c
- *	  The few server functions src/scbfpage.c and the page readers of
- *	  format 2 need, so that the fuzz harnesses link them without a server.
+ *	  The few server functions the page readers need, so that the fuzz
+ *	  harnesses link them without a server.
  *
  * NOTES
  *	  ereport(ERROR) and elog(ERROR) end in errfinish(), which jumps back

@@ -135,13 +135,11 @@ $primary->safe_psql('postgres',
 	"INSERT INTO tst SELECT g, g % 500, 'b' || (g % 97) FROM generate_series(1, 5000) g");
 check_round('insert after truncate', 'a IS NULL', 'b IS NULL AND a = 13');
 
-# storage format 2 (being built: src/README, "Storage v2"): its build,
-# inserts appended to the pending area, one row and many per transaction,
+# the build, inserts appended to the pending area, one row and many per transaction,
 # folds into existing and new filters and a wider band, VACUUM's fold
 $primary->safe_psql('postgres', q{
 	CREATE TABLE tst3 (id int, a int, b text);
 	INSERT INTO tst3 SELECT g, g / 20, md5(g::text) FROM generate_series(1, 30000) g;
-	SET scbf.build_format = 2;
 	CREATE INDEX tst3_a ON tst3 USING scbf (a) WITH (pages_per_segment = 8);
 	CREATE INDEX tst3_ba ON tst3 USING scbf (b, a);
 });
@@ -231,7 +229,6 @@ $primary->safe_psql('postgres', q{
 	CREATE TABLE tst4 (id int, v int);
 	INSERT INTO tst4 SELECT g, CASE WHEN g <= 20000 THEN g / 5000 ELSE g END
 	FROM generate_series(1, 60000) g;
-	SET scbf.build_format = 2;
 	CREATE INDEX tst4_v ON tst4 USING scbf (v) WITH (pages_per_segment = 8);
 	DELETE FROM tst4 WHERE v > 20000 AND v % 20 <> 0;
 	VACUUM tst4;

@@ -233,7 +233,6 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	$node->safe_psql('postgres', q{
 		CREATE TABLE f (id int, a int, pad text);
 		INSERT INTO f SELECT g, g % 500, repeat('x', 300) FROM generate_series(1, 8000) g;
-		SET scbf.build_format = 2;
 		CREATE INDEX f_a ON f USING scbf (a) WITH (pages_per_segment = 8);
 		DELETE FROM f WHERE id % 200 IN (0, 1);
 		VACUUM f;
@@ -281,7 +280,6 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	$node->safe_psql('postgres', q{
 		CREATE TABLE r (id int, a int, pad text);
 		INSERT INTO r SELECT g, g % 300, repeat('x', 300) FROM generate_series(1, 6000) g;
-		SET scbf.build_format = 2;
 		CREATE INDEX r_a ON r USING scbf (a) WITH (pages_per_segment = 8);
 		VACUUM r;
 		CREATE EXTENSION pageinspect;
@@ -396,7 +394,6 @@ SKIP:
 	$node->safe_psql('postgres', q{
 		CREATE TABLE g (id int, a int);
 		INSERT INTO g SELECT i, i % 200 FROM generate_series(1, 3000) i;
-		SET scbf.build_format = 2;
 		CREATE INDEX g_a ON g USING scbf (a) WITH (pages_per_segment = 8);
 		-- the pending partition of a value, if it may hold entries
 		CREATE FUNCTION part_of(v int) RETURNS int LANGUAGE sql AS
@@ -553,7 +550,6 @@ SKIP:
 	$node->safe_psql('postgres', q{
 		CREATE TABLE h (id int, a int);
 		INSERT INTO h SELECT i, i % 10 FROM generate_series(1, 100) i;
-		SET scbf.build_format = 2;
 		CREATE INDEX h_a ON h USING scbf (a) WITH (pages_per_segment = 8);
 		INSERT INTO h SELECT i, i FROM generate_series(101, 1500) i;
 	});
@@ -576,7 +572,7 @@ SKIP:
 	my $out = gdb_stop_at($g, ['Scbf2RowsClear'], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbf2bulkdelete\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbfbulkdelete\b/s,
 		'bit clearing (removal): stopped before ambulkdelete clears bits');
 	is(q1("SELECT entries_live FROM scbf_index_info('h_a')"), q1('SELECT count(*) FROM h'),
 		'bit clearing (removal): at the crash, the removals have committed');
@@ -602,7 +598,7 @@ SKIP:
 	$out = gdb_stop_at($g, [ 'Scbf2FilterRelease', 'Scbf2RowsClear' ], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbf2vacuumcleanup\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbfvacuumcleanup\b/s,
 		'bit clearing (release): stopped before the release of merged filters clears their bits');
 	is($filters->(), 1, 'bit clearing (release): at the crash, the 8 merged filters\' columns are free');
 	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (release): answers before the clearing');
@@ -794,7 +790,7 @@ SKIP:
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) d;\n");
 	});
 	like($out // '',
-		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbf2bulkdelete\b/s,
+		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbfbulkdelete\b/s,
 		'delta (c): VACUUM stopped in its merge once the bits were set');
 	is($delta->(), $e4, 'delta (c): at the crash, no delta page is emptied');
 	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers during the merge');

@@ -11,7 +11,8 @@
 #
 # Also: the verifier gives no false alarm while inserts, deletes and VACUUM
 # change the index under it, and it runs, with the other diagnostics, on a
-# hot standby.
+# hot standby; and an index whose metapage says storage format 1 is refused
+# by every entry point, with a hint to REINDEX it, which then works.
 #
 # (Until format 1 was removed, this test broke format 1's counters,
 # directory, filter heads, ledger pages and room lists; their format-2
@@ -267,5 +268,46 @@ is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'standby 
 		'standby: scbf_clean_pending refuses');
 }
 $standby->stop;
+
+# ---- an index of storage format 1, which this version no longer reads
+# (src/README, D9): its metapage's version patched to 1 (format 1 kept the
+# magic, the version and the page type where format 2 has them).  Every
+# entry point refuses it with ERRCODE_INDEX_CORRUPTED and the REINDEX hint,
+# as the hash AM does for an index of a wrong hash version; the planner
+# costs it as disabled, so queries that need not use it still run; REINDEX
+# makes it an index of format 2 that answers as a sequential scan does.
+fresh_index('v1_a', '(a)');
+is(u32(read_page('v1_a', 0), 28), 2, 'format 1: the metapage version is where the test patches it');
+patch('v1_a', [ 0, 28, pack('V', 1) ]);
+is(u32(read_page('v1_a', 0), 28), 1, 'format 1: the metapage says version 1');
+my $v1re = qr/ERROR:  XX002: index "v1_a" has storage format version 1\n.*DETAIL:  This version of scbf reads storage format version 2 only: format 1 \(per-segment counting filter chains\) is no longer supported\.\n(?:.*\n)*?HINT:  REINDEX it\./;
+for my $case (
+	[ 'a query', "SET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 7" ],
+	[ 'an insert', "INSERT INTO v VALUES (7, 'format 1')" ],
+	[ 'VACUUM', 'VACUUM (INDEX_CLEANUP ON) v' ],
+	[ 'scbf_index_info', "SELECT * FROM scbf_index_info('v1_a')" ],
+	[ 'scbf_pages', "SELECT count(*) FROM scbf_pages('v1_a')" ],
+	[ 'scbf_probe', "SELECT count(*) FROM scbf_probe('v1_a', 7)" ],
+	[ 'scbf_verify', "SELECT scbf_verify('v1_a', true)" ])
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$case->[1]");
+	isnt($ret, 0, "format 1: $case->[0] fails");
+	like($err, $v1re, "format 1: $case->[0]: ERRCODE_INDEX_CORRUPTED, storage format version 1, REINDEX hint");
+}
+is(q1('SELECT count(*) FROM v'), q1('SELECT count(*) FROM v_copy'), 'format 1: the refused insert added no row');
+# the planner does not pick an index it cannot read unless forced to (the
+# query above was): other queries on the table go on
+is(q1('SELECT count(*) FROM v WHERE a = 7'), q1('SELECT count(*) FROM v_copy WHERE a = 7'),
+	'format 1: with sequential scans allowed, a query on the table is answered without the index');
+q1('REINDEX INDEX v1_a');
+is(u32(read_page('v1_a', 0), 28), 2, 'format 1: REINDEX wrote storage format version 2');
+scbf_same($node, 'postgres', [ 'SELECT * FROM v WHERE a = 7', 'SELECT * FROM v WHERE a IN (1, 250, 499)' ],
+	name => 'format 1: after REINDEX');
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v1_a', true)");
+	ok($ret == 0 && $err eq '', 'format 1: after REINDEX, verify is clean') or diag($err);
+}
+$node->safe_psql('postgres', 'DROP INDEX v1_a');
+
 $node->stop;
 done_testing();

@@ -311,9 +311,7 @@ END $$;
 --                     false_positive_rate 0.001
 --   (scbf, scbf_fpr001, scbf_pps32: storage format 1, no longer built;
 --   results of earlier runs keep these names)
---   scbf2             storage format 2 (SET scbf.build_format = 2), defaults
--- An scbf statement is the SET and the CREATE INDEX, run as one string;
--- bench.build skips the method if the server no longer builds that format.
+--   scbf2             scbf (storage format 2), defaults
 CREATE OR REPLACE FUNCTION bench.ddl(p_tab text, p_method text, p_col text,
 	p_idx text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -364,7 +362,7 @@ BEGIN
 		RETURN format('CREATE INDEX %I ON %I USING brin (%s) WITH (pages_per_range = 16)',
 			p_idx, p_tab, bloomops);
 	WHEN 'scbf2' THEN
-		RETURN format('SET scbf.build_format = 2; CREATE INDEX %I ON %I USING scbf (%s)',
+		RETURN format('CREATE INDEX %I ON %I USING scbf (%s)',
 			p_idx, p_tab, cols);
 	ELSE RAISE EXCEPTION 'unknown method "%"', p_method;
 	END CASE;
@@ -406,13 +404,7 @@ BEGIN
 		RETURN '';
 	END IF;
 	t0 := clock_timestamp();
-	BEGIN
-		EXECUTE stmt;
-	EXCEPTION WHEN invalid_parameter_value THEN
-		-- SET scbf.build_format = N of a format the server no longer builds
-		RAISE WARNING 'bench: method % skipped: %', p_method, SQLERRM;
-		RETURN '';
-	END;
+	EXECUTE stmt;
 	secs := extract(epoch FROM clock_timestamp() - t0);
 	INSERT INTO bench.build VALUES (p_tab, p_method, p_col, idx, stmt, secs,
 		pg_relation_size(idx::regclass), bench.scbf_info(idx));
