@@ -177,9 +177,10 @@ scbfhandler(PG_FUNCTION_ARGS)
  * ERRCODE_INVALID_PARAMETER_VALUE.  Not called when the index has no
  * options: readers then see rd_options == NULL and use the defaults.
  *
- * The registered default of false_positive_rate is format 1's; whether the
- * option was given is recorded, so that a format-2 build takes its own
- * default whenever it was not, with other options or without.
+ * The registered default of false_positive_rate is format 1's (0.01);
+ * whether the option was given is recorded, so that a build takes format
+ * 2's default (SCBF2_DEFAULT_FPR) whenever it was not, with other options
+ * or without.
  */
 bytea *
 scbfoptions(Datum reloptions, bool validate)

@@ -4,8 +4,8 @@
  *	  scbf_verify() on an index of storage format 2.
  *
  * NOTES
- *	  scbfverify.c opens the index and dispatches here when its format is
- *	  2.  Everything is checked as of one metapage copy:
+ *	  scbf_verify (scbffuncs.c) opens the index and calls Scbf2Verify.
+ *	  Everything is checked as of one metapage copy:
  *
  *	  - the metapage: layout (Scbf2ReadMeta checks it), band, filter table
  *		pages, pending heads, graves and serial marks within the index and
