@@ -13,7 +13,6 @@ MODULE_big = scbf
 OBJS = \
 	src/scbf.o \
 	src/scbfbatch.o \
-	src/scbfbuild.o \
 	src/scbfbuild2.o \
 	src/scbfcost.o \
 	src/scbfdelta.o \
@@ -27,17 +26,14 @@ OBJS = \
 	src/scbfledger.o \
 	src/scbfmath.o \
 	src/scbfmathfuncs.o \
-	src/scbfpage.o \
 	src/scbfpending.o \
 	src/scbfpostinglist.o \
 	src/scbfrows.o \
 	src/scbfscan.o \
 	src/scbfscan2.o \
 	src/scbfutils.o \
-	src/scbfvacuum.o \
 	src/scbfvacuum2.o \
 	src/scbfvalidate.o \
-	src/scbfverify.o \
 	src/scbfverify2.o
 
 # as default_version in scbf.control, debian/changelog and META.json

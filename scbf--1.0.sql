@@ -281,14 +281,7 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'scbf_verify'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
--- Rebuild one segment (or all) from its ledger or from the heap
-CREATE FUNCTION scbf_rebuild(index regclass, segno int DEFAULT NULL,
-	source text DEFAULT 'ledger')
-RETURNS int
-AS 'MODULE_PATHNAME', 'scbf_rebuild'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
-
--- Fold the pending area of a format-2 index now, as VACUUM does (as
+-- Fold the pending area of the index now, as VACUUM does (as
 -- gin_clean_pending_list does for GIN); returns the entries folded
 CREATE FUNCTION scbf_clean_pending(index regclass)
 RETURNS bigint
@@ -313,7 +306,7 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 --
 -- These reveal indexed values or their presence, or change the index: not
 -- for PUBLIC (each also checks that the caller may SELECT from the table;
--- scbf_rebuild and scbf_clean_pending that the caller owns it).
+-- scbf_clean_pending that the caller owns it).
 REVOKE ALL ON FUNCTION scbf_index_info(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_segments(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_filters(regclass, int) FROM PUBLIC;
@@ -321,7 +314,6 @@ REVOKE ALL ON FUNCTION scbf_pages(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_probe(regclass, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM PUBLIC;
 
 --

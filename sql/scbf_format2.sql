@@ -1,10 +1,9 @@
 --
--- scbf_format2: indexes of storage format 2 (src/README, "Storage v2"),
--- built under the developer setting scbf.build_format = 2, answer every
--- query form as a sequential scan does: clustered and random columns, many
--- small segments, segments split into several filters, NULLs, multi-column
--- ANDs, = ANY, cross-type keys, generic plans, an empty table, an unlogged
--- table.  Inserts go to the pending area and are found at once: in the
+-- scbf_format2: indexes of storage format 2 (src/README, "Storage v2")
+-- answer every query form as a sequential scan does: clustered and random
+-- columns, many small segments, segments split into several filters,
+-- NULLs, multi-column ANDs, = ANY, cross-type keys, generic plans, an empty
+-- table, an unlogged table.  Inserts go to the pending area and are found at once: in the
 -- inserting transaction, after commit, in new segments, in an index built
 -- on an empty table; rolled-back ones are not.  Operations format 2 does
 -- not support yet fail cleanly.  VACUUM removes deleted rows' entries and
@@ -28,7 +27,6 @@ RESET client_min_messages;
 \i :scbf_same_sql
 \set ECHO all
 
-SET scbf.build_format = 2;
 
 -- clustered int4 in bursts of 20, a random text, a low-cardinality int
 CREATE TABLE f2 (id int, cust int, code text, status int)
@@ -344,8 +342,7 @@ SELECT scbf_same('SELECT * FROM f2c WHERE v IN (-1, 3, 60000, 119980, 230000)');
 SELECT scbf_same('SELECT * FROM f2c WHERE v = 259999');
 SELECT scbf_empty('SELECT * FROM f2c WHERE v IN (60001, 119999, 260001)');
 
--- REINDEX writes the format the setting names
-RESET scbf.build_format;
+-- REINDEX
 REINDEX INDEX f2_cust;
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 INSERT INTO f2 VALUES (0, 1234, 'new', 1);

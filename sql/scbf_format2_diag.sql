@@ -16,7 +16,6 @@ RESET client_min_messages;
 \i :scbf_same_sql
 \set ECHO all
 
-SET scbf.build_format = 2;
 
 -- clustered int4 in bursts of 20 with some NULLs, a random text
 CREATE TABLE d2 (id int, cust int, code text);
@@ -211,9 +210,5 @@ CREATE INDEX d2p_v ON d2p USING scbf (v);
 SELECT target, may_contain FROM scbf_route('d2p', 'v', '17') ORDER BY target;
 SELECT target, may_contain FROM scbf_route('d2p', 'v', '-17') ORDER BY target;
 
--- scbf_rebuild is format 1's: format 2 recounts and merges at VACUUM
-SELECT scbf_rebuild('d2_cust');
-
-RESET scbf.build_format;
 DROP TABLE d2, d2e, d2p;
 DROP FUNCTION d2_check(regclass), d2_probe(regclass, anyelement, int, bigint);

@@ -1,16 +1,13 @@
 --
 -- scbf_perm: the functions that reveal values or their presence are not
 -- executable by PUBLIC, and once granted they still check that the caller
--- may SELECT from the table; scbf_rebuild and scbf_clean_pending check that
--- the caller owns it.
+-- may SELECT from the table; scbf_clean_pending checks that the caller
+-- owns it.
 -- The mathematics is for everyone.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
--- format 1 until format 1 is removed: scbf_rebuild, whose privileges
--- this test checks, does not take format 2 yet
-SET scbf.build_format = 1;
 CREATE TABLE secret (a int, t text);
 INSERT INTO secret SELECT g, 'v' || g FROM generate_series(1, 1000) g;
 CREATE INDEX secret_a ON secret USING scbf (a);
@@ -23,7 +20,7 @@ SELECT p.oid::regprocedure AS function,
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-					'scbf_probe', 'scbf_verify', 'scbf_rebuild', 'scbf_clean_pending',
+					'scbf_probe', 'scbf_verify', 'scbf_clean_pending',
 					'scbf_may_contain', 'scbf_table_may_contain', 'scbf_route', 'scbf_lookup',
 					'scbf_is_distributed', 'scbf_shard_nodes', 'scbf_read_shards',
 					'scbf_run_on_nodes', 'scbf_schema')
@@ -35,7 +32,7 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::re
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf'
 WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
   AND p.proname NOT IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pages',
-						'scbf_probe', 'scbf_verify', 'scbf_rebuild',
+						'scbf_probe', 'scbf_verify',
 						'scbf_clean_pending', 'scbf_may_contain', 'scbf_table_may_contain',
 						'scbf_route', 'scbf_lookup', 'scbf_is_distributed', 'scbf_shard_nodes',
 						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema');
@@ -49,7 +46,6 @@ SELECT * FROM scbf_pages('secret_a');
 SELECT count(*) FROM scbf_probe('secret_a', 42);
 SELECT count(*) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a');
-SELECT scbf_rebuild('secret_a');
 SELECT scbf_clean_pending('secret_a');
 \set VERBOSITY default
 SELECT scbf_optimal_k(0.01), scbf_chain_fpr(0.01, 2);
@@ -60,8 +56,7 @@ RESET ROLE;
 GRANT EXECUTE ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass)
+	scbf_verify(regclass, boolean), scbf_clean_pending(regclass)
 	TO regress_scbf_reader;
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse
@@ -72,7 +67,6 @@ SELECT count(*) FROM scbf_pages('secret_a');
 SELECT count(*) FROM scbf_probe('secret_a', 42);
 SELECT count(*) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a');
-SELECT scbf_rebuild('secret_a');
 \set VERBOSITY default
 RESET ROLE;
 
@@ -88,8 +82,6 @@ SELECT sum(ledger_matches) FROM scbf_probe('secret_a', '42'::text);
 SELECT scbf_verify('secret_a', true);
 -- reading is not owning
 \set VERBOSITY terse
-SELECT scbf_rebuild('secret_a');
-SELECT scbf_rebuild('secret_a', 0, 'heap');
 SELECT scbf_clean_pending('secret_a');
 \set VERBOSITY default
 RESET ROLE;
@@ -104,14 +96,11 @@ SELECT count(*) FROM scbf_probe('secret_a', 42);
 \set VERBOSITY default
 RESET ROLE;
 
--- the owner may rebuild, from the ledgers and from the heap
+-- the owner may fold the pending area: the rows inserted after the build
+INSERT INTO secret SELECT g, 'v' || g FROM generate_series(1001, 1010) g;
 ALTER TABLE secret OWNER TO regress_scbf_owner;
-GRANT EXECUTE ON FUNCTION scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass) TO regress_scbf_owner;
+GRANT EXECUTE ON FUNCTION scbf_clean_pending(regclass) TO regress_scbf_owner;
 SET ROLE regress_scbf_owner;
-SELECT scbf_rebuild('secret_a') > 0 AS rebuilt;
-SELECT scbf_rebuild('secret_a', 0, 'heap') AS rebuilt;
--- a format-1 index has no pending area
 SELECT scbf_clean_pending('secret_a') AS folded;
 RESET ROLE;
 SELECT scbf_verify('secret_a', true);
@@ -120,10 +109,8 @@ DROP TABLE secret;
 REVOKE ALL ON FUNCTION scbf_index_info(regclass), scbf_segments(regclass),
 	scbf_filters(regclass, int), scbf_pages(regclass),
 	scbf_probe(regclass, anyelement, int), scbf_probe(regclass, text, int),
-	scbf_verify(regclass, boolean), scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass)
+	scbf_verify(regclass, boolean), scbf_clean_pending(regclass)
 	FROM regress_scbf_reader;
-REVOKE ALL ON FUNCTION scbf_rebuild(regclass, int, text),
-	scbf_clean_pending(regclass) FROM regress_scbf_owner;
+REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM regress_scbf_owner;
 DROP ROLE regress_scbf_reader;
 DROP ROLE regress_scbf_owner;

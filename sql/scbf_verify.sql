@@ -2,7 +2,7 @@
 -- scbf_verify: the verifier passes, with and without heapallindexed, on
 -- every kind of healthy index: empty, small, many types and NULLs, several
 -- columns, partial and expression indexes, HOT chains, aborted and updated
--- rows, chains grown by inserts and consolidated by VACUUM, segments the
+-- rows, chains grown by inserts and merged by VACUUM, segments the
 -- build found empty, churn (DELETE / VACUUM / INSERT cycles), unlogged and
 -- temporary tables, TRUNCATE, REINDEX, VACUUM FULL and CLUSTER.  That it
 -- finds corruption is shown by test/t/020_verify_corruption.pl, which
@@ -11,10 +11,6 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
 RESET client_min_messages;
--- format 1's verifier until format 1 is removed; not yet format 2: its
--- verifier reports "two filters in one chain position" for v_multi after
--- the churn cycles below, and scbf_rebuild does not take format 2
-SET scbf.build_format = 1;
 
 -- verify every scbf index of a table, both ways; returns the indexes checked
 CREATE FUNCTION verify_all(tab regclass) RETURNS text LANGUAGE plpgsql AS $$
@@ -52,8 +48,8 @@ INSERT INTO v SELECT g, CASE WHEN g % 17 = 0 THEN NULL ELSE g % 500 END,
 	CASE WHEN g % 37 = 0 THEN NULL ELSE timestamptz '2024-01-01 UTC' + (g % 250) * interval '1 hour' END
 FROM generate_series(1, 8000) g;
 SELECT verify_all('v');
-SELECT entries_live = (SELECT count(*) FROM v) AS all_rows_indexed FROM scbf_index_info('v_a');
-SELECT entries_live = (SELECT count(*) FROM v WHERE a % 3 = 0) AS partial_rows_indexed
+SELECT entries_live + entries_pending = (SELECT count(*) FROM v) AS all_rows_indexed FROM scbf_index_info('v_a');
+SELECT entries_live + entries_pending = (SELECT count(*) FROM v WHERE a % 3 = 0) AS partial_rows_indexed
 FROM scbf_index_info('v_part');
 
 -- HOT updates keep one entry per chain, at its root; non-HOT updates add
@@ -68,22 +64,22 @@ ROLLBACK;
 SELECT verify_all('v');
 VACUUM v;
 SELECT verify_all('v');
-SELECT entries_live = (SELECT count(*) FROM v) AS all_rows_indexed FROM scbf_index_info('v_a');
+SELECT entries_live + entries_pending = (SELECT count(*) FROM v) AS all_rows_indexed FROM scbf_index_info('v_a');
 
 -- churn: DELETE / VACUUM / INSERT cycles, the inserts landing in the
--- space the deletes freed, duplicates enough to saturate counters
+-- space the deletes freed, a value repeated in a third of the new rows
 SELECT format('DELETE FROM v WHERE (id + %s) %% 4 = 0', cycle),
 	'VACUUM v',
 	format($$INSERT INTO v SELECT 100000 * %s + g, CASE WHEN g %% 3 = 0 THEN 4242 ELSE g %% 900 END,
 		'c%s-' || g %% 50, NULL, NULL, NULL FROM generate_series(1, 2000) g$$, cycle, cycle),
 	'SELECT verify_all(''v'')'
 FROM generate_series(1, 4) cycle \gexec
-SELECT stale_counters = 0 AS no_stale, entries_live = (SELECT count(*) FROM v) AS all_rows_indexed
+SELECT entries_live + entries_pending = (SELECT count(*) FROM v) AS all_rows_indexed
 FROM scbf_index_info('v_a');
 VACUUM v;
 SELECT verify_all('v');
 
--- chains grown by inserts, then consolidated by VACUUM
+-- chains grown by inserts, then VACUUM (it merges filters that fit in one)
 CREATE TABLE g (k int, s text) WITH (autovacuum_enabled = off);
 CREATE INDEX g_k ON g USING scbf (k);
 CREATE INDEX g_ks ON g USING scbf (k, s) WITH (pages_per_segment = 32);
@@ -94,8 +90,8 @@ DELETE FROM g WHERE k % 10 = 0;
 VACUUM g;
 SELECT max_chain AS max_chain_after_vacuum FROM scbf_index_info('g_k');
 SELECT verify_all('g');
--- rebuilt from the ledgers and from the heap
-SELECT scbf_rebuild('g_ks') > 0 AS rebuilt, scbf_rebuild('g_k', 1, 'heap') AS rebuilt_from_heap;
+-- inserts after VACUUM: new filters again
+INSERT INTO g SELECT i, 's' || i FROM generate_series(50001, 60000) i;
 SELECT verify_all('g');
 
 -- segments the build found empty, then filled by inserts

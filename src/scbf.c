@@ -29,9 +29,6 @@ PG_MODULE_MAGIC;
 /* Kind of relation options for scbf indexes */
 static relopt_kind scbf_relopt_kind;
 
-/* scbf.build_format: the storage format CREATE INDEX writes */
-int			scbf_build_format = SCBF2_FORMAT_VERSION;
-
 /*
  * Module load callback: register the index options with their defaults and
  * bounds.  Changing an option of an existing index (ALTER INDEX ... SET)
@@ -53,16 +50,6 @@ _PG_init(void)
 					   "Target false-positive rate of each segment filter",
 					   SCBF_DEFAULT_FPR, SCBF_MIN_FPR, SCBF_MAX_FPR,
 					   AccessExclusiveLock);
-
-	DefineCustomIntVariable("scbf.build_format",
-							"Storage format that CREATE INDEX and REINDEX write.",
-							"Format 2 is the default; format 1 can still be built "
-							"until it is removed.",
-							&scbf_build_format,
-							SCBF2_FORMAT_VERSION, 1, 2,
-							PGC_SUSET,
-							GUC_NOT_IN_SAMPLE,
-							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("scbf.delta_band_pages",
 							"Row band size, in pages, from which folds put new keys "
@@ -190,9 +177,10 @@ scbfhandler(PG_FUNCTION_ARGS)
  * ERRCODE_INVALID_PARAMETER_VALUE.  Not called when the index has no
  * options: readers then see rd_options == NULL and use the defaults.
  *
- * The registered default of false_positive_rate is format 1's; whether the
- * option was given is recorded, so that a format-2 build takes its own
- * default whenever it was not, with other options or without.
+ * The registered default of false_positive_rate is format 1's (0.01);
+ * whether the option was given is recorded, so that a build takes format
+ * 2's default (SCBF2_DEFAULT_FPR) whenever it was not, with other options
+ * or without.
  */
 bytea *
 scbfoptions(Datum reloptions, bool validate)

@@ -1,23 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * scbf2.h
- *	  Storage format 2: the functions of its page-kind modules, which the
- *	  AM callbacks call, and the in-memory state they share.
+ *	  Storage format 2, the only one this version reads: the functions of
+ *	  its page-kind modules, which the AM callbacks call, and the in-memory
+ *	  state they share.
  *
  * NOTES
- *	  Format 2 lands beside format 1 in steps (src/README, "Storage v2",
- *	  "Steps"): the metapage's version picks the code path in each AM
- *	  callback, and the developer setting scbf.build_format makes CREATE
- *	  INDEX write format 2.  Page layouts are in scbf_page.h, which only the
- *	  modules below include:
+ *	  Page layouts are in scbf_page.h, which only the modules below
+ *	  include:
  *
- *		scbfutils.c		state, metapage, page init and checks
+ *		scbfutils.c		state, metapage, new and free pages, page checks
  *		scbfdir.c		the filter table
  *		scbfrows.c		the band of bit-sliced rows
  *		scbfdelta.c		keys whose row bits are not set yet
  *		scbfledger.c	runs of posting lists
- *		scbfbuild2.c	ambuild for format 2
- *		scbfscan2.c		bitmap scans of format 2
+ *		scbfpending.c	the pending area
+ *
+ *	  The callbacks and readers that use them: scbfbuild2.c (ambuild),
+ *	  scbfscan2.c (bitmap scans), scbffold.c, scbfvacuum2.c,
+ *	  scbfinspect2.c and scbfverify2.c.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -40,13 +41,11 @@
 #define SCBF2_NPENDING				16
 
 /*
- * Per-relation state of a format-2 index, cached in rd_amcache: the layout
- * frozen in the metapage.  "format" must stay the first field (see
- * ScbfIndexFormat).
+ * Per-relation state of an index, cached in rd_amcache by Scbf2GetState:
+ * the layout frozen in the metapage.
  */
 typedef struct Scbf2State
 {
-	uint32		format;			/* always 2 */
 	int			ncols;
 	uint32		pages_per_segment;
 	scbf_filter_geometry geom;	/* k slices of m positions */
@@ -216,6 +215,7 @@ typedef void (*Scbf2PostingFn) (uint32 hash, const uint16 *items, int nitems,
 
 /* scbfutils.c */
 extern Scbf2State *Scbf2GetState(Relation index);
+extern bool Scbf2MetaIsCurrent(Relation index);
 extern Scbf2Meta *Scbf2ReadMeta(Relation index);
 extern void Scbf2KeyPositions(Scbf2State *state, int col, uint32 hash,
 							  uint32 *pos);
@@ -384,17 +384,17 @@ extern bool Scbf2FoldBatch(Relation index, ItemPointer tids,
 						   const uint32 *hashes, int n);
 
 /* scbfbuild2.c */
-extern IndexBuildResult *scbf2build(Relation heap, Relation index,
-									IndexInfo *indexInfo);
-extern void scbf2buildempty(Relation index);
+extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
+								   IndexInfo *indexInfo);
+extern void scbfbuildempty(Relation index);
 
 /* scbfvacuum2.c */
-extern IndexBulkDeleteResult *scbf2bulkdelete(IndexVacuumInfo *info,
-											  IndexBulkDeleteResult *stats,
-											  IndexBulkDeleteCallback callback,
-											  void *callback_state);
-extern IndexBulkDeleteResult *scbf2vacuumcleanup(IndexVacuumInfo *info,
-												 IndexBulkDeleteResult *stats);
+extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
+											 IndexBulkDeleteResult *stats,
+											 IndexBulkDeleteCallback callback,
+											 void *callback_state);
+extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats);
 
 /* scbfscan2.c */
 extern int64 scbf2getbitmap(Relation index, ScbfCond *conds, int nconds,
@@ -544,7 +544,6 @@ typedef struct Scbf2PendingPageInfo
 extern void Scbf2MetaInfo(const Scbf2Meta *meta, Scbf2MetaInfoData *mi);
 extern void Scbf2InspectPage(Relation index, BlockNumber blkno,
 							 Scbf2PageInfo *pi);
-extern uint32 Scbf2PeekFormat(Relation index);
 
 /* scbfdir.c, readers */
 extern const char *Scbf2FilterStateName(const Scbf2Filter *f);

@@ -12,8 +12,9 @@
  *
  *	  Every page has a standard header and a 16-byte special space ending
  *	  in the 2-byte SCBF_PAGE_ID, laid out so that its type byte sits where
- *	  format 1's does: a free page and the metapage read the same in both
- *	  formats, and the version in the metapage tells the rest.
+ *	  format 1's did: a free page and the metapage read the same in both
+ *	  formats, and the version in the metapage tells them apart (an index
+ *	  of format 1 gets the REINDEX error, Scbf2GetState).
  *
  * Portions Copyright (c) 2026, scbf developers
  *

@@ -567,11 +567,11 @@ Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
 }
 
 /*
- * scbf2build
- *		ambuild of a format-2 index.
+ * scbfbuild
+ *		ambuild: the whole index, from one pass over the table.
  */
 IndexBuildResult *
-scbf2build(Relation heap, Relation index, IndexInfo *indexInfo)
+scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	IndexBuildResult *result;
 	Scbf2BuildState bs;
@@ -635,13 +635,13 @@ scbf2build(Relation heap, Relation index, IndexInfo *indexInfo)
 }
 
 /*
- * scbf2buildempty
- *		ambuildempty of a format-2 index: the metapage of an empty index in
- *		the init fork, logged explicitly (generic WAL would skip an unlogged
- *		relation), as contrib/bloom and BRIN do.
+ * scbfbuildempty
+ *		ambuildempty: the metapage of an empty index in the init fork,
+ *		logged explicitly (generic WAL would skip an unlogged relation), as
+ *		contrib/bloom and BRIN do.
  */
 void
-scbf2buildempty(Relation index)
+scbfbuildempty(Relation index)
 {
 	Scbf2Layout layout;
 	Page		metapage = (Page) palloc0(BLCKSZ);

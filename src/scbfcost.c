@@ -4,19 +4,21 @@
  *	  Cost estimation for scbf index scans.
  *
  * NOTES
- *	  A scan reads, for every segment, the head (and for a multi-block
- *	  filter the block) of each filter in the chain, and, for the segments
- *	  whose filters say "maybe", their ledger pages.  The heap is read only
- *	  at the TIDs the ledgers give, so the selectivity handed to the planner
- *	  is the plain selectivity of the quals, as for a btree bitmap scan:
- *	  filter false positives cost index pages, not heap pages.
+ *	  A probe reads the metapage, k row pages per hash (and a delta page),
+ *	  and for every candidate filter (one per segment with a true match,
+ *	  plus the false positives of all filters) its table page, its ledger
+ *	  root and the leaves that may hold the hash; then the pending
+ *	  partitions that may hold entries.  The heap is read only at the TIDs
+ *	  the ledgers give, so the selectivity handed to the planner is the
+ *	  plain selectivity of the quals, as for a btree bitmap scan: filter
+ *	  false positives cost index pages, not heap pages.
  *
  *	  The share of segments that hold a true match is interpolated, with the
  *	  square of the column's correlation as btree's cost_index does, between
  *	  matches spread at random (1 - (1 - s)^T per segment of T tuples) and
  *	  matches packed together (M / T segments plus one boundary segment per
- *	  probed value).  Each other segment passes with the chain's measured
- *	  false-positive rate, kept in the metapage by build and VACUUM.
+ *	  probed value).  The false positives come from the filters' mean
+ *	  false-positive rate, kept in the metapage by build, folds and VACUUM.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -42,86 +44,67 @@
 
 #include "scbf2.h"
 
+/* The cost of an index this version cannot read (as core's disable_cost) */
+#define SCBF_UNREADABLE_COST	1.0e10
+
 /* What the cost model needs from the metapage */
 typedef struct ScbfCostStats
 {
-	int			format;			/* storage format */
 	uint32		pages_per_segment;
 	int			k;
 	double		nsegments;
 	double		nfilters;
-	double		nfilter_pages;
 	double		nledger_pages;
 	double		nentries;
 	double		mean_fpr;
-	double		target_fpr;
-	int			pending_parts;	/* format 2: partitions that may hold entries */
-	bool		has_delta;		/* format 2: probes read a delta page */
+	int			pending_parts;	/* partitions that may hold entries */
+	bool		has_delta;		/* probes read a delta page */
+	bool		unreadable;		/* an index to REINDEX: never pick it */
 } ScbfCostStats;
 
 /*
- * Read the statistics of an existing index from its metapage.  Returns
- * false for a hypothetical index or one without statistics yet.
+ * Read the statistics of an existing index from its metapage (those of an
+ * empty index are zeros).  Returns false for a hypothetical index.  An
+ * index this version cannot read (storage format 1, an older layout) gets
+ * cs->unreadable instead of an error: a query need not use it.
  */
 static bool
 ScbfGetCostStats(IndexOptInfo *index, ScbfCostStats *cs)
 {
 	Relation	indexRel;
-	Buffer		buf;
-	ScbfMetaPageData *meta;
-	bool		ok;
+	Scbf2Meta  *meta;
+	Scbf2Stats	st;
+	Scbf2MetaInfoData mi;
+	int			part;
 
 	if (index->hypothetical)
 		return false;
 
 	indexRel = index_open(index->indexoid, NoLock);
-	if (ScbfIndexFormat(indexRel) != SCBF_FORMAT_VERSION)
+	if (!Scbf2MetaIsCurrent(indexRel))
 	{
-		Scbf2Meta  *meta2 = Scbf2ReadMeta(indexRel);
-		Scbf2Stats	st;
-
-		Scbf2MetaInfoData mi;
-		int			part;
-
-		Scbf2MetaStats(meta2, &st);
-		Scbf2MetaInfo(meta2, &mi);
-		cs->pending_parts = 0;
-		for (part = 0; part < SCBF2_NPENDING; part++)
-			if (mi.pending[part].mayhave)
-				cs->pending_parts++;
-		cs->has_delta = mi.delta.pages > 0;
-		cs->format = 2;
-		cs->pages_per_segment = st.pages_per_segment;
-		cs->k = st.k;
-		cs->nsegments = st.nsegments;
-		cs->nfilters = st.nfilters;
-		cs->nfilter_pages = st.nfilters;
-		cs->nledger_pages = st.nledger_pages;
-		cs->nentries = (double) st.nentries;
-		cs->mean_fpr = st.mean_fpr;
-		cs->target_fpr = st.target_fpr;
-		pfree(meta2);
+		cs->unreadable = true;
 		index_close(indexRel, NoLock);
-		return st.nfilters > 0;
+		return true;
 	}
-	cs->format = 1;
-	buf = ReadBuffer(indexRel, SCBF_METAPAGE_BLKNO);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	ScbfCheckMetaPage(indexRel, BufferGetPage(buf));
-	meta = ScbfPageGetMeta(BufferGetPage(buf));
-	cs->pages_per_segment = meta->pages_per_segment;
-	cs->k = meta->k;
-	cs->nsegments = meta->nsegments;
-	cs->nfilters = meta->nfilters;
-	cs->nfilter_pages = meta->nfilter_pages;
-	cs->nledger_pages = meta->nledger_pages;
-	cs->nentries = (double) meta->nentries;
-	cs->mean_fpr = meta->mean_fpr;
-	cs->target_fpr = meta->target_fpr;
-	ok = meta->nsegments > 0 && meta->nfilters > 0;
-	UnlockReleaseBuffer(buf);
+	meta = Scbf2ReadMeta(indexRel);
+	Scbf2MetaStats(meta, &st);
+	Scbf2MetaInfo(meta, &mi);
+	cs->pending_parts = 0;
+	for (part = 0; part < SCBF2_NPENDING; part++)
+		if (mi.pending[part].mayhave)
+			cs->pending_parts++;
+	cs->has_delta = mi.delta.pages > 0;
+	cs->pages_per_segment = st.pages_per_segment;
+	cs->k = st.k;
+	cs->nsegments = st.nsegments;
+	cs->nfilters = st.nfilters;
+	cs->nledger_pages = st.nledger_pages;
+	cs->nentries = (double) st.nentries;
+	cs->mean_fpr = st.mean_fpr;
+	pfree(meta);
 	index_close(indexRel, NoLock);
-	return ok;
+	return true;
 }
 
 /*
@@ -204,19 +187,17 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	double		tuples = Max(baserel->tuples, 1);
 	double		nseg;
 	double		tuples_per_seg;
-	double		filters_per_seg;
-	double		blocks_per_filter;
-	double		ledger_pages_per_seg;
 	double		s;
 	double		hashes = 0;
 	double		corr = 0;
 	double		p_rand;
 	double		p_clust;
 	double		p_true;
-	double		p_seg;
-	double		filter_reads;
-	double		ledger_reads;
-	double		dir_pages;
+	double		candidates;
+	double		leaf_entries;
+	double		pending;
+	double		leaves;
+	double		pages;
 	bool		first_col_eq = false;
 	ListCell   *lc;
 
@@ -228,30 +209,38 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	get_tablespace_page_costs(index->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
 
-	cs.format = 1;
-	cs.pending_parts = 0;
-	cs.has_delta = false;
-	if (!ScbfGetCostStats(index, &cs) && cs.format == 1)
+	memset(&cs, 0, sizeof(cs));
+	if (!ScbfGetCostStats(index, &cs))
 	{
-		/* a fresh or hypothetical index: assume the defaults' geometry */
+		/*
+		 * A hypothetical index: the defaults' geometry, a filter per
+		 * segment, about 5 bytes of ledger per entry and column (src/README,
+		 * D5), nothing pending.
+		 */
 		cs.pages_per_segment = SCBF_DEFAULT_PAGES_PER_SEGMENT;
-		cs.k = scbf_filter_optimal_k(SCBF_DEFAULT_FPR);
+		cs.k = scbf_rows_k(SCBF2_DEFAULT_FPR);
 		cs.nsegments = Max(1, ceil(heappages / cs.pages_per_segment));
 		cs.nfilters = cs.nsegments;
-		cs.nfilter_pages = cs.nfilters;
 		cs.nledger_pages = Max(cs.nsegments,
-							   tuples * ScbfEntrySize(index->nkeycolumns) /
-							   SCBF_LEDGER_BYTES);
+							   tuples * 5.0 * index->nkeycolumns / BLCKSZ);
 		cs.nentries = tuples;
-		cs.mean_fpr = SCBF_DEFAULT_FPR;
-		cs.target_fpr = SCBF_DEFAULT_FPR;
+		cs.mean_fpr = SCBF2_DEFAULT_FPR;
+		cs.pending_parts = 0;
+		cs.has_delta = false;
+	}
+
+	if (cs.unreadable)
+	{
+		/* as disabled: used only if forced, where the scan gives the error */
+		*indexStartupCost = *indexTotalCost = SCBF_UNREADABLE_COST;
+		*indexSelectivity = s;
+		*indexCorrelation = 0;
+		*indexPages = 1;
+		return;
 	}
 
 	nseg = Max(1, ceil(heappages / cs.pages_per_segment));
 	tuples_per_seg = tuples / nseg;
-	filters_per_seg = Max(1, cs.nfilters / Max(cs.nsegments, 1));
-	blocks_per_filter = Max(1, cs.nfilter_pages / Max(cs.nfilters, 1));
-	ledger_pages_per_seg = Max(1, cs.nledger_pages / Max(cs.nsegments, 1));
 
 	foreach(lc, path->indexclauses)
 	{
@@ -278,63 +267,32 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	p_true = p_rand + corr * corr * (p_clust - p_rand);
 	p_true = Max(0.0, Min(1.0, p_true));
 
-	if (cs.format == 2)
-	{
-		/*
-		 * Format 2: the metapage, k row pages (and a delta page) per hash,
-		 * and per candidate filter (one per segment with a match, plus the
-		 * false positives of all filters) its table page, its ledger root
-		 * and a leaf or two per hash; about a leaf's entries decoded per
-		 * leaf read.  Then the pending partitions that may hold entries:
-		 * those of the hashes with an equality on the first column, else
-		 * all of them.
-		 */
-		double		candidates = p_true * nseg +
-			cs.nfilters * Min(cs.mean_fpr * hashes, 1.0);
-		double		leaf_entries = cs.nentries / Max(cs.nledger_pages, 1);
-		double		pending = first_col_eq ?
-			Min(hashes, cs.pending_parts) : cs.pending_parts;
-		double		pages;
-
-		candidates = Min(candidates, Max(cs.nfilters, 1));
-		pages = 1 + hashes * (cs.k + (cs.has_delta ? 1 : 0)) +
-			candidates * (2 + 1.2 * hashes) + pending;
-		*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
-		*indexTotalCost = *indexStartupCost +
-			loop_count * (pages * spc_random_page_cost +
-						  cpu_operator_cost * hashes * cs.k +
-						  cpu_operator_cost * candidates * 1.2 * hashes *
-						  leaf_entries +
-						  cpu_index_tuple_cost * s * tuples);
-		*indexSelectivity = s;
-		*indexCorrelation = corr;
-		*indexPages = pages;
-		return;
-	}
-
-	/* plus the others that pass by a filter false positive */
-	p_seg = p_true + (1.0 - p_true) *
-		(1.0 - pow(1.0 - Min(cs.mean_fpr, 1.0), hashes));
-
-	dir_pages = ceil(nseg / SCBF_DIR_ENTRIES_PER_PAGE);
-	filter_reads = nseg * filters_per_seg *
-		(1.0 + (blocks_per_filter > 1 ? Min(hashes, blocks_per_filter - 1) : 0));
-	ledger_reads = p_seg * nseg * ledger_pages_per_seg;
-
 	/*
-	 * CPU: k counter tests per hash per filter; for every ledger entry read,
-	 * its processing and the comparison of its hash(es); for every matching
-	 * entry, its TID into the bitmap.
+	 * The metapage, k row pages (and a delta page) per hash, and per
+	 * candidate filter (one per segment with a match, plus the false
+	 * positives of all filters) its table page, its ledger root and a leaf
+	 * or two per hash, or the leaves that the matching posting lists fill if
+	 * that is more (a value in many rows); about a leaf's entries decoded
+	 * per leaf read.  A probe reads the runs of one column, so a leaf's
+	 * entries are those of one column's ledger: the ledger pages of a
+	 * multi-column index are shared by its columns.  Then the pending
+	 * partitions that may hold entries: those of the hashes with an
+	 * equality on the first column, else all of them.
 	 */
+	candidates = p_true * nseg + cs.nfilters * Min(cs.mean_fpr * hashes, 1.0);
+	candidates = Min(candidates, Max(cs.nfilters, 1));
+	leaf_entries = cs.nentries * index->nkeycolumns / Max(cs.nledger_pages, 1);
+	pending = first_col_eq ? Min(hashes, cs.pending_parts) : cs.pending_parts;
+	leaves = Max(candidates * 1.2 * hashes, s * tuples / Max(leaf_entries, 1));
+	pages = 1 + hashes * (cs.k + (cs.has_delta ? 1 : 0)) +
+		candidates * 2 + leaves + pending;
 	*indexStartupCost = index_other_operands_eval_cost(root, indexQuals);
 	*indexTotalCost = *indexStartupCost +
-		loop_count * ((dir_pages + filter_reads) * spc_seq_page_cost +
-					  ledger_reads * spc_random_page_cost +
-					  cpu_operator_cost * nseg * filters_per_seg * hashes * cs.k +
-					  (cpu_index_tuple_cost + cpu_operator_cost) *
-					  p_seg * cs.nentries +
+		loop_count * (pages * spc_random_page_cost +
+					  cpu_operator_cost * hashes * cs.k +
+					  cpu_operator_cost * leaves * leaf_entries +
 					  cpu_index_tuple_cost * s * tuples);
 	*indexSelectivity = s;
 	*indexCorrelation = corr;
-	*indexPages = dir_pages + filter_reads + ledger_reads;
+	*indexPages = pages;
 }

@@ -401,7 +401,6 @@ HelperFold(ScbfHelperShared *sh)
 				index->rd_rel->relkind == RELKIND_INDEX &&
 				index->rd_index->indrelid == sh->heapoid &&
 				ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) &&
-				ScbfIndexFormat(index) == SCBF2_FORMAT_VERSION &&
 				IndexRelationGetNumberOfKeyAttributes(index) == sh->ncols)
 				folded = Scbf2FoldBatch(index, HelperTids(sh),
 										HelperHashes(sh), sh->n);

@@ -5,9 +5,10 @@
  *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
  *
  * NOTES
- *	  scbffuncs.c opens the index and dispatches here when its format is 2;
- *	  the SQL signatures are format 1's, and each column gets the format-2
- *	  meaning that fits (README.md, "Reference", says which):
+ *	  scbffuncs.c opens the index and calls the functions here; the SQL
+ *	  signatures were designed for storage format 1 (removed), and each
+ *	  column gets the format-2 meaning that fits (README.md, "Reference",
+ *	  says which):
  *
  *	  - a segment's chain is its filters in chain position order; a filter
  *		is known by its number (its column of the row band), shown where
@@ -1137,7 +1138,7 @@ Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 	int			attempt;
 	int			r;
 
-	if (!ScbfKeyToCond(index, NULL, key, &cond, CurrentMemoryContext))
+	if (!ScbfKeyToCond(index, key, &cond, CurrentMemoryContext))
 		return;					/* matches no row */
 	if (cond.kind != SCBF_COND_EQ)
 	{

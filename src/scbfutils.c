@@ -1,17 +1,21 @@
 /*-------------------------------------------------------------------------
  *
  * scbfutils.c
- *	  Storage format 2: the per-relation state, the metapage, and page
+ *	  The per-relation state, the metapage, new and free pages, and page
  *	  checks shared by the page-kind modules.
  *
  * NOTES
- *	  ScbfIndexFormat() is how every AM callback picks its code path while
- *	  both formats exist: rd_amcache holds either format's state, and both
- *	  start with their format number.  Reading a page of a given kind goes
- *	  through Scbf2ReadPage(), which checks the block against the end of
- *	  the index and the page's kind before anyone looks inside, so a stale
- *	  or corrupted pointer ends in ERRCODE_INDEX_CORRUPTED, never in a read
- *	  of something else.
+ *	  Scbf2GetState() is where every entry point (the AM callbacks, the
+ *	  diagnostics, the verifier) meets the metapage first: it checks it
+ *	  once per relcache entry and caches the layout in rd_amcache.  An
+ *	  index of storage format 1, which this version no longer reads, or of
+ *	  an older layout of format 2, gets a clear error telling the user to
+ *	  REINDEX it (src/README, D9), as the hash AM does for a wrong hash
+ *	  version.  Reading a page of a given kind goes through
+ *	  Scbf2ReadPage(), which checks the block against the end of the index
+ *	  and the page's kind before anyone looks inside, so a stale or
+ *	  corrupted pointer ends in ERRCODE_INDEX_CORRUPTED, never in a read of
+ *	  something else.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -22,11 +26,13 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/generic_xlog.h"
 #include "access/transam.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
+#include "storage/lmgr.h"
 #include "utils/snapmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -34,14 +40,25 @@
 #include "scbf2.h"
 #include "scbf_page.h"
 
-/* The per-column seeds: as format 1 derives them */
+/* The per-column seeds (format 1 derived them so too) */
 #define SCBF2_SEED_STRIDE	UINT64CONST(0x9E3779B97F4A7C15)
 
-StaticAssertDecl(sizeof(Scbf2PageOpaqueData) == sizeof(ScbfPageOpaqueData),
-				 "both formats have one special space size");
-StaticAssertDecl(offsetof(Scbf2PageOpaqueData, type) ==
-				 offsetof(ScbfPageOpaqueData, type),
-				 "both formats keep the page type in one place");
+/*
+ * ScbfReportCorrupt
+ *		Raise ERRCODE_INDEX_CORRUPTED for a page that cannot be what the
+ *		index structure says it is.  "what" says what was expected, for the
+ *		DETAIL.
+ */
+void
+ScbfReportCorrupt(Relation index, BlockNumber blkno, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" contains a corrupted page at block %u",
+					RelationGetRelationName(index), blkno),
+			 errdetail("%s", what),
+			 errhint("Please REINDEX it.")));
+}
 
 /*
  * Scbf2PageHasOpaque
@@ -68,10 +85,30 @@ Scbf2CheckMetaPage(Relation index, Page page)
 
 	if (!Scbf2PageHasOpaque(page) ||
 		Scbf2PageGetOpaque(page)->type != SCBF_PAGE_META ||
-		meta->magic != SCBF_MAGIC_NUMBER ||
-		meta->version != SCBF2_FORMAT_VERSION)
+		meta->magic != SCBF_MAGIC_NUMBER)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
-						  "Block 0 is not an scbf metapage of format 2.");
+						  "Block 0 is not an scbf metapage.");
+
+	/*
+	 * Format 1 kept the magic, the version and the special space where
+	 * format 2 has them: its metapage is recognized, and refused.
+	 */
+	if (meta->version == SCBF1_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has storage format version %u",
+						RelationGetRelationName(index), meta->version),
+				 errdetail("This version of scbf reads storage format version %u only: format %u (per-segment counting filter chains) is no longer supported.",
+						   SCBF2_FORMAT_VERSION, SCBF1_FORMAT_VERSION),
+				 errhint("REINDEX it.")));
+	if (meta->version != SCBF2_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has storage format version %u",
+						RelationGetRelationName(index), meta->version),
+				 errdetail("This version of scbf reads storage format version %u only.",
+						   SCBF2_FORMAT_VERSION),
+				 errhint("REINDEX it.")));
 	if ((meta->flags & SCBF2_META_LAYOUT) != SCBF2_META_LAYOUT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -91,6 +128,8 @@ Scbf2CheckMetaPage(Relation index, Page page)
 		meta->nfilters > (uint64) meta->ntablepages *
 		Scbf2EntriesPerPage(meta->ncols) ||
 		meta->band_width % 8 != 0 ||
+		meta->band_width > 2 * (uint64) SCBF2_MAX_TABLE_PAGES *
+		Scbf2EntriesPerPage(meta->ncols) + 64 ||
 		(meta->nfilters > 0 &&
 		 (meta->band_width < meta->nfilters ||
 		  meta->band_rows_per_page < 1 ||
@@ -112,7 +151,6 @@ Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout)
 	int			col;
 
 	memset(state, 0, sizeof(Scbf2State));
-	state->format = SCBF2_FORMAT_VERSION;
 	state->ncols = layout->ncols;
 	state->pages_per_segment = layout->pages_per_segment;
 	state->geom.k = layout->k;
@@ -206,61 +244,55 @@ Scbf2InitMetaPage(Page page, const Scbf2Layout *layout)
 }
 
 /*
- * ScbfIndexFormat
- *		The storage format of an index: 1 or 2.
- *
- * From the cached state when there is one; otherwise from the metapage,
- * caching a format-2 index's state on the way (format 1's is cached by
- * ScbfGetState, which reads the page again: it happens once per relcache
- * entry).
- */
-int
-ScbfIndexFormat(Relation index)
-{
-	Buffer		buf;
-	Page		page;
-	uint32		version;
-
-	if (index->rd_amcache != NULL)
-		return (int) *(uint32 *) index->rd_amcache;
-
-	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (!Scbf2PageHasOpaque(page) ||
-		Scbf2PageGetOpaque(page)->type != SCBF_PAGE_META ||
-		Scbf2PageGetMeta(page)->magic != SCBF_MAGIC_NUMBER)
-		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
-						  "Block 0 is not an scbf metapage.");
-	version = Scbf2PageGetMeta(page)->version;
-	if (version == SCBF2_FORMAT_VERSION)
-	{
-		Scbf2CheckMetaPage(index, page);
-		index->rd_amcache = Scbf2StateFromMeta(index, Scbf2PageGetMeta(page));
-	}
-	UnlockReleaseBuffer(buf);
-
-	if (version != SCBF_FORMAT_VERSION && version != SCBF2_FORMAT_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has format version %u, this scbf reads versions %u and %u",
-						RelationGetRelationName(index), version,
-						SCBF_FORMAT_VERSION, SCBF2_FORMAT_VERSION),
-				 errhint("REINDEX the index.")));
-	return (int) version;
-}
-
-/*
  * Scbf2GetState
- *		The cached state of a format-2 index.
+ *		The cached state of the index, made from its metapage on the first
+ *		call for this relcache entry.  An index whose metapage is not one
+ *		of this version's (storage format 1, an older layout of format 2,
+ *		corruption) raises ERRCODE_INDEX_CORRUPTED here, whatever reads it
+ *		first: a scan, an insert, VACUUM, a diagnostic or the verifier.
  */
 Scbf2State *
 Scbf2GetState(Relation index)
 {
-	if (ScbfIndexFormat(index) != SCBF2_FORMAT_VERSION)
-		elog(ERROR, "index \"%s\" is not of storage format 2",
-			 RelationGetRelationName(index));
+	Buffer		buf;
+	Page		page;
+
+	if (index->rd_amcache != NULL)
+		return (Scbf2State *) index->rd_amcache;
+
+	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	Scbf2CheckMetaPage(index, page);	/* an error releases the lock */
+	index->rd_amcache = Scbf2StateFromMeta(index, Scbf2PageGetMeta(page));
+	UnlockReleaseBuffer(buf);
 	return (Scbf2State *) index->rd_amcache;
+}
+
+/*
+ * Scbf2MetaIsCurrent
+ *		True if block 0 is a metapage of this version's storage format and
+ *		layout, read without raising an error and without caching anything:
+ *		for the planner, which must not fail a query that need not use the
+ *		index (Scbf2GetState raises the error when the index is used).
+ */
+bool
+Scbf2MetaIsCurrent(Relation index)
+{
+	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Page		page;
+	bool		ok;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	ok = Scbf2PageHasOpaque(page) &&
+		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_META &&
+		Scbf2PageGetMeta(page)->magic == SCBF_MAGIC_NUMBER &&
+		Scbf2PageGetMeta(page)->version == SCBF2_FORMAT_VERSION &&
+		(Scbf2PageGetMeta(page)->flags & SCBF2_META_LAYOUT) ==
+		SCBF2_META_LAYOUT;
+	UnlockReleaseBuffer(buf);
+	return ok;
 }
 
 /*
@@ -876,25 +908,88 @@ Scbf2InspectPage(Relation index, BlockNumber blkno, Scbf2PageInfo *pi)
 }
 
 /*
- * Scbf2PeekFormat
- *		The format version block 0 says it is, read without a check that
- *		could fail and without caching anything: 0 if block 0 is no scbf
- *		metapage.  For the verifier, which then reports what is wrong in the
- *		words of the format it checks.
+ * ScbfMarkPageFree
+ *		Turn a page into a free page (in a WAL-registered image).
+ */
+void
+ScbfMarkPageFree(Page page)
+{
+	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
+	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_FREE;
+	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+}
+
+/*
+ * True for a page that may be reused: never initialized, or freed.
+ */
+static bool
+ScbfPageIsFree(Page page)
+{
+	if (PageIsNew(page))
+		return true;
+	return Scbf2PageHasOpaque(page) &&
+		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_FREE;
+}
+
+/*
+ * ScbfNewBuffer
+ *		An exclusively locked buffer for a new page: a free page recorded in
+ *		the FSM if one can be locked at once and really is free, else a new
+ *		block at the end of the relation.  The caller initializes it and
+ *		registers it with GENERIC_XLOG_FULL_IMAGE.
+ */
+Buffer
+ScbfNewBuffer(Relation index)
+{
+	Buffer		buffer;
+	bool		needLock;
+
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(index);
+
+		if (blkno == InvalidBlockNumber)
+			break;
+
+		buffer = ReadBuffer(index, blkno);
+
+		/*
+		 * Never wait for the page: another backend may hold it (it may even
+		 * be ours, locked earlier in this operation).
+		 */
+		if (ConditionalLockBuffer(buffer))
+		{
+			if (ScbfPageIsFree(BufferGetPage(buffer)))
+				return buffer;
+			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buffer);
+	}
+
+	needLock = !RELATION_IS_LOCAL(index);
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	buffer = ReadBuffer(index, P_NEW);
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+
+	return buffer;
+}
+
+/*
+ * ScbfHashDatum
+ *		Hash column col's (non-null) value with its opclass's hash function
+ *		and the column's collation, canonicalized (SCBF_NULL_HASH is NULL's).
  */
 uint32
-Scbf2PeekFormat(Relation index)
+ScbfHashDatum(Relation index, int col, Datum value)
 {
-	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
-	Page		page;
-	uint32		version = 0;
+	FmgrInfo   *proc = index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
+	uint32		hash;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	if (Scbf2PageHasOpaque(page) &&
-		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_META &&
-		Scbf2PageGetMeta(page)->magic == SCBF_MAGIC_NUMBER)
-		version = Scbf2PageGetMeta(page)->version;
-	UnlockReleaseBuffer(buf);
-	return version;
+	hash = DatumGetUInt32(FunctionCall1Coll(proc,
+											index->rd_indcollation[col],
+											value));
+	return ScbfCanonicalHash(hash);
 }

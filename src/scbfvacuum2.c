@@ -805,11 +805,11 @@ Scbf2VacuumStats(Relation index, IndexBulkDeleteResult *stats)
 }
 
 /*
- * scbf2bulkdelete
- *		ambulkdelete of a format-2 index: remove the entries of dead TIDs.
+ * scbfbulkdelete
+ *		ambulkdelete: remove the entries of dead TIDs.
  */
 IndexBulkDeleteResult *
-scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+scbfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				IndexBulkDeleteCallback callback, void *callback_state)
 {
 	if (stats == NULL)
@@ -820,12 +820,12 @@ scbf2bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
- * scbf2vacuumcleanup
- *		amvacuumcleanup of a format-2 index: fold, merge ledgers of many
- *		runs, the page census, statistics.
+ * scbfvacuumcleanup
+ *		amvacuumcleanup: fold, merge ledgers of many runs, the page census,
+ *		statistics.
  */
 IndexBulkDeleteResult *
-scbf2vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
+scbfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	/* a plain ANALYZE leaves the index alone; autovacuum's folds, as GIN's */
 	if (info->analyze_only && !ScbfIsAutoVacuumWorker())

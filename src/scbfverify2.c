@@ -4,8 +4,8 @@
  *	  scbf_verify() on an index of storage format 2.
  *
  * NOTES
- *	  scbfverify.c opens the index and dispatches here when its format is
- *	  2.  Everything is checked as of one metapage copy:
+ *	  scbf_verify (scbffuncs.c) opens the index and calls Scbf2Verify.
+ *	  Everything is checked as of one metapage copy:
  *
  *	  - the metapage: layout (Scbf2ReadMeta checks it), band, filter table
  *		pages, pending heads, graves and serial marks within the index and
@@ -164,6 +164,22 @@ Scbf2Claim(Scbf2VerifyState *vs, BlockNumber blkno, Scbf2PageKind kind,
 					 psprintf("%s names block %u, which another structure (page kind %d) names already, or a chain loops.",
 							  by, blkno, (int) vs->named[blkno]));
 	vs->named[blkno] = (uint8) kind;
+}
+
+/*
+ * Measure the index again: inserts extend it while the check runs (a new
+ * pending page).  The blocks added are named by nothing yet.
+ */
+static void
+Scbf2VerifyRemeasure(Scbf2VerifyState *vs)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(vs->index);
+
+	if (nblocks <= vs->nblocks)
+		return;
+	vs->named = repalloc(vs->named, nblocks);
+	memset(vs->named + vs->nblocks, SCBF2_KIND_NEW, nblocks - vs->nblocks);
+	vs->nblocks = nblocks;
 }
 
 /*
@@ -491,7 +507,7 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 
 		CHECK_FOR_INTERRUPTS();
 		if (blkno >= vs->nblocks)
-			vs->nblocks = RelationGetNumberOfBlocks(vs->index);
+			Scbf2VerifyRemeasure(vs);
 		Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING,
 				   psprintf("The pending chain of partition %d", part));
 		Scbf2ReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);

@@ -17,7 +17,7 @@
  *	  The harness then does what a scan does, each step under a catch of
  *	  ereport(ERROR), which is a clean end:
  *
- *	  - ScbfIndexFormat and Scbf2ReadMeta: the metapage check accepts the
+ *	  - Scbf2GetState and Scbf2ReadMeta: the metapage check accepts the
  *		page or raises an error;
  *	  - Scbf2ReadTable, and Scbf2ReadFilter of every filter: when both
  *		succeed, the entries they copy are the same;
@@ -61,7 +61,10 @@
  *	  The corpus keeps the inputs of bugs found here, fixed since:
  *	  rows-pd-special and pending-pd-special (Scbf2RowsProbe and
  *	  Scbf2PendingScan read a row or pending page's special space at a
- *	  corrupt pd_special, up to 56 kB past the page).
+ *	  corrupt pd_special, up to 56 kB past the page); band-width-oom (a
+ *	  metapage of no filters but a band hundreds of megabytes wide, which
+ *	  the metapage check let through: a probe allocated its width per
+ *	  hash).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -608,7 +611,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Scbf2Meta  *meta;
 	Scbf2Filter **table = NULL;
 	uint32		nfilters;
-	int			format;
 	uint64		fold_serial;
 
 	if (nblocks > FUZZ_MAX_BLOCKS)
@@ -646,9 +648,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the column count the metapage claims is the index's */
 	fake_form_index.indnkeyatts = Scbf2PageGetMeta(pages[0])->ncols;
 
-	if (!TRY(format = ScbfIndexFormat(&fake_index)) || format != 2)
+	if (!TRY(state = Scbf2GetState(&fake_index)))
 		goto done;
-	state = (Scbf2State *) fake_index.rd_amcache;
 	CHECK(state->ncols >= 1 && state->ncols <= INDEX_MAX_KEYS);
 	CHECK(state->geom.k >= 1 && state->geom.k <= SCBF_ROWS_MAX_K);
 	CHECK(state->geom.m >= 1);

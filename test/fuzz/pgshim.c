@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pgshim.c
- *	  The few server functions src/scbfpage.c and the page readers of
- *	  format 2 need, so that the fuzz harnesses link them without a server.
+ *	  The few server functions the page readers need, so that the fuzz
+ *	  harnesses link them without a server.
  *
  * NOTES
  *	  ereport(ERROR) and elog(ERROR) end in errfinish(), which jumps back
@@ -12,8 +12,8 @@
  *	  The buffer manager serves the pages a harness hands to
  *	  pgshim_set_blocks() as local buffers (buffer -1 is block 0), each
  *	  page its own malloc'd buffer, and counts pins and locks; a read of a
- *	  block past the end, or any buffer call while no pages are set (fuzz_page
- *	  takes page images, not buffers), aborts.  palloc and friends keep
+ *	  block past the end, or any buffer call while no pages are set,
+ *	  aborts.  palloc and friends keep
  *	  every chunk on a list that pgshim_free_all() frees, as a memory
  *	  context reset would after an error.  WAL, the FSM, relation
  *	  extension and fmgr are never reached by the readers: each aborts, so a

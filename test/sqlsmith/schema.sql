@@ -36,7 +36,7 @@ GRANT EXECUTE ON FUNCTION scbf_index_info(regclass),
 	scbf_segments(regclass), scbf_filters(regclass, int),
 	scbf_pages(regclass), scbf_probe(regclass, anyelement, int),
 	scbf_probe(regclass, text, int), scbf_verify(regclass, boolean),
-	scbf_rebuild(regclass, int, text) TO :"smith";
+	scbf_clean_pending(regclass) TO :"smith";
 SET ROLE :"smith";
 SET search_path = smith;
 

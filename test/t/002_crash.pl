@@ -7,29 +7,27 @@
 #      lock the test holds (a function in the INSERT's WHERE), so exactly the
 #      rows before it are inserted, and the index entries written so far
 #      (aminsert may batch them) are there;
-#   3. after DELETE + VACUUM; then inside VACUUM's ambulkdelete, and 4. inside
-#      amvacuumcleanup's consolidation of filter chains: the VACUUM runs with
-#      a heavy cost delay (the heap pass skips the all-visible pages, the
-#      index pass sleeps between ledger pages or segments), the test waits
+#   3. after DELETE + VACUUM;
+#   4. after VACUUM of chained filters;
+#   7. inside VACUUM's fold of the pending area, between two segments: the
+#      VACUUM runs with a heavy cost delay (the heap pass skips the
+#      all-visible pages, the fold sleeps between segments), the test waits
 #      until the index shows part of the work done, freezes the backend with
 #      SIGSTOP, asserts that it sleeps in vacuum_delay_point (wait event
 #      VacuumDelay: no buffer lock held) in the expected phase with that part
 #      done and the rest not, flushes WAL, and kills it with SIGKILL (a real
 #      backend crash: the postmaster reinitializes and replays WAL);
-#   5. after a finished consolidation;
-#   7. (storage format 2) inside VACUUM's fold of the pending area, between
-#      two segments, frozen and killed as in 3 and 4;
-#   8. (storage format 2) inside VACUUM's removal of dead entries, between
+#   8. inside VACUUM's removal of dead entries, between
 #      the first and the last filter, twice: once redone by the next
 #      VACUUM, once made visible by a fold that commits the crashed serial
 #      first;
-#   9. (storage format 2) inside a fold that an INSERT's flush at commit
+#   9. inside a fold that an INSERT's flush at commit
 #      started, before each of its steps' writes and after its commit
 #      record, and in the fold of a bulk flush's own entries;
-#  10. (storage format 2) between a VACUUM's commit and its clearing of row
+#  10. between a VACUUM's commit and its clearing of row
 #      bits: in ambulkdelete, and in amvacuumcleanup's release of merged
 #      filters' columns;
-#  11. (storage format 2, the delta) in a fold after it wrote delta
+#  11. (the delta) in a fold after it wrote delta
 #      entries, inside a fold's merge of the delta after the bits were set
 #      and before the pages were emptied, and likewise inside VACUUM's
 #      merge.
@@ -65,21 +63,16 @@ sub q1 { return $node->safe_psql('postgres', $_[0]); }
 create_gate($node);
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION scbf;
-	-- t and c in format 1 until format 1 is removed: steps 3 to 5 crash
-	-- format 1's VACUUM between segments and inside its consolidation of
-	-- chains (format 2's: steps 7 and 8)
-	SET scbf.build_format = 1;
 	CREATE TABLE t (id int, a int, b text);
 	INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(1, 50000) g;
 	INSERT INTO t SELECT -g, NULL, 'bnull' FROM generate_series(1, 3) g;
 	CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
 	CREATE INDEX t_ab ON t USING scbf (a, b);
-	-- built empty: inserts grow chains of filters, VACUUM consolidates them
+	-- built empty: inserts grow chains of filters, VACUUM merges them
 	CREATE TABLE c (id int, k text);
 	CREATE INDEX c_k ON c USING scbf (k) WITH (pages_per_segment = 128, false_positive_rate = 0.001);
 	INSERT INTO c SELECT g, md5(g::text) FROM generate_series(1, 100000) g;
 	INSERT INTO c VALUES (-1, NULL);
-	RESET scbf.build_format;
 	-- what the Bitmap Index Scan hands out, before the heap recheck
 	-- (Actual Rows through numeric: 18 prints it with two decimals)
 	CREATE FUNCTION index_tids(q text) RETURNS bigint LANGUAGE plpgsql
@@ -119,11 +112,11 @@ sub check_all
 	scbf_same($node, 'postgres', \@c, name => "$what: c");
 }
 
-# entries of one segment of an index, and of all
+# entries of an index: in its filters and pending
 sub entries
 {
-	my ($idx, $segno) = @_;
-	return q1("SELECT sum(entries) FROM scbf_segments('$idx')" . (defined $segno ? " WHERE segno = $segno" : ''));
+	my ($idx) = @_;
+	return q1("SELECT entries_live + entries_pending FROM scbf_index_info('$idx')");
 }
 
 # exact_tids($what, $table, @values): one check that the index hands out,
@@ -159,13 +152,14 @@ cmp_ok(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '>', 1, 'chains survi
 # may keep entries in a backend-local batch and write them many at a time
 # (the batch holds far fewer than 99999 rows): what counts is that some were
 # written, none beyond the rows inserted, and that the crash keeps exactly
-# what was written.
+# what was written.  The INSERT folds its full batches itself (no fold
+# helper: a helper's fold could commit between the count and the crash).
 {
 	my $rows = q1('SELECT count(*) FROM t');
 	my $before = entries('t_a');
 	my $gate = hold_gate($node, 200000);
 	my ($ins, $pid) = gated_session($node,
-		"INSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(100001, 300000) g WHERE gate(g, 0) = 0",
+		"SET scbf.fold_helpers = off;\nINSERT INTO t SELECT g, g % 1000, 'b' || (g % 313) FROM generate_series(100001, 300000) g WHERE gate(g, 0) = 0",
 		200000);
 	wait_gated($node, $pid, 200000, undef, 'insert: blocked');
 	my $written = entries('t_a') - $before;
@@ -190,82 +184,20 @@ $node->safe_psql('postgres', 'DELETE FROM t WHERE id % 5 = 0 OR a = 500; VACUUM 
 $a500 = 'empty';
 check_all('after a second delete and vacuum');
 
-# ... and inside VACUUM's ambulkdelete of t_a: every heap page is
-# all-visible but the first and the last, whose rows are deleted; the crash
-# lands after t_a's segment 0 lost its dead entries, before its last
-# segment did
-{
-	my $lastblk = q1('SELECT max((ctid::text::point)[0])::int FROM t');
-	my $lastseg = int($lastblk / 8);
-	my ($e0, $el) = (entries('t_a', 0), entries('t_a', $lastseg));
-	my $d0 = q1("WITH d AS (DELETE FROM t WHERE ctid < '(1,0)' RETURNING 1) SELECT count(*) FROM d");
-	my $dl = q1("WITH d AS (DELETE FROM t WHERE ctid >= '($lastblk,0)' RETURNING 1) SELECT count(*) FROM d");
-	ok($d0 > 0 && $dl > 0 && $lastseg > 2, "vacuum: $d0 rows deleted in segment 0, $dl in segment $lastseg");
-	my $vac = $node->background_psql('postgres');
-	my $pid = $vac->query_safe('SELECT pg_backend_pid()');
-	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
-		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) t;\n");
-	my $phase = freeze_vacuum($node, $pid,
-		"SELECT entries = $e0 - $d0 FROM scbf_segments('t_a') WHERE segno = 0", 'vacuum');
-	is($phase, 'vacuuming indexes', 'vacuum: frozen in the phase vacuuming indexes');
-	is(entries('t_a', 0), $e0 - $d0, 'vacuum: at the crash, segment 0 has lost its dead entries');
-	is(entries('t_a', $lastseg), $el, "vacuum: at the crash, segment $lastseg still has its dead entries");
-	flush_wal($node);
-	kill_backend($node, $pid, 'vacuum');
-	end_session($vac);
-	is(entries('t_a', 0), $e0 - $d0, 'vacuum: after the crash, segment 0 is without its dead entries');
-	is(entries('t_a', $lastseg), $el, "vacuum: after the crash, segment $lastseg still has its dead entries");
-	check_all('after a crash inside VACUUM');
-	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t');
-	is(entries('t_a', $lastseg), $el - $dl, "vacuum: a new VACUUM removes the rest");
-	check_all('after a crash inside VACUUM and a new VACUUM');
-}
-
-# ---- 4. crash inside the consolidation of c_k's chains by VACUUM's
-# cleanup, which consolidates segment after segment.  A VACUUM without
-# index cleanup first makes every heap page all-visible (the crashed
-# VACUUM's heap pass skips them) and leaves the chains alone.
-{
-	$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP OFF) c');
-	my $chained = q1("SELECT count(*) FROM scbf_segments('c_k') WHERE chain_length > 1");
-	my $single = q1("SELECT count(*) FROM scbf_segments('c_k') WHERE chain_length = 1");
-	cmp_ok($chained, '>=', 3, "consolidation: $chained segments have chains");
-	my $vac = $node->background_psql('postgres');
-	my $pid = $vac->query_safe('SELECT pg_backend_pid()');
-	$vac->query_until(qr/vacuuming/, "SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n"
-		  . "\\echo vacuuming\nVACUUM (PARALLEL 0, INDEX_CLEANUP ON) c;\n");
-	my $consolidated = "SELECT count(*) - $single FROM scbf_segments('c_k') WHERE chain_length = 1";
-	my $phase = freeze_vacuum($node, $pid, "SELECT ($consolidated) > 0", 'consolidation');
-	is($phase, 'cleaning up indexes', 'consolidation: frozen in the phase cleaning up indexes');
-	my $done = q1($consolidated);
-	ok($done >= 1 && $done < $chained,
-		"consolidation: at the crash, $done of $chained chained segments are consolidated");
-	flush_wal($node);
-	kill_backend($node, $pid, 'consolidation');
-	end_session($vac);
-	is(q1($consolidated), $done, 'consolidation: after the crash, the same segments are consolidated');
-	check_all('after a crash inside consolidation');
-	$node->safe_psql('postgres', 'VACUUM c');
-	is(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '1', 'consolidation: a new VACUUM finishes it');
-	check_all('after a crash inside consolidation and a new VACUUM');
-}
-
-# ---- 5. crash after a finished consolidation: new chains, deletes, VACUUM
+# ---- 4. crash after VACUUM of chained filters: new chains, deletes,
+# VACUUM (crashes inside VACUUM's removals and merges: 8 and 10)
 $node->safe_psql('postgres',
-	"INSERT INTO c SELECT g, md5(g::text) FROM generate_series(150001, 170000) g; DELETE FROM c WHERE id % 7 = 0;");
+	"INSERT INTO c SELECT g, md5(g::text) FROM generate_series(150001, 170000) g;"
+	  . ' DELETE FROM c WHERE id % 7 = 0;');
 cmp_ok(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '>', 1, 'inserts chained filters again');
 $node->safe_psql('postgres', 'VACUUM c');
+my $vacuumed = q1("SELECT filters, max_chain, entries_live, entries_pending FROM scbf_index_info('c_k')");
 flush_wal($node);
 $node->stop('immediate');
 $node->start;
-check_all('after consolidation and a crash');
-is(q1("SELECT max_chain FROM scbf_index_info('c_k')"), '1',
-	'chains consolidated by VACUUM survive the crash')
-  or diag(q1(q{
-	SELECT string_agg(format('segment %s filter %s (serial %s) %s %s: %s entries, %s ledger pages',
-							 segno, filter, serial, state, flags, entries, ledger_pages), E'\n')
-	FROM scbf_filters('c_k')
-	WHERE segno IN (SELECT segno FROM scbf_segments('c_k') WHERE chain_length > 1)}));
+check_all('after VACUUM of chained filters and a crash');
+is(q1("SELECT filters, max_chain, entries_live, entries_pending FROM scbf_index_info('c_k')"), $vacuumed,
+	"the filters VACUUM left survive the crash ($vacuumed)");
 
 # the indexes agree with the heap entry by entry
 foreach my $idx ('t_a', 't_ab', 'c_k')
@@ -274,7 +206,7 @@ foreach my $idx ('t_a', 't_ab', 'c_k')
 	is($ret, 0, "scbf_verify($idx) after the crashes") or diag($err);
 }
 
-# ---- 6. unlogged: after a crash the table and its index are empty, and usable
+# ---- 5. unlogged: after a crash the table and its index are empty, and usable
 is(q1('SELECT count(*) FROM u'), '0', 'unlogged table empty after crash');
 scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	name => 'unlogged index empty after crash');
@@ -289,7 +221,7 @@ $node->start;
 scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	name => 'unlogged index empty after a second crash');
 
-# ---- 7. storage format 2: a crash inside VACUUM's fold of the pending
+# ---- 7. a crash inside VACUUM's fold of the pending
 # area, after it wrote the runs and row bits of some segments and before
 # its commit record.  A first VACUUM makes every heap page all-visible and
 # leaves free slots in each segment; the (smaller) pending rows go there,
@@ -301,7 +233,6 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	$node->safe_psql('postgres', q{
 		CREATE TABLE f (id int, a int, pad text);
 		INSERT INTO f SELECT g, g % 500, repeat('x', 300) FROM generate_series(1, 8000) g;
-		SET scbf.build_format = 2;
 		CREATE INDEX f_a ON f USING scbf (a) WITH (pages_per_segment = 8);
 		DELETE FROM f WHERE id % 200 IN (0, 1);
 		VACUUM f;
@@ -334,7 +265,7 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 		name => 'fold: answers after a new VACUUM');
 }
 
-# ---- 8. storage format 2: crashes inside VACUUM's removal (ambulkdelete),
+# ---- 8. crashes inside VACUUM's removal (ambulkdelete),
 # after it wrote merged runs (serial S + 1) in place of the old ones for
 # some filters and before its commit record.  The dead rows lie in the
 # first and the last heap page (every other page is all-visible, so the
@@ -349,7 +280,6 @@ scbf_same($node, 'postgres', 'SELECT * FROM u WHERE a = 7', rows => 'empty',
 	$node->safe_psql('postgres', q{
 		CREATE TABLE r (id int, a int, pad text);
 		INSERT INTO r SELECT g, g % 300, repeat('x', 300) FROM generate_series(1, 6000) g;
-		SET scbf.build_format = 2;
 		CREATE INDEX r_a ON r USING scbf (a) WITH (pages_per_segment = 8);
 		VACUUM r;
 		CREATE EXTENSION pageinspect;
@@ -435,7 +365,7 @@ sub gdb_session
 	return ($s, $pid);
 }
 
-# ---- 9. storage format 2: crashes inside a fold that an INSERT's flush
+# ---- 9. crashes inside a fold that an INSERT's flush
 # started (Scbf2ApplyBatch in scbfinsert.c: the flush that links a pending
 # partition's third page folds the whole pending area).  Each round first
 # folds (every partition then holds one page at most), fills one partition
@@ -464,7 +394,6 @@ SKIP:
 	$node->safe_psql('postgres', q{
 		CREATE TABLE g (id int, a int);
 		INSERT INTO g SELECT i, i % 200 FROM generate_series(1, 3000) i;
-		SET scbf.build_format = 2;
 		CREATE INDEX g_a ON g USING scbf (a) WITH (pages_per_segment = 8);
 		-- the pending partition of a value, if it may hold entries
 		CREATE FUNCTION part_of(v int) RETURNS int LANGUAGE sql AS
@@ -599,7 +528,7 @@ SKIP:
 	verify_clean($node, 'g_a', 'flush fold: at the end');
 }
 
-# ---- 10. storage format 2: crashes between a VACUUM's commit and its
+# ---- 10. crashes between a VACUUM's commit and its
 # clearing of row bits (R1: a bit is cleared only after the commit that
 # made it unneeded), twice: in ambulkdelete, after the commit of the
 # removals (Scbf2RowsClear called from Scbf2VacCommit), and in
@@ -621,7 +550,6 @@ SKIP:
 	$node->safe_psql('postgres', q{
 		CREATE TABLE h (id int, a int);
 		INSERT INTO h SELECT i, i % 10 FROM generate_series(1, 100) i;
-		SET scbf.build_format = 2;
 		CREATE INDEX h_a ON h USING scbf (a) WITH (pages_per_segment = 8);
 		INSERT INTO h SELECT i, i FROM generate_series(101, 1500) i;
 	});
@@ -644,7 +572,7 @@ SKIP:
 	my $out = gdb_stop_at($g, ['Scbf2RowsClear'], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbf2bulkdelete\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbfbulkdelete\b/s,
 		'bit clearing (removal): stopped before ambulkdelete clears bits');
 	is(q1("SELECT entries_live FROM scbf_index_info('h_a')"), q1('SELECT count(*) FROM h'),
 		'bit clearing (removal): at the crash, the removals have committed');
@@ -670,7 +598,7 @@ SKIP:
 	$out = gdb_stop_at($g, [ 'Scbf2FilterRelease', 'Scbf2RowsClear' ], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbf2vacuumcleanup\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbfvacuumcleanup\b/s,
 		'bit clearing (release): stopped before the release of merged filters clears their bits');
 	is($filters->(), 1, 'bit clearing (release): at the crash, the 8 merged filters\' columns are free');
 	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (release): answers before the clearing');
@@ -698,7 +626,7 @@ SKIP:
 	verify_clean($node, 'h_a', 'bit clearing: at the end', leftovers => ['bits']);
 }
 
-# ---- 11. storage format 2's delta (src/scbfdelta.c): crashes in a fold
+# ---- 11. the delta (src/scbfdelta.c): crashes in a fold
 # that wrote delta entries, inside a merge, and in VACUUM's merge.  With
 # scbf.delta_band_pages = 0 (postgresql.conf, from here on) every fold of
 # d_a puts its new keys in the delta's 16 partitions of at most 1,018
@@ -862,7 +790,7 @@ SKIP:
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) d;\n");
 	});
 	like($out // '',
-		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbf2bulkdelete\b/s,
+		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbfbulkdelete\b/s,
 		'delta (c): VACUUM stopped in its merge once the bits were set');
 	is($delta->(), $e4, 'delta (c): at the crash, no delta page is emptied');
 	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers during the merge');

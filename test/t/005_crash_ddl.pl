@@ -1,8 +1,8 @@
 # Crashes in the middle of building an scbf index, and of the functions
 # and commands that rewrite one: CREATE INDEX; CREATE INDEX CONCURRENTLY and
 # REINDEX INDEX CONCURRENTLY under write load, each in its build and in its
-# validation; scbf_rebuild(source => 'heap'); and one backend killed with
-# SIGKILL in the middle of an insert.
+# validation; and one backend killed with SIGKILL in the middle of an
+# insert.
 #
 # Every crash lands at a point the test chooses and asserts before it
 # crashes.  The index under test is on an expression, gate(id, a), which
@@ -186,34 +186,7 @@ for my $step ('build', 'validation')
 }
 check_all('after REINDEX CONCURRENTLY');
 
-# ---- 6. scbf_rebuild(source => 'heap'), which rebuilds segment after
-# segment from the table, stopped in segment 3: segments 0 to 2 are
-# rebuilt (a newer filter), the others not.  scbf_rebuild does not take
-# format 2 yet: t_g is rebuilt in format 1 for this step, until format 1 is
-# removed, and in format 2 again after it
-{
-	$node->safe_psql('postgres', 'SET scbf.build_format = 1; REINDEX INDEX t_g');
-	my $row = q1("SELECT id FROM t WHERE ctid = '(26,1)'");
-	my %serial = map { split /\|/ } split /\n/,
-	  q1("SELECT segno || '|' || max(serial) FROM scbf_filters('t_g') GROUP BY segno");
-	my $gate = hold_gate($node, $row);
-	my ($s, $pid) = gated_session($node, "SELECT scbf_rebuild('t_g', NULL, 'heap')", $row);
-	wait_gated($node, $pid, $row, undef, 'scbf_rebuild (a row of segment 3)');
-	my $changed = q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
-		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END');
-	is($changed, '0,1,2', 'scbf_rebuild: at the crash, segments 0 to 2 are rebuilt, no other');
-	flush_wal($node);
-	crash($node, $gate, $s);
-	is(q1("SELECT string_agg(segno::text, ',' ORDER BY segno) FROM (SELECT segno, max(serial) AS s FROM scbf_filters('t_g') GROUP BY segno) f WHERE s > CASE segno "
-		  . join(' ', map { "WHEN $_ THEN $serial{$_}" } sort { $a <=> $b } keys %serial) . ' END'),
-		'0,1,2', 'scbf_rebuild: after the crash, the same segments are rebuilt');
-	verify_clean($node, 't_g', 'scbf_rebuild crash');
-	check_all('after a crash inside scbf_rebuild');
-	is(q1("SELECT scbf_rebuild('t_g', NULL, 'heap') > 0"), 't', 'scbf_rebuild runs again');
-	verify_clean($node, 't_g', 'scbf_rebuild again');
-}
-
-# ---- 7. one backend killed with SIGKILL in the middle of an INSERT: the
+# ---- 6. one backend killed with SIGKILL in the middle of an INSERT: the
 # rows before the gate row are in the heap (of a transaction that never
 # commits) and some of their entries in the index; the postmaster ends every
 # backend, reinitializes and replays WAL

@@ -8,9 +8,9 @@
 #      usable.  Where a wait can be placed inside the operation, the test
 #      places it and asserts where it was: VACUUM in its index pass (it
 #      sleeps in the cost delay between ledger pages, and the error's
-#      context names the index); a build, scbf_verify (heapallindexed) and
-#      scbf_rebuild('heap') at a row of the table (their index expression
-#      waits for an advisory lock the test holds); a scan at the hashing of
+#      context names the index); a build and scbf_verify (heapallindexed)
+#      at a row of the table (their index expression waits for an advisory
+#      lock the test holds); a scan at the hashing of
 #      its key (the index's operator class has a hash support function that
 #      waits for the same lock).  Each wait is indefinite, so no assertion
 #      depends on how fast the machine is.
@@ -48,11 +48,6 @@ $node->safe_psql('postgres', q{
 	CREATE INDEX t_b ON t USING scbf (b) WITH (pages_per_segment = 8);
 	CREATE INDEX t_g ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
 	CREATE INDEX t_h ON t USING scbf (id gated_ops) WITH (pages_per_segment = 8);
-	-- scbf_rebuild does not take format 2 yet: it is canceled on an index of
-	-- format 1 until format 1 is removed
-	SET scbf.build_format = 1;
-	CREATE INDEX t_g1 ON t USING scbf (gate(id, a)) WITH (pages_per_segment = 8);
-	RESET scbf.build_format;
 	VACUUM t;
 });
 
@@ -113,10 +108,9 @@ cancel_at_gate('CREATE INDEX t_g2 ON t USING scbf (gate(id, a))', $row,
 }
 is(q1("SELECT count(*) FROM pg_class WHERE relname = 't_g2'"), '0', 'CREATE INDEX: no index is left');
 
-# ---- 3. the diagnostics: scbf_verify (heapallindexed) and scbf_rebuild
-# from the heap evaluate the index expression for every row
+# ---- 3. the verifier (heapallindexed) evaluates the index expression for
+# every row
 cancel_at_gate("SELECT scbf_verify('t_g', true)", $row, undef, 'scbf_verify');
-cancel_at_gate("SELECT scbf_rebuild('t_g1', NULL, 'heap')", $row, undef, 'scbf_rebuild');
 {
 	my $gate = hold_gate($node, $row);
 	times_out("SELECT scbf_verify('t_g', true)", '2s', 'scbf_verify', "SET crash.gate = '$row';\n");
@@ -139,9 +133,8 @@ cancel_at_gate("SELECT scbf_rebuild('t_g1', NULL, 'heap')", $row, undef, 'scbf_r
 # heap pass skips, so it sleeps only a few times).  The index pass sleeps
 # at least vacuum_cost_delay per index page it reads, so with far more
 # index pages than the timeout has tenths of a second, the timeout can
-# only end it there, however slow the machine: in one of the format-2
-# indexes t_a, t_b, t_g and t_h, which come before t_g1 (format 1, created
-# last) in VACUUM's order of the table's indexes.
+# only end it there, however slow the machine: in one of the indexes t_a,
+# t_b, t_g and t_h.
 {
 	q1("DELETE FROM t WHERE ctid < '(2,0)'");
 	my $index_pages = q1("SELECT sum(pg_relation_size(i) / current_setting('block_size')::int) FROM unnest('{t_a,t_b,t_g,t_h}'::regclass[]) i");
@@ -156,13 +149,13 @@ cancel_at_gate("SELECT scbf_rebuild('t_g1', NULL, 'heap')", $row, undef, 'scbf_r
 	is(q1("SELECT pg_cancel_backend($pid)"), 't', 'VACUUM: pg_cancel_backend');
 	$s->query_until(qr/done/, '');
 	like($s->{stderr}, qr/ERROR:  canceling statement due to user request\nCONTEXT:  while vacuuming index "t_[abgh]" of relation "public.t"/,
-		'VACUUM: canceled in the index pass of a format-2 index');
+		'VACUUM: canceled in the index pass of an scbf index');
 	$s->quit;
 
 	my $err = times_out('VACUUM (PARALLEL 0, INDEX_CLEANUP ON) t', '5s', 'VACUUM',
 		"SET vacuum_cost_delay = 100;\nSET vacuum_cost_limit = 1;\n");
 	like($err, qr/CONTEXT:  while vacuuming index "t_[abgh]" of relation "public.t"/,
-		'VACUUM: statement_timeout ends it in the index pass of a format-2 index');
+		'VACUUM: statement_timeout ends it in the index pass of an scbf index');
 }
 
 # the indexes are whole after all of it

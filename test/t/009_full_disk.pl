@@ -18,12 +18,10 @@
 #   3. with space again, the same INSERT succeeds (it also finishes
 #      whatever the failed one left half-made), VACUUM takes out the lost
 #      rows' entries, and the indexes are whole;
-#   4. an index of storage format 2 goes through 1 to 3 too (compared
-#      with a sequential scan).
-# Steps 1 to 3 build the default format (2), whose fold, cut short by the
-# full disk, leaves pages that no structure names (a NOTICE of the
-# verifier, which VACUUM frees once it has space); format 1 left counters
-# above what its ledgers imply (also a NOTICE).
+#   4. an index of 8-page segments (many small filters) goes through 1 to
+#      3 too (compared with a sequential scan).
+# A fold cut short by the full disk leaves pages that no structure names (a
+# NOTICE of the verifier, which VACUUM frees once it has space).
 #
 # Without SCBF_SMALL_FS (make prove_installcheck run by a user who cannot
 # mount) the test is skipped.
@@ -181,25 +179,23 @@ is(entries('t_a'), $rows + 200000, 'after VACUUM, t_a holds an entry per row, no
 is(entries('t_b'), $rows + 200000, 'after VACUUM, t_b holds an entry per row, none of the lost rows');
 check_all('after the full disk, with space again');
 
-# ---- 4. the same for an index of storage format 2 (in development,
-# behind scbf.build_format): a build, inserts into its pending area and
-# VACUUM's fold on a full disk.  It has no verifier yet: its answers are
-# compared with a sequential scan.
+# ---- 4. the same for an index of 8-page segments: a build, inserts into
+# its pending area and VACUUM's fold on a full disk, its answers compared
+# with a sequential scan.
 {
-	my $f2 = "SET scbf.build_format = 2;\n"
-	  . 'CREATE INDEX t2_a ON t2 USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small';
+	my $f2 = 'CREATE INDEX t2_a ON t2 USING scbf (a) WITH (pages_per_segment = 8) TABLESPACE small';
 	my $check2 = sub {
 		my ($what) = @_;
 		scbf_same($node, 'postgres', [ 'SELECT * FROM t2 WHERE a = 7', 'SELECT * FROM t2 WHERE a IN (1, 500, 999)' ],
-			name => "format 2, $what");
+			name => "t2, $what");
 		scbf_same($node, 'postgres', 'SELECT * FROM t2 WHERE a = -1', rows => 'empty',
-			name => "format 2, $what: a value never inserted");
+			name => "t2, $what: a value never inserted");
 	};
 	q1('CREATE TABLE t2 (id int, a int); INSERT INTO t2 SELECT g, g % 1000 FROM generate_series(1, 100000) g');
 	fill('fill3', 200);
 	my ($ret, $out, $err) = $node->psql('postgres', $f2);
-	like($err, $enospc, 'format 2: CREATE INDEX ends in the error of the full disk');
-	is(q1("SELECT count(*) FROM pg_class WHERE relname = 't2_a'"), '0', 'format 2: CREATE INDEX leaves no index');
+	like($err, $enospc, 't2: CREATE INDEX ends in the error of the full disk');
+	is(q1("SELECT count(*) FROM pg_class WHERE relname = 't2_a'"), '0', 't2: CREATE INDEX leaves no index');
 	unfill('fill3');
 	q1($f2);
 	$check2->('built');
@@ -208,19 +204,19 @@ check_all('after the full disk, with space again');
 	fill('fill4', 1000);
 	my $insert2 = 'INSERT INTO t2 SELECT g, g % 1000 FROM generate_series(100001, 300000) g';
 	($ret, $out, $err) = $node->psql('postgres', $insert2);
-	like($err, $enospc, 'format 2: INSERT ends in the error of the full disk');
+	like($err, $enospc, 't2: INSERT ends in the error of the full disk');
 	my $now = index_pages('t2_a');
-	cmp_ok($now, '>', $pages2, "format 2: INSERT: the index grew from $pages2 to $now pages before the disk was full");
-	is(q1('SELECT count(*) FROM t2'), $rows2, 'format 2: its rows are lost');
+	cmp_ok($now, '>', $pages2, "t2: INSERT: the index grew from $pages2 to $now pages before the disk was full");
+	is(q1('SELECT count(*) FROM t2'), $rows2, 't2: its rows are lost');
 	$check2->('after an INSERT on a full disk');
 	($ret, $out, $err) = $node->psql('postgres', 'VACUUM (INDEX_CLEANUP ON) t2');
-	ok($ret == 0 || $err =~ $enospc, 'format 2: VACUUM on the full disk succeeds or ends in the error of the full disk')
+	ok($ret == 0 || $err =~ $enospc, 't2: VACUUM on the full disk succeeds or ends in the error of the full disk')
 	  or diag($err);
-	note('format 2: VACUUM on the full disk: ' . ($ret == 0 ? 'succeeded' : $err));
+	note('t2: VACUUM on the full disk: ' . ($ret == 0 ? 'succeeded' : $err));
 	$check2->('after VACUUM on a full disk');
 	unfill('fill4');
 	q1($insert2);
-	is(q1('SELECT count(*) FROM t2'), $rows2 + 200000, 'format 2: with space again, the INSERT succeeds');
+	is(q1('SELECT count(*) FROM t2'), $rows2 + 200000, 't2: with space again, the INSERT succeeds');
 	q1('VACUUM (INDEX_CLEANUP ON) t2');
 	$check2->('with space again');
 }

@@ -27,7 +27,6 @@ $node->safe_psql('postgres', q{
 	-- anchors: rows that no client deletes; every probe must find them
 	INSERT INTO t (a, b, c) SELECT -g, 'anchor' || g, g FROM generate_series(1, 500) g;
 	INSERT INTO t (a, b, c) SELECT g % 5000, md5(g::text), g % 97 FROM generate_series(1, 60000) g;
-	SET scbf.build_format = 2;
 	CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
 	CREATE INDEX t_ba ON t USING scbf (b, a) WITH (pages_per_segment = 16);
 	-- free space in every segment: the inserts below land there
@@ -94,7 +93,7 @@ is($node->safe_psql('postgres', "SELECT scbf_clean_pending('t_a') + scbf_clean_p
 # ---- CREATE INDEX CONCURRENTLY of a format-2 index while clients insert
 $node->safe_psql('postgres', 'DROP INDEX t_a; DROP INDEX t_ba;');
 my $bg = $node->background_psql('postgres');
-$bg->query_until(qr/cic/, "SET scbf.build_format = 2;\n\\echo cic\n"
+$bg->query_until(qr/cic/, "\\echo cic\n"
 	  . "CREATE INDEX CONCURRENTLY t_cic ON t USING scbf (a, b) WITH (pages_per_segment = 8);\n");
 $node->pgbench(
 	'--no-vacuum --client=4 --jobs=2 --transactions=200 --random-seed=1011',

@@ -309,14 +309,9 @@ END $$;
 --   brin_bloom_tuned  16 pages per range, n_distinct_per_range = 1.25 x the
 --                     measured mean distinct values per 16-page range,
 --                     false_positive_rate 0.001
---   scbf              storage format 1 (SET scbf.build_format = 1: format
---                     2 is the default now), defaults otherwise (128 pages
---                     per segment, 1% target FPR)
---   scbf_fpr001       format 1, false_positive_rate = 0.001
---   scbf_pps32        format 1, pages_per_segment = 32
---   scbf2             storage format 2 (SET scbf.build_format = 2), defaults
--- An scbf statement is the SET and the CREATE INDEX, run as one string;
--- bench.build skips the method if the server no longer builds that format.
+--   (scbf, scbf_fpr001, scbf_pps32: storage format 1, no longer built;
+--   results of earlier runs keep these names)
+--   scbf2             scbf (storage format 2), defaults
 CREATE OR REPLACE FUNCTION bench.ddl(p_tab text, p_method text, p_col text,
 	p_idx text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -366,17 +361,8 @@ BEGIN
 				'status text_bloom_ops(n_distinct_per_range = %s, false_positive_rate = 0.001)', nd_c, nd_s) END;
 		RETURN format('CREATE INDEX %I ON %I USING brin (%s) WITH (pages_per_range = 16)',
 			p_idx, p_tab, bloomops);
-	WHEN 'scbf' THEN
-		RETURN format('SET scbf.build_format = 1; CREATE INDEX %I ON %I USING scbf (%s)',
-			p_idx, p_tab, cols);
-	WHEN 'scbf_fpr001' THEN
-		RETURN format('SET scbf.build_format = 1; CREATE INDEX %I ON %I USING scbf (%s) WITH (false_positive_rate = 0.001)',
-			p_idx, p_tab, cols);
-	WHEN 'scbf_pps32' THEN
-		RETURN format('SET scbf.build_format = 1; CREATE INDEX %I ON %I USING scbf (%s) WITH (pages_per_segment = 32)',
-			p_idx, p_tab, cols);
 	WHEN 'scbf2' THEN
-		RETURN format('SET scbf.build_format = 2; CREATE INDEX %I ON %I USING scbf (%s)',
+		RETURN format('CREATE INDEX %I ON %I USING scbf (%s)',
 			p_idx, p_tab, cols);
 	ELSE RAISE EXCEPTION 'unknown method "%"', p_method;
 	END CASE;
@@ -418,13 +404,7 @@ BEGIN
 		RETURN '';
 	END IF;
 	t0 := clock_timestamp();
-	BEGIN
-		EXECUTE stmt;
-	EXCEPTION WHEN invalid_parameter_value THEN
-		-- SET scbf.build_format = N of a format the server no longer builds
-		RAISE WARNING 'bench: method % skipped: %', p_method, SQLERRM;
-		RETURN '';
-	END;
+	EXECUTE stmt;
 	secs := extract(epoch FROM clock_timestamp() - t0);
 	INSERT INTO bench.build VALUES (p_tab, p_method, p_col, idx, stmt, secs,
 		pg_relation_size(idx::regclass), bench.scbf_info(idx));
