@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "scbfpostinglist.h"
 
@@ -241,21 +242,48 @@ corrupt:
 }
 
 /*
- * SkipVarint
- *		Move *p past one varint that ends before end; false if it does not
- *		(or is longer than SCBF_PL_MAX_VARINT bytes).
+ * SkipVarints
+ *		Move *p past n varints that end before end; false if they do not (or
+ *		one is longer than SCBF_PL_MAX_VARINT bytes).  Eight bytes with no
+ *		continuation bit are eight one-byte varints: the items of a list of
+ *		nearby TIDs mostly are, and a probe skips many such lists on its way
+ *		to its hash.
  */
 static inline bool
-SkipVarint(const uint8_t **p, const uint8_t *end)
+SkipVarints(const uint8_t **p, const uint8_t *end, uint64_t n)
 {
-	for (int i = 0; i < SCBF_PL_MAX_VARINT; i++)
+	const uint8_t *q = *p;
+	int			run = 0;		/* continuation bytes in a row */
+
+	while (n > 0)
 	{
-		if (*p >= end)
+		if (run == 0 && n >= 8 && end - q >= 8)
+		{
+			uint64_t	w;
+
+			memcpy(&w, q, sizeof(w));
+			if ((w & UINT64_C(0x8080808080808080)) == 0)
+			{
+				q += 8;
+				n -= 8;
+				continue;
+			}
+		}
+		if (q >= end)
 			return false;
-		if ((*(*p)++ & 0x80) == 0)
-			return true;
+		if (*q++ & 0x80)
+		{
+			if (++run >= SCBF_PL_MAX_VARINT)
+				return false;
+		}
+		else
+		{
+			run = 0;
+			n--;
+		}
 	}
-	return false;
+	*p = q;
+	return true;
 }
 
 int
@@ -283,12 +311,8 @@ scbf_pl_skip(scbf_pl_reader *r, uint32_t target)
 		if (next.end - next.pos < (ptrdiff_t) sizeof(uint16_t))
 			return SCBF_PL_ECORRUPT;
 		next.pos += sizeof(uint16_t);
-		if (word & 1)
-		{
-			for (uint64_t i = 0; i <= more; i++)
-				if (!SkipVarint(&next.pos, next.end))
-					return SCBF_PL_ECORRUPT;
-		}
+		if ((word & 1) && !SkipVarints(&next.pos, next.end, more + 1))
+			return SCBF_PL_ECORRUPT;
 		next.prev_hash += (uint32_t) delta;
 		next.nlists++;
 		*r = next;
