@@ -215,7 +215,7 @@ typedef void (*Scbf2PostingFn) (uint32 hash, const uint16 *items, int nitems,
 
 /* scbfutils.c */
 extern Scbf2State *Scbf2GetState(Relation index);
-extern bool Scbf2MetaIsCurrent(Relation index);
+extern Scbf2Meta *Scbf2ReadMetaIfCurrent(Relation index);
 extern Scbf2Meta *Scbf2ReadMeta(Relation index);
 extern void Scbf2KeyPositions(Scbf2State *state, int col, uint32 hash,
 							  uint32 *pos);

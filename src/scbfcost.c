@@ -81,13 +81,13 @@ ScbfGetCostStats(IndexOptInfo *index, ScbfCostStats *cs)
 		return false;
 
 	indexRel = index_open(index->indexoid, NoLock);
-	if (!Scbf2MetaIsCurrent(indexRel))
+	meta = Scbf2ReadMetaIfCurrent(indexRel);
+	if (meta == NULL)
 	{
 		cs->unreadable = true;
 		index_close(indexRel, NoLock);
 		return true;
 	}
-	meta = Scbf2ReadMeta(indexRel);
 	Scbf2MetaStats(meta, &st);
 	Scbf2MetaInfo(meta, &mi);
 	cs->pending_parts = 0;

@@ -270,29 +270,35 @@ Scbf2GetState(Relation index)
 }
 
 /*
- * Scbf2MetaIsCurrent
- *		True if block 0 is a metapage of this version's storage format and
- *		layout, read without raising an error and without caching anything:
- *		for the planner, which must not fail a query that need not use the
- *		index (Scbf2GetState raises the error when the index is used).
+ * Scbf2ReadMetaIfCurrent
+ *		A palloc'd copy of the metapage's contents, checked, or NULL if
+ *		block 0 is not a metapage of this version's storage format and
+ *		layout: for the planner, which must not fail a query that need not
+ *		use such an index (Scbf2GetState raises the error when the index is
+ *		used).  Nothing is cached.
  */
-bool
-Scbf2MetaIsCurrent(Relation index)
+Scbf2Meta *
+Scbf2ReadMetaIfCurrent(Relation index)
 {
+	Scbf2MetaPageData *copy = NULL;
 	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	Page		page;
-	bool		ok;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	ok = Scbf2PageHasOpaque(page) &&
+	if (Scbf2PageHasOpaque(page) &&
 		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_META &&
 		Scbf2PageGetMeta(page)->magic == SCBF_MAGIC_NUMBER &&
 		Scbf2PageGetMeta(page)->version == SCBF2_FORMAT_VERSION &&
 		(Scbf2PageGetMeta(page)->flags & SCBF2_META_LAYOUT) ==
-		SCBF2_META_LAYOUT;
+		SCBF2_META_LAYOUT)
+	{
+		Scbf2CheckMetaPage(index, page);	/* an error releases the lock */
+		copy = palloc(SCBF2_PAGE_SPACE);
+		memcpy(copy, Scbf2PageGetMeta(page), SCBF2_PAGE_SPACE);
+	}
 	UnlockReleaseBuffer(buf);
-	return ok;
+	return copy;
 }
 
 /*
