@@ -70,15 +70,18 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	int			col;
 	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
 
-	/* a version-1 index (or a broken metapage) fails here, clearly */
-	(void) Scbf2GetState(index);
-
-	/* one temporary context per statement, reset after each tuple */
+	/*
+	 * Once per statement: a version-1 index (or a broken metapage) fails
+	 * here, clearly, and a temporary context is made, reset after each tuple
+	 */
 	if (indexInfo->ii_AmCache == NULL)
+	{
+		(void) Scbf2GetState(index);
 		indexInfo->ii_AmCache =
 			AllocSetContextCreate(indexInfo->ii_Context,
 								  "scbf insert temporary context",
 								  ALLOCSET_DEFAULT_SIZES);
+	}
 	tmpcxt = (MemoryContext) indexInfo->ii_AmCache;
 	oldcxt = MemoryContextSwitchTo(tmpcxt);
 
