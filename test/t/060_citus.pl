@@ -114,14 +114,28 @@ citus_same($coord, 'postgres', [ @queries,
 	name => 'after inserts, deletes and VACUUM');
 
 # diagnostics per shard: the indexes hold exactly the shards' rows after
-# VACUUM, and verify
-my $diag = $coord->safe_psql('postgres', q{
+# VACUUM, and verify.  A plain VACUUM may leave index entries behind: it
+# skips index vacuuming when few of a table's pages hold dead rows
+# (PostgreSQL 14 and later), as on a shard whose deleted rows share one of
+# its ~55 pages, and it removes a deleted row only once no snapshot on the
+# worker can see it (Citus's background transactions take snapshots).  CI
+# once met 24 entries left so: VACUUM (INDEX_CLEANUP ON) until they are
+# gone, 30 s at most
+my $diag_sql = q{
 	SELECT count(*) FILTER (WHERE success) || ' ok, ' || sum(split_part(result, ' ', 1)::int) || ' entries, '
 		|| sum(split_part(result, ' ', 2)::int) || ' rows'
 	FROM run_command_on_shards('orders', $$SELECT x.entries_live || ' ' || (SELECT count(*) FROM %1$s)
 		FROM pg_index i CROSS JOIN LATERAL scbf_index_info(i.indexrelid) x
-		WHERE i.indrelid = '%1$s'::regclass AND i.indexrelid::regclass::text LIKE 'orders\_cust\_%%'$$)});
+		WHERE i.indrelid = '%1$s'::regclass AND i.indexrelid::regclass::text LIKE 'orders\_cust\_%%'$$)};
 my $rows = $coord->safe_psql('postgres', 'SELECT count(*) FROM orders');
+my $diag = $coord->safe_psql('postgres', $diag_sql);
+for (my $i = 0; $i < 30 && $diag ne "8 ok, $rows entries, $rows rows"; $i++)
+{
+	note("after VACUUM: $diag; vacuuming again");
+	sleep(1);
+	$coord->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) orders');
+	$diag = $coord->safe_psql('postgres', $diag_sql);
+}
 is($diag, "8 ok, $rows entries, $rows rows", 'scbf_index_info per shard: entries = rows on every shard');
 is($coord->safe_psql('postgres', q{
 	SELECT count(*) FILTER (WHERE success)
