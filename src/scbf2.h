@@ -233,6 +233,8 @@ extern BlockNumber Scbf2Census(Relation index, const uint8 *named,
 							   BlockNumber nblocks, BlockNumber *nfree);
 extern void Scbf2FreePage(Relation index, Buffer buf);
 extern void Scbf2CommitSerial(Relation index, const Scbf2Commit *fc);
+extern void Scbf2BumpRecycleSerial(Relation index);
+extern bool Scbf2RecycledSince(Relation index, const Scbf2Meta *meta);
 extern void Scbf2RecycleGraves(Relation index);
 extern void Scbf2InitState(Scbf2State *state, const Scbf2Layout *layout);
 extern void Scbf2InitMetaPage(Page page, const Scbf2Layout *layout);

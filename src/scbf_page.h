@@ -158,7 +158,8 @@ typedef struct Scbf2MetaPageData
 	BlockNumber delta_start;	/* first of delta_pages contiguous pages */
 	uint32		delta_pages;	/* 0: no delta */
 	uint32		delta_serial;
-	uint32		unused3;
+	uint32		recycle_serial; /* bumped before VACUUM's census recycles
+								 * (Scbf2BumpRecycleSerial) */
 
 	/* the filter table */
 	uint32		nfilters;		/* table entries in use (FREE included) */

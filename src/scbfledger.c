@@ -75,8 +75,13 @@ Scbf2RunFits(const Scbf2RunData *run, uint32 off, uint32 nbytes)
 
 /*
  * Copy the runs of a root page and check that they fit where they are.
+ *
+ * VACUUM's census frees the roots of released filters; a standby's probe
+ * may meet such a root freed or reused (see Scbf2ReadLeaf): there this
+ * returns false, and the probe starts over.  On a primary a block that is
+ * not a root of column col is corruption.
  */
-static void
+static bool
 Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 			  Scbf2RootCopy *rc)
 {
@@ -86,8 +91,23 @@ Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 	uint32		off = 0;
 	int			i;
 
-	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
-						nblocks);
+	if (RecoveryInProgress() && root != SCBF_METAPAGE_BLKNO &&
+		root < nblocks)
+	{
+		buf = ReadBuffer(index, root);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (!Scbf2PageHasOpaque(page) ||
+			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_ROOT ||
+			Scbf2PageGetOpaque(page)->column != col)
+		{
+			UnlockReleaseBuffer(buf);
+			return false;
+		}
+	}
+	else
+		buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
+							nblocks);
 	page = BufferGetPage(buf);
 	rd = Scbf2PageGetRoot(page);
 	if (Scbf2PageGetOpaque(page)->column != col ||
@@ -113,6 +133,21 @@ Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 		rc->runs[i] = run;
 		off += MAXALIGN(Scbf2RunBytes(run));
 	}
+	return true;
+}
+
+/*
+ * Scbf2ReadRoot for the callers that do not start over: a root that is
+ * not one, met on a standby too, is corruption.
+ */
+static void
+Scbf2ReadRootOrFail(Relation index, BlockNumber root, int col,
+					BlockNumber nblocks, Scbf2RootCopy *rc)
+{
+	if (!Scbf2ReadRoot(index, root, col, nblocks, rc))
+		ScbfReportCorrupt(index, root,
+						  psprintf("Block %u is not the ledger root of column %d that a filter says it is.",
+								   root, col + 1));
 }
 
 /*
@@ -259,8 +294,8 @@ Scbf2CmpItem(const void *a, const void *b)
  *		The items (segment-relative TIDs) whose hash in column col is one of
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
  *		of the ledger at root visible at fold_serial.  Returns their number;
- *		*items is palloc'd.  Returns -1 if a standby's probe met a leaf
- *		recycled under it (see Scbf2ReadLeaf).
+ *		*items is palloc'd.  Returns -1 if a standby's probe met a root or
+ *		leaf recycled under it (see Scbf2ReadRoot, Scbf2ReadLeaf).
  *
  * hashes must be sorted ascending.
  */
@@ -278,7 +313,12 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
 	int			n;
 
 	*items = palloc(sizeof(uint16) * maxitems);
-	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	if (!Scbf2ReadRoot(index, root, col, nblocks, rc))
+	{
+		pfree(rc);
+		pfree(lc);
+		return -1;
+	}
 	lc->run = NULL;
 	for (r = 0; r < rc->nruns; r++)
 	{
@@ -334,8 +374,8 @@ Scbf2LedgerLookup(Relation index, BlockNumber root, int col,
  *		Call fn for every posting list of every run visible at fold_serial,
  *		in hash order within each run.  A hash whose list goes on to the
  *		next leaf is reported once per leaf.  Returns false if a standby's
- *		probe met a leaf recycled under it (see Scbf2ReadLeaf): fn may have
- *		been called for some lists then.
+ *		probe met a root or leaf recycled under it (see Scbf2ReadRoot,
+ *		Scbf2ReadLeaf): fn may have been called for some lists then.
  */
 bool
 Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
@@ -346,7 +386,12 @@ Scbf2LedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	int			r;
 	int			leaf;
 
-	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	if (!Scbf2ReadRoot(index, root, col, nblocks, rc))
+	{
+		pfree(rc);
+		pfree(lc);
+		return false;
+	}
 	lc->run = NULL;
 	for (r = 0; r < rc->nruns; r++)
 	{
@@ -514,7 +559,7 @@ Scbf2LedgerBlocks(Relation index, BlockNumber root, int col, Scbf2BlockFn fn,
 	int			r;
 	int			l;
 
-	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	Scbf2ReadRootOrFail(index, root, col, nblocks, rc);
 	fn(root, arg);
 	for (r = 0; r < rc->nruns; r++)
 		for (l = 0; l < rc->runs[r]->nleaves; l++)
@@ -536,7 +581,7 @@ Scbf2LedgerRuns(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	int			n = 0;
 	int			r;
 
-	Scbf2ReadRoot(index, root, col, nblocks, rc);
+	Scbf2ReadRootOrFail(index, root, col, nblocks, rc);
 	for (r = 0; r < rc->nruns; r++)
 		if (Scbf2RunVisible(rc->runs[r], fold_serial))
 			n++;

@@ -475,8 +475,10 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  * leaves of merged ledger runs) are recycled only once no snapshot is
  * older than the serial that superseded them, so on a primary a probe
  * always finds them.  A standby has no such protection:
- * there a probe that meets a recycled page starts over from a new copy (a
- * TID added twice to the bitmap is added once).  On a primary, a probe
+ * there a probe that meets a recycled page, or ends after VACUUM's census
+ * began to recycle (Scbf2RecycledSince: a released filter or a tidied run
+ * leaves no recycled page to meet), starts over from a new copy (a TID
+ * added twice to the bitmap is added once).  On a primary, a probe
  * that had to start over SCBF2_SCAN_RETRIES times takes the fold lock in
  * share mode, so that no fold commits until it is done.
  */
@@ -530,6 +532,9 @@ scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
 			if (parts[part])
 				complete = Scbf2PendingScan(index, state, meta, part,
 											Scbf2PendingMatch, &pa, NULL);
+		if (complete && RecoveryInProgress() &&
+			Scbf2RecycledSince(index, meta))
+			complete = false;
 		pfree(meta);
 		if (complete)
 		{

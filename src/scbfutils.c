@@ -579,6 +579,46 @@ Scbf2CommitSerial(Relation index, const Scbf2Commit *fc)
 }
 
 /*
+ * Scbf2BumpRecycleSerial
+ *		Count one more recycling in the metapage, WAL-logged, before VACUUM's
+ *		census frees table entries, runs and pages that a probe holding an
+ *		older metapage copy may still read.  On a primary no such probe is
+ *		left (the serial marks); a standby's probe has no such protection
+ *		and compares the count at its end (Scbf2RecycledSince): replay
+ *		applies this record before anything the census frees.
+ */
+void
+Scbf2BumpRecycleSerial(Relation index)
+{
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	GenericXLogState *xlog;
+	Scbf2MetaPageData *meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	meta->recycle_serial++;
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * Scbf2RecycledSince
+ *		True if VACUUM's census began to recycle since meta was copied.
+ */
+bool
+Scbf2RecycledSince(Relation index, const Scbf2Meta *meta)
+{
+	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	uint32		now;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	now = Scbf2PageGetMeta(BufferGetPage(buf))->recycle_serial;
+	UnlockReleaseBuffer(buf);
+	return now != meta->recycle_serial;
+}
+
+/*
  * Scbf2FreePage
  *		Free one superseded page, locked exclusively by the caller: a free
  *		page, WAL-logged, in the FSM.

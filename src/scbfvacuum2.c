@@ -737,10 +737,11 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
- * amvacuumcleanup's page census, under the fold lock: release the columns
- * of merged filters no probe reads (Scbf2VacRelease), tidy every root (the
- * superseded runs no probe can read any more leave it, their leaves are
- * freed), mark every block the metapage, the filter table and the roots
+ * amvacuumcleanup's page census, under the fold lock: count a recycling
+ * in the metapage first (Scbf2BumpRecycleSerial, for standby probes),
+ * release the columns of merged filters no probe reads (Scbf2VacRelease),
+ * tidy every root (the superseded runs no probe can read any more leave
+ * it, their leaves are freed), mark every block the metapage, the filter table and the roots
  * name, then free the table, row, root and leaf pages none names (what a
  * crashed fold or VACUUM wrote before its commit) and give free pages back
  * to the FSM.
@@ -758,6 +759,7 @@ Scbf2VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 	int			col;
 
 	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
+	Scbf2BumpRecycleSerial(index);
 	named.nblocks = RelationGetNumberOfBlocks(index);
 	named.bits = palloc0(named.nblocks / 8 + 1);
 	meta = Scbf2ReadMeta(index);

@@ -51,10 +51,10 @@
  *	  to their current ends.  Nothing is written.  On a hot standby no lock
  *	  holds off replay, which may apply a fold or VACUUM of the primary
  *	  under the check: a structure the check read before may then lead to
- *	  a page since freed or reused.  Every fold and VACUUM commits with a
- *	  record on the metapage, so a corruption found while the metapage's
- *	  LSN moved is reported as a serialization failure to retry, not as
- *	  corruption (Scbf2Verify).
+ *	  a page since freed or reused.  So a corruption met while replay moved
+ *	  (any record, not only the metapage's: VACUUM frees a root before its
+ *	  last record reaches the metapage) is reported as a serialization
+ *	  failure to retry, not as corruption (Scbf2Verify).
  *
  *	  This file does not include scbf_page.h: it reads pages through the
  *	  readers of the page-kind modules (scbf2.h) and decodes posting lists
@@ -73,6 +73,7 @@
 
 #include "access/tableam.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "catalog/index.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -1129,26 +1130,16 @@ Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 }
 
 /*
- * Scbf2MetaLSN
- *		The LSN of the metapage, read under the buffer header's lock only:
- *		callable while the caller's error left other buffers locked.
- */
-static XLogRecPtr
-Scbf2MetaLSN(Relation index)
-{
-	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
-	XLogRecPtr	lsn = BufferGetLSNAtomic(buf);
-
-	ReleaseBuffer(buf);
-	return lsn;
-}
-
-/*
  * Scbf2Verify
  *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
- *		locked by the caller (see the file header).  On a hot standby, a
- *		corruption found after replay changed the metapage is raised as a
- *		serialization failure instead: the index changed under the check.
+ *		locked by the caller (see the file header).
+ *
+ * On a hot standby, a corruption met while replay applied WAL (the replay
+ * position moved since the check began, or a record is being applied) is
+ * raised as a serialization failure: the index may have changed under the
+ * check.  The check is not retried here: that would need a subtransaction
+ * to release the buffers the error left locked, and on a standby a
+ * recovery conflict inside a subtransaction terminates the session.
  */
 void
 Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
@@ -1161,7 +1152,7 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 		Scbf2VerifyCheck(index, heap, heapallindexed);
 		return;
 	}
-	start = Scbf2MetaLSN(index);
+	start = GetXLogReplayRecPtr(NULL);
 	PG_TRY();
 	{
 		Scbf2VerifyCheck(index, heap, heapallindexed);
@@ -1171,8 +1162,9 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 		MemoryContext errcxt = MemoryContextSwitchTo(oldcxt);
 		ErrorData  *edata = CopyErrorData();
 
+		/* a record being applied now counts: it may have changed a page */
 		if (edata->sqlerrcode != ERRCODE_INDEX_CORRUPTED ||
-			Scbf2MetaLSN(index) == start)
+			GetCurrentReplayRecPtr(NULL) == start)
 		{
 			MemoryContextSwitchTo(errcxt);
 			PG_RE_THROW();
@@ -1182,7 +1174,7 @@ Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("index \"%s\" changed during a check on the standby",
 						RelationGetRelationName(index)),
-				 errdetail("Replay applied a fold or VACUUM of the primary while the check read the index, which then met this: %s",
+				 errdetail("Replay applied WAL of the primary while the check read the index, which then met this: %s",
 						   edata->detail ? edata->detail : edata->message),
 				 errhint("Retry the query, or run it on the primary, where the check holds off folds and VACUUM.")));
 	}

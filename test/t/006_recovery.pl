@@ -8,6 +8,8 @@
 #      sequential scan of its own heap; its verifier, run while replay
 #      applies the primary's folds and VACUUMs, finds the index clean or
 #      says it changed under the check (SQLSTATE 40001), never corrupted;
+#      its probes meanwhile return what a sequential scan in the same
+#      snapshot returns (or 40001);
 #   3. point-in-time recovery from a base backup taken before the churn, to
 #      a restore point after it: the recovered cluster has exactly the rows
 #      of that moment, and its indexes agree with them;
@@ -129,15 +131,53 @@ VACUUM ch;
 		'>', \$out, '2>', \$err);
 	my %seen = (clean => 0, '40001' => 0);	# clean: no error
 	my @other;
+	my %probe = (same => 0, '40001' => 0, rows => 0);
+	my $plan = $standby->safe_psql('postgres', q{
+		SET enable_seqscan = off;
+		EXPLAIN (COSTS OFF) SELECT id FROM ch WHERE k IN (1, 2) OR s = md5('1')});
+	my @scans = $plan =~ /Bitmap Index Scan on (\S+)/g;
+	ok(@scans && !grep({ !/^ch_(k|s|ks)$/ } @scans), 'standby probes during replay: plan uses the scbf indexes')
+	  or diag($plan);
+	my @wrong;
 	my $until = time() + 4;
+	my $round = 0;
 	while (time() < $until)
 	{
+		# a probe on the standby and a sequential scan in one snapshot
+		# (REPEATABLE READ) while replay goes on: the same rows, never
+		# fewer; values of the first 40000 rows, which the load keeps
+		$round++;
+		my $q = sprintf(q{SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') FROM ch WHERE k IN (%d, %d) OR s = md5('%d')},
+			$round % 5000, ($round * 7 + 3) % 5000, $round % 40000 + 1);
+		my ($ret, $o, $e) = $standby->psql('postgres', qq{
+			\\set VERBOSITY verbose
+			BEGIN ISOLATION LEVEL REPEATABLE READ;
+			SET LOCAL enable_seqscan = off;
+			$q;
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+			SET LOCAL enable_indexscan = off;
+			$q;
+			COMMIT;
+		});
+		if ($ret == 0)
+		{
+			my ($by_index, $by_seqscan) = split /\n/, $o, -1;
+			if (defined $by_seqscan && $by_index eq $by_seqscan && $by_index ne '')
+			{
+				$probe{same}++;
+				$probe{rows} += scalar(split /,/, $by_index);
+			}
+			else { push @wrong, "$q: index [$by_index] seqscan [" . ($by_seqscan // '') . ']' }
+		}
+		elsif ($e =~ /(ERROR|FATAL):  40001: /) { $probe{'40001'}++ }
+		else { push @wrong, "$q: $e" }
 		for my $idx ('ch_ks', 'ch_s')
 		{
 			my ($ret, $o, $e) = $standby->psql('postgres',
 				"\\set VERBOSITY verbose\nSELECT scbf_verify('$idx', true)");
 			if ($ret == 0) { $seen{clean}++ }
-			elsif ($e =~ /ERROR:  40001: /) { $seen{'40001'}++ }
+			elsif ($e =~ /(ERROR|FATAL):  40001: /) { $seen{'40001'}++ }
 			else { push @other, $e }
 		}
 	}
@@ -147,6 +187,10 @@ VACUUM ch;
 	is(scalar(@other), 0, 'standby checks during replay: passed or 40001, never a corruption report')
 	  or diag($other[0]);
 	cmp_ok($seen{clean} + $seen{'40001'}, '>', 0, 'standby checks: the verifier ran');
+	note("standby probes during replay: $probe{same} equal to a sequential scan in their snapshot ($probe{rows} rows), $probe{'40001'} ended in 40001");
+	is(scalar(@wrong), 0, 'standby probes during replay: the rows of a sequential scan in the same snapshot, or 40001')
+	  or diag($wrong[0]);
+	cmp_ok($probe{same}, '>', 0, 'standby probes during replay: some answered');
 	$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
 	check_all($standby, 'standby after folds and VACUUM under its checks');
 }
