@@ -287,8 +287,11 @@ extern bool Scbf2RowsHas(const Scbf2Meta *meta, const uint8 *acc,
 						uint32 fno);
 extern uint32 Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc,
 							uint32 from);
-extern void Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,
-						  Scbf2Band *band);
+/* spare filter columns of a band: 1/spare of its filters (Scbf2BandPlan) */
+#define SCBF2_BAND_SPARE_BUILT	8
+#define SCBF2_BAND_SPARE_GROWN	2
+extern void Scbf2BandPlan(Relation index, uint32 nfilters, uint32 spare,
+						  uint32 k, uint32 m, Scbf2Band *band);
 extern void Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band);
 extern void Scbf2RowsSet(Relation index, Scbf2State *state,
 						 const Scbf2Band *band, const Scbf2RowKey *keys, int n,

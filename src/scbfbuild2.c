@@ -544,8 +544,8 @@ Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
 	{
 		Scbf2KeysArg ka;
 
-		Scbf2BandPlan(bs->index, bs->nfilters, layout->k, layout->m,
-					  &layout->band);
+		Scbf2BandPlan(bs->index, bs->nfilters, SCBF2_BAND_SPARE_BUILT,
+					  layout->k, layout->m, &layout->band);
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
 		Scbf2BandBuild(bs->index, &state, &layout->band, bs->nfilters,

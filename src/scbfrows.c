@@ -139,17 +139,25 @@ Scbf2RowsHas(const Scbf2Meta *meta, const uint8 *acc, uint32 fno)
 /*
  * Scbf2BandPlan
  *		The band for nfilters filters of k slices of m positions: its width
- *		leaves room for an eighth more filters (at least 8), rounded up to a
+ *		leaves room for 1/spare more filters (at least 8), rounded up to a
  *		whole byte.
+ *
+ * A build leaves an eighth (SCBF2_BAND_SPARE_BUILT); a fold that outgrew
+ * the band leaves a half (SCBF2_BAND_SPARE_GROWN): each relayout writes
+ * the whole band anew, so a growing table pays for it in proportion to how
+ * often it comes, as a dynamic array grows by a factor.
  */
 void
-Scbf2BandPlan(Relation index, uint32 nfilters, uint32 k, uint32 m,
-			  Scbf2Band *band)
+Scbf2BandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
+			  uint32 m, Scbf2Band *band)
 {
-	uint64		width = Max((uint64) nfilters + nfilters / 8, (uint64) nfilters + 8);
+	uint64		width = (uint64) nfilters + Max(nfilters / spare, 8);
+	uint64		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
+									   (uint64) SCBF2_PAGE_SPACE * 8);
 
-	width = TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width);
-	if (width > (uint64) SCBF2_PAGE_SPACE * 8)
+	/* the spare columns only up to a row of a whole page */
+	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), limit);
+	if (width < nfilters)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index \"%s\" would need %u filters, more than one band of rows holds",
@@ -477,9 +485,9 @@ Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
 
 /*
  * Scbf2BandRelayout
- *		A new band for nfilters filters (see Scbf2BandPlan), at the end of
- *		the relation, holding the bits of the old band (none if it has no
- *		pages); WAL-logged, the pages as full images.  The old band stays
+ *		A new band for nfilters filters and half as many more (see
+ *		Scbf2BandPlan), at the end of the relation, holding the bits of
+ *		the old band (none if it has no pages); WAL-logged, the pages as full images.  The old band stays
  *		as it is for the probes that still read it; the fold's metapage
  *		record switches to the new one and hands the old one to the
  *		graveyard.
@@ -494,7 +502,8 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 	bool		needLock = !RELATION_IS_LOCAL(index);
 	uint32		p;
 
-	Scbf2BandPlan(index, nfilters, state->geom.k, state->geom.m, band);
+	Scbf2BandPlan(index, nfilters, SCBF2_BAND_SPARE_GROWN, state->geom.k,
+				  state->geom.m, band);
 	band->serial = old->serial + 1;
 
 	if (needLock)
