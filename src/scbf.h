@@ -202,11 +202,12 @@ extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
  * TIDs in ascending order.  bulk: the batch has filled up before in this
  * transaction (a bulk load, whose last entries these may be); full: it is
  * full now and the load goes on (it may go to a fold helper,
- * scbffoldhelper.c).
+ * scbffoldhelper.c); defer: full, while the helper still folds the batch
+ * before (the entries only wait in the pending area).
  */
 typedef void (*ScbfBatchApplyFn) (Relation index, ItemPointer tids,
 								  const uint32 *hashes, int n, bool bulk,
-								  bool full);
+								  bool full, bool defer);
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols, ScbfBatchApplyFn apply);
 extern void ScbfBatchFlush(Relation index);

@@ -374,13 +374,15 @@ extern bool Scbf2PendingScan(Relation index, Scbf2State *state,
 
 /* scbfinsert.c */
 extern void Scbf2ApplyBatch(Relation index, ItemPointer tids,
-							const uint32 *hashes, int n, bool bulk, bool full);
+							const uint32 *hashes, int n, bool bulk, bool full,
+							bool defer);
 
 /* scbffoldhelper.c */
 extern bool scbf_fold_helpers;
 extern bool Scbf2HelperSubmit(Relation index, ItemPointer tids,
 							  const uint32 *hashes, int n);
 extern void Scbf2HelperWait(Oid indexoid);
+extern bool Scbf2HelperBusy(Oid indexoid);
 extern void Scbf2HelperForget(void);
 
 /* scbffold.c */

@@ -114,7 +114,7 @@ BatchCmpTid(const void *a, const void *b)
  * of one segment arrive together and in block order.
  */
 static void
-BatchWrite(Relation index, ScbfBatch *b, bool full)
+BatchWrite(Relation index, ScbfBatch *b, bool full, bool defer)
 {
 	int			n = b->nentries;
 	ItemPointerData *tids;
@@ -137,7 +137,7 @@ BatchWrite(Relation index, ScbfBatch *b, bool full)
 		memcpy(hashes + (Size) i * b->ncols, e->hashes,
 			   sizeof(uint32) * b->ncols);
 	}
-	b->apply(index, tids, hashes, n, b->filled, full);
+	b->apply(index, tids, hashes, n, b->filled, full, defer);
 	pfree(tids);
 	pfree(hashes);
 }
@@ -163,7 +163,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b, false);
+		BatchWrite(index, b, false, false);
 	relation_close(index, RowExclusiveLock);
 }
 
@@ -268,9 +268,16 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 
 	if (b->nentries >= b->maxentries)
 	{
-		/* one helper per index at a time (scbffoldhelper.c) */
-		Scbf2HelperWait(b->indexoid);
-		BatchWrite(index, b, true);
+		/*
+		 * One helper per index at a time (scbffoldhelper.c): while it still
+		 * folds the batch before, this one waits in the pending area
+		 * instead of the load waiting for the helper.
+		 */
+		bool		defer = Scbf2HelperBusy(b->indexoid);
+
+		if (!defer)
+			Scbf2HelperWait(b->indexoid);
+		BatchWrite(index, b, true, defer);
 		b->filled = true;
 	}
 	else if (b->nentries >= b->allocated)
@@ -298,5 +305,5 @@ ScbfBatchFlush(Relation index)
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
 		if (b->indexoid == indexoid && b->nentries > 0 &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
-			BatchWrite(index, b, false);
+			BatchWrite(index, b, false, false);
 }

@@ -290,7 +290,7 @@ HelperWaitIdle(ScbfHelper *h)
 		{
 			if (ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
 				Scbf2ApplyBatch(index, HelperTids(sh), HelperHashes(sh),
-								sh->n, true, false);
+								sh->n, true, false, false);
 			relation_close(index, RowExclusiveLock);
 		}
 	}
@@ -359,6 +359,29 @@ Scbf2HelperWait(Oid indexoid)
 	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
 		if (!OidIsValid(indexoid) || h->indexoid == indexoid)
 			HelperWaitIdle(h);
+}
+
+/*
+ * Scbf2HelperBusy
+ *		True if this transaction's helper of index indexoid is alive and
+ *		still working on the batch handed to it last.
+ */
+bool
+Scbf2HelperBusy(Oid indexoid)
+{
+	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
+	{
+		uint32		submitted;
+		pid_t		pid;
+
+		if (h->indexoid != indexoid || h->dead)
+			continue;
+		submitted = pg_atomic_read_u32(&h->sh->submitted);
+		return h->handled != submitted &&
+			pg_atomic_read_u32(&h->sh->done) != submitted &&
+			GetBackgroundWorkerPid(h->handle, &pid) != BGWH_STOPPED;
+	}
+	return false;
 }
 
 /*

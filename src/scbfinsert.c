@@ -33,12 +33,25 @@
  *		entries for every probe to read) is folded straight into the
  *		filters if no other backend is folding; otherwise the entries go to
  *		the pending area, which is folded when a partition has grown long,
- *		again unless another backend is folding already.
+ *		again unless another backend is folding already.  A full batch
+ *		that comes while the helper still folds the one before (a merge of
+ *		the delta takes longer than a batch takes to fill) goes to the
+ *		pending area, so that the load need not wait: the helper's next
+ *		fold, or the last one at commit, takes it from there.
  */
 void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
-				bool bulk, bool full)
+				bool bulk, bool full, bool defer)
 {
+	if (defer)
+	{
+		/* the helper holds or wants the fold lock: no fold here */
+		elog(DEBUG1, "index \"%s\": %d entries to the pending area, its fold helper still folding the batch before",
+			 RelationGetRelationName(index), n);
+		(void) Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes,
+								  n);
+		return;
+	}
 	if (full && n >= SCBF2_FOLD_DIRECT &&
 		Scbf2HelperSubmit(index, tids, hashes, n))
 		return;

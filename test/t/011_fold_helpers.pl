@@ -11,7 +11,9 @@
 #      commit before the load does);
 #   3. three sessions load into one table at once: their helpers meet at
 #      the fold lock, and a helper that cannot take it leaves its batch to
-#      its backend; every row ends up in the indexes exactly once.
+#      its backend; every row ends up in the indexes exactly once;
+#   4. a full batch that comes while the helper is busy goes to the
+#      pending area, and the fold at the load's commit folds it.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -124,6 +126,46 @@ entries_equal_rows('three loads at once', 1);
 $node->safe_psql('postgres', "SELECT scbf_clean_pending('h_a'), scbf_clean_pending('h_t')");
 entries_equal_rows('three loads at once, then a fold');
 verify_clean($node, $_, 'three loads at once', @after_crash) for ('h_a', 'h_t');
+
+# ---- 4. a full batch that comes while the helper still folds the one
+# before goes to the pending area instead of the load waiting (a merge of
+# the delta takes longer than a batch takes to fill); the fold at the
+# load's commit takes it from there.  gdb makes the load's first check
+# (Scbf2HelperBusy) say "busy", whatever the helper is doing.
+SKIP:
+{
+	my $s = $node->background_psql('postgres');
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	my $why = gdb_unusable($pid);
+	skip "a deferred batch: $why", 1 if $why;
+	$s->query_safe('SET log_min_messages = debug1');
+	my $g = gdb_attach($pid);
+	my $out = gdb_stop_at($g, ['Scbf2HelperBusy'], start => sub {
+		$s->query_until(qr/loading/, "\\echo loading\n"
+			  . "INSERT INTO h SELECT g, g / 20, md5(g::text) FROM generate_series(750001, 900000) g;\n"
+			  . "\\echo done\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2HelperBusy\b.*\bScbfBatchAdd\b/s,
+		'a deferred batch: the load stopped where its first full batch asks whether the helper is busy');
+	$g->{in} .= "return (_Bool) 1\ndetach\nquit\n";
+	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
+	eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
+	$s->query_until(qr/done/, '');
+	$s->quit;
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '900000',
+		'a deferred batch: every row is there');
+	like(slurp_file($node->logfile), qr/index "h_[at]": \d+ entries to the pending area, its fold helper still folding the batch before/,
+		'a deferred batch: it went to the pending area');
+	probes('a deferred batch', 1);
+	# rows of the deferred batch (the first 65,536 of the load) and after it
+	scbf_same($node, 'postgres', [
+		[ 'SELECT * FROM h WHERE a IN (37500, 39000, 44999)', 'any' ],
+		[ "SELECT * FROM h WHERE t IN (md5('750001'), md5('800000'), md5('899999'))", 'any' ] ],
+		nonempty => 2, name => 'a deferred batch: its rows and the later ones');
+	entries_equal_rows('a deferred batch');
+	verify_clean($node, $_, 'a deferred batch', @after_crash) for ('h_a', 'h_t');
+}
+
 unlike(slurp_file($node->logfile), qr/scbf fold helper.*exited with exit code [^0]/,
 	'no helper ended in an error (a crash aside)');
 
