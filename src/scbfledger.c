@@ -74,10 +74,42 @@ Scbf2RunFits(const Scbf2RunData *run, uint32 off, uint32 nbytes)
 }
 
 /*
+ * Share-lock block blkno, a page of the given type of column col's ledger.
+ *
+ * On a hot standby replay may have freed or reused a page that a probe's
+ * copies still name (no snapshot of the standby holds recycling off): there
+ * a block that is not such a page gives InvalidBuffer, and the probe starts
+ * over.  Elsewhere, and for a block outside the index, Scbf2ReadPage reports
+ * it as corruption; the caller checks the column.
+ */
+static Buffer
+Scbf2ReadLedgerPage(Relation index, BlockNumber blkno, uint8 type, int col,
+					BlockNumber nblocks)
+{
+	Buffer		buf;
+	Page		page;
+
+	if (!RecoveryInProgress() || blkno == SCBF_METAPAGE_BLKNO ||
+		blkno >= nblocks)
+		return Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, type, nblocks);
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!Scbf2PageHasOpaque(page) ||
+		Scbf2PageGetOpaque(page)->type != type ||
+		Scbf2PageGetOpaque(page)->column != col)
+	{
+		UnlockReleaseBuffer(buf);
+		return InvalidBuffer;
+	}
+	return buf;
+}
+
+/*
  * Copy the runs of a root page and check that they fit where they are.
  *
  * VACUUM's census frees the roots of released filters; a standby's probe
- * may meet such a root freed or reused (see Scbf2ReadLeaf): there this
+ * may meet such a root freed or reused (Scbf2ReadLedgerPage): there this
  * returns false, and the probe starts over.  On a primary a block that is
  * not a root of column col is corruption.
  */
@@ -91,23 +123,9 @@ Scbf2ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 	uint32		off = 0;
 	int			i;
 
-	if (RecoveryInProgress() && root != SCBF_METAPAGE_BLKNO &&
-		root < nblocks)
-	{
-		buf = ReadBuffer(index, root);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (!Scbf2PageHasOpaque(page) ||
-			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_ROOT ||
-			Scbf2PageGetOpaque(page)->column != col)
-		{
-			UnlockReleaseBuffer(buf);
-			return false;
-		}
-	}
-	else
-		buf = Scbf2ReadPage(index, root, BUFFER_LOCK_SHARE, SCBF_PAGE_ROOT,
-							nblocks);
+	buf = Scbf2ReadLedgerPage(index, root, SCBF_PAGE_ROOT, col, nblocks);
+	if (!BufferIsValid(buf))
+		return false;
 	page = BufferGetPage(buf);
 	rd = Scbf2PageGetRoot(page);
 	if (Scbf2PageGetOpaque(page)->column != col ||
@@ -178,6 +196,7 @@ Scbf2ReadLeaf(Relation index, const Scbf2RootCopy *rc,
 	Buffer		buf;
 	Page		page;
 	Scbf2LeafPageData *ld;
+	bool		belongs;
 
 	if (lc->run == run && lc->leaf == i)
 		return true;
@@ -193,30 +212,21 @@ Scbf2ReadLeaf(Relation index, const Scbf2RootCopy *rc,
 		memcpy(lc->bytes, Scbf2RunInline(run), run->inlined);
 		return true;
 	}
-	if (RecoveryInProgress() && blkno != SCBF_METAPAGE_BLKNO &&
-		blkno < nblocks)
-	{
-		buf = ReadBuffer(index, blkno);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (!Scbf2PageHasOpaque(page) ||
-			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_LEAF ||
-			Scbf2PageGetOpaque(page)->column != col ||
-			Scbf2PageGetOpaque(page)->index != (uint32) run->made ||
-			Scbf2PageGetLeaf(page)->fence != run->fences[i].hash)
-		{
-			UnlockReleaseBuffer(buf);
-			return false;
-		}
-	}
-	else
-		buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_LEAF,
-							nblocks);
+	buf = Scbf2ReadLedgerPage(index, blkno, SCBF_PAGE_LEAF, col, nblocks);
+	if (!BufferIsValid(buf))
+		return false;
 	page = BufferGetPage(buf);
 	ld = Scbf2PageGetLeaf(page);
-	if (Scbf2PageGetOpaque(page)->column != col ||
-		Scbf2PageGetOpaque(page)->index != (uint32) run->made ||
-		ld->fence != run->fences[i].hash || ld->nbytes > SCBF2_LEAF_BYTES)
+	belongs = Scbf2PageGetOpaque(page)->column == col &&
+		Scbf2PageGetOpaque(page)->index == (uint32) run->made &&
+		ld->fence == run->fences[i].hash;
+	if (!belongs && RecoveryInProgress())
+	{
+		/* another run's leaf now: freed and reused under the probe */
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	if (!belongs || ld->nbytes > SCBF2_LEAF_BYTES)
 	{
 		UnlockReleaseBuffer(buf);
 		ScbfReportCorrupt(index, blkno,
