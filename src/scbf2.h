@@ -356,7 +356,7 @@ extern int	Scbf2LedgerPairs(Relation index, BlockNumber root, int col,
 							 BlockNumber nblocks);
 extern void Scbf2SortPairs(Scbf2Pair *pairs, size_t n);
 extern void Scbf2SortPairsByItemOrder(Scbf2Pair *pairs, size_t n);
-extern int	Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
+extern bool Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 							const Scbf2Meta *meta, BlockNumber nblocks);
 extern void Scbf2LedgerBlocks(Relation index, BlockNumber root, int col,
 							  Scbf2BlockFn fn, void *arg, BlockNumber nblocks);

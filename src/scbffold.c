@@ -24,10 +24,14 @@
  *	  6. commits: one metapage record sets the serial to S + 1 and moves
  *		 each partition's head to its cut.
  *
- *	  A crash before 6 leaves invisible runs (dropped by the next fold),
- *	  extra row bits (false positives) and counts of a filter table entry
- *	  that run ahead (statistics only); the entries stay pending.  After 6
- *	  the fold is complete.  A reader sees each entry once: pending before
+ *	  A crash before 6 leaves runs of serial S + 1, invisible until S + 1
+ *	  commits, extra row bits (false positives) and counts of filter table
+ *	  entries that run ahead (statistics only); the entries stay pending.
+ *	  The next fold, at serial S + 1 again, first drops such runs from
+ *	  every ACTIVE filter it folds into or closes, and counts its entries
+ *	  again (Scbf2FoldUndoCrashed): else the runs of a filter it closed
+ *	  instead would become visible with its commit, and the entries it
+ *	  folds again would be there twice.  After 6 the fold is complete.  A reader sees each entry once: pending before
  *	  the commit, in a run after it (src/README, D5).
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -454,6 +458,41 @@ Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
 }
 
 /*
+ * Undo in filter c what a fold of this serial left when a crash stopped it
+ * before its commit: runs it appended (this fold would commit them with
+ * its own, entries twice over) and the count it wrote ahead of them
+ * (counted again from the runs left), before this fold chooses between
+ * appending to it and closing it.  An append would drop those runs from
+ * the root anyway, but not the count; a close would leave them, for this
+ * fold's commit to make visible (the crashed fold's counts may have
+ * filled the filter: that is what makes this fold close it).
+ */
+static void
+Scbf2FoldUndoCrashed(Scbf2FoldState *fs, uint32 c, BlockNumber nblocks)
+{
+	Scbf2Filter *f = fs->filters[c];
+	Scbf2RootInfo ri;
+	uint64		nentries = 0;
+	bool		tidied = false;
+	int			col;
+	int			i;
+
+	for (col = 0; col < fs->state->ncols; col++)
+		if (Scbf2FilterRoot(f, col) != InvalidBlockNumber &&
+			Scbf2LedgerTidy(fs->index, Scbf2FilterRoot(f, col), col,
+							fs->meta, nblocks))
+			tidied = true;
+	if (!tidied || Scbf2FilterRoot(f, 0) == InvalidBlockNumber)
+		return;
+	Scbf2ReadRootInfo(fs->index, Scbf2FilterRoot(f, 0), &ri, nblocks);
+	for (i = 0; i < ri.nruns; i++)
+		if (ri.runs[i].gone == PG_UINT64_MAX)
+			nentries += ri.runs[i].nentries;
+	Scbf2FilterSetEntries(f, (uint32) Min(nentries, PG_UINT32_MAX));
+	fs->changed[c] = true;
+}
+
+/*
  * Fold one segment's entries e[0 .. n): into its ACTIVE filter if they
  * fit its target rate and its ledger has room, else into new filters
  * (split by ranges of the first column's hash when there are more keys
@@ -475,6 +514,8 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 
 	if (!any)
 		fs->nsegments_added++;
+	if (active != PG_UINT32_MAX)
+		Scbf2FoldUndoCrashed(fs, active, nblocks);
 	Scbf2FoldColumns(fs, e, n, &cols);
 	keys = cols.keys;
 	if (active != PG_UINT32_MAX &&

@@ -1214,9 +1214,9 @@ Scbf2LedgerReplace(Relation index, BlockNumber root, uint32 filterno, int col,
  *		(Scbf2RootTidy), if that changes anything: superseded runs no probe
  *		can still read leave it and their leaves are freed, and what a
  *		crashed fold or VACUUM left is undone.  Under the fold lock.
- *		Returns the pages freed.
+ *		Returns true if the root changed.
  */
-int
+bool
 Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 				const Scbf2Meta *meta, BlockNumber nblocks)
 {
@@ -1235,7 +1235,7 @@ Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 	pfree(page);
 	pfree(copy);
 	if (same)
-		return 0;
+		return false;
 
 	Scbf2FreedInit(&freed);
 	buf = Scbf2ReadPage(index, root, BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROOT,
@@ -1245,7 +1245,8 @@ Scbf2LedgerTidy(Relation index, BlockNumber root, int col,
 	Scbf2RootTidy(index, root, page, serial, meta, &freed);
 	GenericXLogFinish(xlog);
 	UnlockReleaseBuffer(buf);
-	return Scbf2FreeLeaves(index, col, &freed);
+	(void) Scbf2FreeLeaves(index, col, &freed);
+	return true;
 }
 
 /*
