@@ -383,6 +383,7 @@ extern bool Scbf2HelperSubmit(Relation index, ItemPointer tids,
 							  const uint32 *hashes, int n);
 extern void Scbf2HelperWait(Oid indexoid);
 extern bool Scbf2HelperBusy(Oid indexoid);
+extern bool Scbf2HelperFoldsAfter(Relation index);
 extern void Scbf2HelperForget(void);
 
 /* scbffold.c */

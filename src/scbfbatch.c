@@ -143,8 +143,11 @@ BatchWrite(Relation index, ScbfBatch *b, bool full, bool defer)
 }
 
 /*
- * Flush batch b, opening its index by OID; the entries are dropped if the
- * index is gone or has new storage (see the file header).
+ * Flush batch b before its transaction commits or prepares, opening its
+ * index by OID; the entries are dropped if the index is gone or has new
+ * storage (see the file header).  The batch goes to the pending area if
+ * the index's fold helper will fold that after the transaction
+ * (Scbf2HelperFoldsAfter), so that the commit does not wait for a fold.
  */
 static void
 BatchFlushByOid(ScbfBatch *b)
@@ -163,7 +166,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b, false, false);
+		BatchWrite(index, b, false, Scbf2HelperFoldsAfter(index));
 	relation_close(index, RowExclusiveLock);
 }
 

@@ -49,6 +49,15 @@
  *	  before the abort would have, and VACUUM removes them.  A helper whose
  *	  backend is gone also exits.
  *
+ *	  A load's last, partial batch of an index with a helper is not folded
+ *	  at commit: the backend appends it to the pending area (WAL-logged
+ *	  before the commit record, and read by every probe, like any pending
+ *	  entry) and asks the helper to fold the pending area once the
+ *	  transaction has ended (Scbf2HelperFoldsAfter).  That fold waits for
+ *	  its locks, as any inserter's does (the backend waits for nothing of
+ *	  the helper any more); if it cannot run, the entries stay pending
+ *	  until the next fold, a VACUUM or scbf_clean_pending().
+ *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
@@ -107,6 +116,7 @@ typedef struct ScbfHelperShared
 	pg_atomic_uint32 done;		/* batches the helper finished */
 	pg_atomic_uint32 folded;	/* 1 if the last one finished was folded */
 	pg_atomic_uint32 finish;	/* 1: no more batches, exit */
+	pg_atomic_uint32 fold_pending;	/* 1: fold the pending area at exit */
 	int			n;				/* entries of the batch handed over */
 } ScbfHelperShared;
 
@@ -213,6 +223,7 @@ HelperStart(Relation index, int capacity)
 	pg_atomic_init_u32(&sh->done, 0);
 	pg_atomic_init_u32(&sh->folded, 0);
 	pg_atomic_init_u32(&sh->finish, 0);
+	pg_atomic_init_u32(&sh->fold_pending, 0);
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
@@ -385,6 +396,31 @@ Scbf2HelperBusy(Oid indexoid)
 }
 
 /*
+ * Scbf2HelperFoldsAfter
+ *		At PRE_COMMIT or PRE_PREPARE, with the helper of index idle (the
+ *		caller has waited for it): true if this transaction has a live
+ *		helper of index's storage, which is then asked to fold the pending
+ *		area once the transaction has ended.  The caller appends the
+ *		index's last batch to the pending area instead of folding it: the
+ *		append is WAL-logged before the commit record, so the entries are
+ *		in the index, and probes read them, whether or not that fold runs.
+ */
+bool
+Scbf2HelperFoldsAfter(Relation index)
+{
+	ScbfHelper *h;
+
+	for (h = helpers; h != NULL; h = h->next)
+		if (h->indexoid == RelationGetRelid(index))
+			break;
+	if (h == NULL || h->dead ||
+		!ScbfLocatorEquals(ScbfRelationLocator(index), h->sh->rlocator))
+		return false;
+	pg_atomic_write_u32(&h->sh->fold_pending, 1);
+	return true;
+}
+
+/*
  * Scbf2HelperForget
  *		At the end of a transaction: tell its helpers to finish, let go of
  *		their segments and forget them (their memory goes with the
@@ -437,6 +473,36 @@ HelperFold(ScbfHelperShared *sh)
 }
 
 /*
+ * Fold the pending area of the index in segment sh, after its loading
+ * transaction ended (Scbf2HelperFoldsAfter).  The backend no longer waits
+ * for this helper, so it waits for its locks and the fold lock like any
+ * inserter; an index dropped or given new storage meanwhile is left alone.
+ */
+static void
+HelperFoldPending(ScbfHelperShared *sh)
+{
+	Relation	index;
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "folding the pending area");
+	LockRelationOid(sh->heapoid, RowExclusiveLock);
+	LockRelationOid(sh->indexoid, RowExclusiveLock);
+	index = try_relation_open(sh->indexoid, NoLock);
+	if (index != NULL &&
+		index->rd_rel->relkind == RELKIND_INDEX &&
+		index->rd_index->indrelid == sh->heapoid &&
+		ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) &&
+		IndexRelationGetNumberOfKeyAttributes(index) == sh->ncols)
+		(void) Scbf2Fold(index, true);
+	if (index != NULL)
+		relation_close(index, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
  * scbf_fold_helper_main
  *		A helper's entry point (bgw_function_name): attach the segment named
  *		by main_arg, then fold each batch handed over until told to finish
@@ -482,7 +548,12 @@ scbf_fold_helper_main(Datum main_arg)
 		}
 		if (pg_atomic_read_u32(&sh->finish) == 1 ||
 			BackendPidGetProc(sh->backend_pid) == NULL)
+		{
+			pg_read_barrier();
+			if (pg_atomic_read_u32(&sh->fold_pending) == 1)
+				HelperFoldPending(sh);
 			break;
+		}
 		(void) WaitLatch(MyLatch,
 						 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 HELPER_IDLE_CHECK_MS, PG_WAIT_EXTENSION);

@@ -29,15 +29,17 @@
  *		Write a batch of entries to the index (ScbfBatchApplyFn).  A
  *		full batch of a load that goes on is handed to a fold helper
  *		(scbffoldhelper.c) if one can start.  A large batch (a bulk load's,
- *		and the last entries of one, so that the load leaves no pending
- *		entries for every probe to read) is folded straight into the
- *		filters if no other backend is folding; otherwise the entries go to
+ *		and the last entries of one without a helper, so that the load
+ *		leaves no pending entries for every probe to read) is folded
+ *		straight into the filters if no other backend is folding; otherwise the entries go to
  *		the pending area, which is folded when a partition has grown long,
  *		again unless another backend is folding already.  A full batch
  *		that comes while the helper still folds the one before (a merge of
  *		the delta takes longer than a batch takes to fill) goes to the
  *		pending area, so that the load need not wait: the helper's next
- *		fold, or the last one at commit, takes it from there.
+ *		fold, or the fold after the commit, takes it from there.  So does
+ *		a load's last batch when it has a helper (defer and not full; see
+ *		Scbf2HelperFoldsAfter): its commit does not wait for a fold.
  */
 void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
@@ -45,9 +47,13 @@ Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
 {
 	if (defer)
 	{
-		/* the helper holds or wants the fold lock: no fold here */
-		elog(DEBUG1, "index \"%s\": %d entries to the pending area, its fold helper still folding the batch before",
-			 RelationGetRelationName(index), n);
+		/* the helper holds or wants the fold lock, or folds after commit */
+		if (full)
+			elog(DEBUG1, "index \"%s\": %d entries to the pending area, its fold helper still folding the batch before",
+				 RelationGetRelationName(index), n);
+		else
+			elog(DEBUG1, "index \"%s\": %d entries to the pending area, for its fold helper to fold after the commit",
+				 RelationGetRelationName(index), n);
 		(void) Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes,
 								  n);
 		return;
