@@ -30,7 +30,11 @@
 #  11. (the delta) in a fold after it wrote delta
 #      entries, inside a fold's merge of the delta after the bits were set
 #      and before the pages were emptied, and likewise inside VACUUM's
-#      merge.
+#      merge;
+#  12. a fold that stops right before its commit record, whose filter the
+#      next fold closes instead of appending to it (gdb makes the first
+#      fold return from its commit without writing it: its pages are what
+#      a crash at that point leaves).
 #
 # 9, 10 and 11 stop a backend where neither a lock nor a cost-delay sleep
 # can (an inserting backend has no cost delay; VACUUM sleeps only between
@@ -808,6 +812,59 @@ SKIP:
 	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers after the next VACUUM');
 	exact_tids('delta', 'd', 7, 10, 20500, 21005, 22222, 29500, 29999, 30000, 30001, 40001);
 	verify_clean($node, 'd_a', 'delta: at the end');
+}
+
+# ---- 12. a fold stopped right before its commit record leaves runs of
+# the serial it would have committed in the filter it appended to, and
+# that filter's table entry counting them (written in place).  The next
+# fold runs at that serial again and folds the same pending entries; the
+# inflated counts make it close the filter and start a new one.  It must
+# drop the stopped fold's runs from the filter it closes (its commit would
+# make them visible: every entry twice).  The index's false_positive_rate
+# of 0.25 (one slice) lets 20,000 keys fit the filter once but not twice.
+SKIP:
+{
+	skip "a fold stopped before its commit: $gdb_why", 1 if $gdb_why;
+	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = 2048\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '2048'")
+	  or die 'scbf.delta_band_pages = 2048 did not take effect';
+	q1(q{
+		CREATE TABLE sf (a int) WITH (autovacuum_enabled = off);
+		INSERT INTO sf SELECT g FROM generate_series(1, 1000) g;
+		CREATE INDEX sf_a ON sf USING scbf (a) WITH (false_positive_rate = 0.25);
+		SET scbf.fold_helpers = off;
+		INSERT INTO sf SELECT g FROM generate_series(1001, 11000) g;
+		INSERT INTO sf SELECT g FROM generate_series(11001, 21000) g;
+	});
+	my $counts = q{SELECT format('%s live, %s pending, %s rows', entries_live, entries_pending,
+		(SELECT count(*) FROM sf)) FROM scbf_index_info('sf_a')};
+	is(q1($counts), '1000 live, 20000 pending, 21000 rows', 'stopped fold: 20,000 entries pending');
+	my ($s, $pid) = gdb_session('sf_a');
+	my $g = gdb_attach($pid);
+	my $out = gdb_stop_at($g, ['Scbf2CommitSerial'], start => sub {
+		$s->query_until(qr/folding/, "\\echo folding\nSELECT scbf_clean_pending('sf_a');\n\\echo folded\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2CommitSerial\b.*\bScbf2FoldRun\b/s,
+		'stopped fold: the fold stopped at its commit');
+	$g->{in} .= "return\ndetach\nquit\n";
+	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
+	eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
+	$s->query_until(qr/folded/, '');
+	end_session($s);
+	is(q1($counts), '1000 live, 20000 pending, 21000 rows',
+		'stopped fold: its runs are invisible and its entries still pending');
+	is(q1("SELECT string_agg(format('%s %s', state, entries), ', ' ORDER BY filter) FROM scbf_filters('sf_a')"),
+		'active 1000', 'stopped fold: the filter shows its committed entries');
+	is(q1("SELECT scbf_clean_pending('sf_a')"), '20000', 'stopped fold: the next fold takes the entries again');
+	is(q1("SELECT string_agg(format('%s %s', state, entries), ', ' ORDER BY filter) FROM scbf_filters('sf_a')"),
+		'closed 1000, active 20000', 'stopped fold: the next fold closed the filter and left none of the stopped runs in it');
+	is(q1($counts), '21000 live, 0 pending, 21000 rows', 'stopped fold: one entry per row');
+	scbf_same($node, 'postgres', [
+		[ 'SELECT * FROM sf WHERE a IN (5, 999, 1001, 15000, 20999)', 'any' ],
+		[ 'SELECT * FROM sf WHERE a = 21001', 'empty' ] ],
+		nonempty => 1, name => 'stopped fold: answers');
+	verify_clean($node, 'sf_a', 'stopped fold', leftovers => ['counts', 'bits']);
 }
 
 $node->stop;
