@@ -440,6 +440,29 @@ Scbf2HelperForget(void)
 }
 
 /*
+ * Open the index segment sh is for, its locks taken; NULL (and nothing
+ * open) if it was dropped, or is no longer that index of that table with
+ * that storage.
+ */
+static Relation
+HelperOpenIndex(ScbfHelperShared *sh)
+{
+	Relation	index = try_relation_open(sh->indexoid, NoLock);
+
+	if (index == NULL)
+		return NULL;
+	if (index->rd_rel->relkind != RELKIND_INDEX ||
+		index->rd_index->indrelid != sh->heapoid ||
+		!ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) ||
+		IndexRelationGetNumberOfKeyAttributes(index) != sh->ncols)
+	{
+		relation_close(index, NoLock);
+		return NULL;
+	}
+	return index;
+}
+
+/*
  * Fold the batch in segment sh into its index, if the locks and the fold
  * lock are free now; true if it did.  In a transaction of its own.
  */
@@ -451,21 +474,13 @@ HelperFold(ScbfHelperShared *sh)
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	if (ConditionalLockRelationOid(sh->heapoid, RowExclusiveLock))
+	if (ConditionalLockRelationOid(sh->heapoid, RowExclusiveLock) &&
+		ConditionalLockRelationOid(sh->indexoid, RowExclusiveLock) &&
+		(index = HelperOpenIndex(sh)) != NULL)
 	{
-		if (ConditionalLockRelationOid(sh->indexoid, RowExclusiveLock))
-		{
-			index = try_relation_open(sh->indexoid, NoLock);
-			if (index != NULL &&
-				index->rd_rel->relkind == RELKIND_INDEX &&
-				index->rd_index->indrelid == sh->heapoid &&
-				ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) &&
-				IndexRelationGetNumberOfKeyAttributes(index) == sh->ncols)
-				folded = Scbf2FoldBatch(index, HelperTids(sh),
-										HelperHashes(sh), sh->n);
-			if (index != NULL)
-				relation_close(index, NoLock);
-		}
+		folded = Scbf2FoldBatch(index, HelperTids(sh), HelperHashes(sh),
+								sh->n);
+		relation_close(index, NoLock);
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -488,15 +503,11 @@ HelperFoldPending(ScbfHelperShared *sh)
 	pgstat_report_activity(STATE_RUNNING, "folding the pending area");
 	LockRelationOid(sh->heapoid, RowExclusiveLock);
 	LockRelationOid(sh->indexoid, RowExclusiveLock);
-	index = try_relation_open(sh->indexoid, NoLock);
-	if (index != NULL &&
-		index->rd_rel->relkind == RELKIND_INDEX &&
-		index->rd_index->indrelid == sh->heapoid &&
-		ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator) &&
-		IndexRelationGetNumberOfKeyAttributes(index) == sh->ncols)
+	if ((index = HelperOpenIndex(sh)) != NULL)
+	{
 		(void) Scbf2Fold(index, true);
-	if (index != NULL)
 		relation_close(index, NoLock);
+	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);

@@ -358,6 +358,16 @@ my $gdb_why;
 	$s->quit;
 }
 
+# scbf.delta_band_pages for the whole server, from the next statement on
+sub set_delta_band_pages
+{
+	my ($pages) = @_;
+	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = $pages\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '$pages'")
+	  or die "scbf.delta_band_pages = $pages did not take effect";
+}
+
 # a session to stop with gdb, and its backend's pid; scbf is loaded (the
 # breakpoints are in it)
 sub gdb_session
@@ -668,10 +678,7 @@ SKIP:
 SKIP:
 {
 	skip "crashes inside the delta's folds and merges: $gdb_why", 1 if $gdb_why;
-	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = 0\n");
-	$node->reload;
-	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '0'")
-	  or die 'scbf.delta_band_pages = 0 did not take effect';
+	set_delta_band_pages(0);
 	$node->safe_psql('postgres', q{
 		CREATE TABLE d (id int, a int);
 		INSERT INTO d SELECT g, g FROM generate_series(1, 20000) g;
@@ -825,10 +832,7 @@ SKIP:
 SKIP:
 {
 	skip "a fold stopped before its commit: $gdb_why", 1 if $gdb_why;
-	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = 2048\n");
-	$node->reload;
-	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '2048'")
-	  or die 'scbf.delta_band_pages = 2048 did not take effect';
+	set_delta_band_pages(2048);
 	q1(q{
 		CREATE TABLE sf (a int) WITH (autovacuum_enabled = off);
 		INSERT INTO sf SELECT g FROM generate_series(1, 1000) g;
@@ -847,9 +851,7 @@ SKIP:
 	});
 	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2CommitSerial\b.*\bScbf2FoldRun\b/s,
 		'stopped fold: the fold stopped at its commit');
-	$g->{in} .= "return\ndetach\nquit\n";
-	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
-	eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
+	gdb_release($g, "return\n");
 	$s->query_until(qr/folded/, '');
 	end_session($s);
 	is(q1($counts), '1000 live, 20000 pending, 21000 rows',

@@ -162,9 +162,7 @@ SKIP:
 	});
 	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2HelperBusy\b.*\bScbfBatchAdd\b/s,
 		'a deferred batch: the load stopped where its first full batch asks whether the helper is busy');
-	$g->{in} .= "return (_Bool) 1\ndetach\nquit\n";
-	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
-	eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
+	gdb_release($g, "return (_Bool) 1\n");
 	$s->query_until(qr/done/, '');
 	$s->quit;
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '900000',

@@ -31,7 +31,7 @@
 # backend, gdb_stop_at() sets breakpoints, starts the statement and waits
 # until the backend stops at the last one, returning what gdb said (its
 # backtrace there included), and gdb_crash() kills the stopped backend with
-# SIGKILL and ends gdb.
+# SIGKILL and ends gdb; gdb_release() lets it go on instead.
 #
 # long_tests() is true with SCBF_TEST_LONG=1 (test/run-tests --long): the
 # long crash loops and churn runs then run at their full sizes.
@@ -50,7 +50,7 @@ our @EXPORT = qw(new_node start_node long_tests scbf_same rows_hash verify_clean
   probe_churned
   create_gate hold_gate gated_session wait_gated freeze_vacuum kill_backend
   crash end_session flush_wal
-  gdb_unusable gdb_attach gdb_stop_at gdb_crash
+  gdb_unusable gdb_attach gdb_stop_at gdb_release gdb_crash
   read_index_page patch_index);
 
 # The settings of the crash tests (start_node's crash => 1): no autovacuum
@@ -610,6 +610,17 @@ sub gdb_stop_at
 		return undef;
 	}
 	return $out;
+}
+
+# gdb_release($g, $cmds): give gdb the commands $cmds (say "return\n", to
+# leave the function it stopped in at once), let the backend go on, and
+# end gdb
+sub gdb_release
+{
+	my ($g, $cmds) = @_;
+	$g->{in} .= $cmds . "detach\nquit\n";
+	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
+	eval { $g->{h}->finish; 1 } or $g->{h}->kill_kill;
 }
 
 # gdb_crash($node, $g, $what): kill the backend gdb holds stopped with
