@@ -31,8 +31,9 @@
  *	  every ACTIVE filter it folds into or closes, and counts its entries
  *	  again (Scbf2FoldUndoCrashed): else the runs of a filter it closed
  *	  instead would become visible with its commit, and the entries it
- *	  folds again would be there twice.  After 6 the fold is complete.  A reader sees each entry once: pending before
- *	  the commit, in a run after it (src/README, D5).
+ *	  folds again would be there twice.  After 6 the fold is complete.  A
+ *	  reader sees each entry once: pending before the commit, in a run
+ *	  after it (src/README, D5).
  *
  * Portions Copyright (c) 2026, scbf developers
  *

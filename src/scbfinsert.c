@@ -31,9 +31,10 @@
  *		(scbffoldhelper.c) if one can start.  A large batch (a bulk load's,
  *		and the last entries of one without a helper, so that the load
  *		leaves no pending entries for every probe to read) is folded
- *		straight into the filters if no other backend is folding; otherwise the entries go to
- *		the pending area, which is folded when a partition has grown long,
- *		again unless another backend is folding already.  A full batch
+ *		straight into the filters if no other backend is folding;
+ *		otherwise the entries go to the pending area, which is folded when
+ *		a partition has grown long, again unless another backend is
+ *		folding already.  A full batch
  *		that comes while the helper still folds the one before (a merge of
  *		the delta takes longer than a batch takes to fill) goes to the
  *		pending area, so that the load need not wait: the helper's next
