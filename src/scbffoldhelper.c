@@ -257,6 +257,18 @@ HelperStart(Relation index, int capacity)
 }
 
 /*
+ * This transaction's helper of index indexoid; NULL if none.
+ */
+static ScbfHelper *
+HelperOf(Oid indexoid)
+{
+	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
+		if (h->indexoid == indexoid)
+			return h;
+	return NULL;
+}
+
+/*
  * Wait until helper h has finished every batch handed to it (or exited); if
  * it did not fold the last one, write that batch here, unless the index is
  * gone or has new storage (the entries are moot then, as in scbfbatch.c).
@@ -337,9 +349,7 @@ Scbf2HelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
 		ScbfRelationNewStorageSubid(index) != InvalidSubTransactionId)
 		return false;
 
-	for (h = helpers; h != NULL; h = h->next)
-		if (h->indexoid == RelationGetRelid(index))
-			break;
+	h = HelperOf(RelationGetRelid(index));
 	if (h != NULL &&
 		(h->dead || n > h->sh->capacity ||
 		 !ScbfLocatorEquals(ScbfRelationLocator(index), h->sh->rlocator)))
@@ -380,19 +390,16 @@ Scbf2HelperWait(Oid indexoid)
 bool
 Scbf2HelperBusy(Oid indexoid)
 {
-	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
-	{
-		uint32		submitted;
-		pid_t		pid;
+	ScbfHelper *h = HelperOf(indexoid);
+	uint32		submitted;
+	pid_t		pid;
 
-		if (h->indexoid != indexoid || h->dead)
-			continue;
-		submitted = pg_atomic_read_u32(&h->sh->submitted);
-		return h->handled != submitted &&
-			pg_atomic_read_u32(&h->sh->done) != submitted &&
-			GetBackgroundWorkerPid(h->handle, &pid) != BGWH_STOPPED;
-	}
-	return false;
+	if (h == NULL || h->dead)
+		return false;
+	submitted = pg_atomic_read_u32(&h->sh->submitted);
+	return h->handled != submitted &&
+		pg_atomic_read_u32(&h->sh->done) != submitted &&
+		GetBackgroundWorkerPid(h->handle, &pid) != BGWH_STOPPED;
 }
 
 /*
@@ -410,9 +417,7 @@ Scbf2HelperFoldsAfter(Relation index)
 {
 	ScbfHelper *h;
 
-	for (h = helpers; h != NULL; h = h->next)
-		if (h->indexoid == RelationGetRelid(index))
-			break;
+	h = HelperOf(RelationGetRelid(index));
 	if (h == NULL || h->dead ||
 		!ScbfLocatorEquals(ScbfRelationLocator(index), h->sh->rlocator))
 		return false;
