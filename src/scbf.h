@@ -198,8 +198,8 @@ extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 /* scbfbatch.c */
 /*
- * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], the
- * TIDs in ascending order.  bulk: the batch has filled up before in this
+ * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], in
+ * the order they were inserted.  bulk: the batch has filled up before in this
  * transaction (a bulk load, whose last entries these may be); full: it is
  * full now and the load goes on (it may go to a fold helper,
  * scbffoldhelper.c); defer: full, while the helper still folds the batch

@@ -64,27 +64,30 @@
 #define SCBF_BATCH_FIRST			16
 
 /*
- * One entry: the subtransaction that appended it, the heap TID and one
- * 32-bit hash per column (ncols of them, so entries are entry_size bytes).
+ * The bytes an entry of ncols hashes counts for against
+ * SCBF_BATCH_MAX_BYTES: its subtransaction, TID and hashes, MAXALIGNed.
  */
-typedef struct ScbfBatchEntry
-{
-	SubTransactionId subid;
-	ItemPointerData tid;
-	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
-} ScbfBatchEntry;
+#define BatchEntrySize(ncols) \
+	MAXALIGN(sizeof(SubTransactionId) + sizeof(ItemPointerData) + \
+			 sizeof(uint32) * (ncols))
 
-/* The batch of one index */
+/*
+ * The batch of one index.  Its entries are kept as three arrays: entry i is
+ * the subtransaction that appended it (subids[i]), its heap TID (tids[i])
+ * and one 32-bit hash per column (hashes[i * ncols ..]), the two arrays
+ * the apply function takes.
+ */
 typedef struct ScbfBatch
 {
 	Oid			indexoid;
 	ScbfRelFileLocator rlocator;	/* the storage the entries are for */
 	int			ncols;
-	Size		entry_size;
 	ScbfBatchApplyFn apply;		/* writes entries to the index */
-	char	   *entries;
+	SubTransactionId *subids;
+	ItemPointerData *tids;
+	uint32	   *hashes;
 	int			nentries;
-	int			allocated;		/* entries the buffer has room for */
+	int			allocated;		/* entries the arrays have room for */
 	int			maxentries;		/* entries at which it is flushed */
 	bool		filled;			/* it has reached maxentries before */
 	struct ScbfBatch *next;
@@ -95,51 +98,21 @@ static ScbfBatch *batches = NULL;
 
 static bool callbacks_registered = false;
 
-#define BatchEntry(b, i) \
-	((ScbfBatchEntry *) ((b)->entries + (Size) (i) * (b)->entry_size))
-
-/*
- * qsort comparator of batch entries: by heap TID.
- */
-static int
-BatchCmpTid(const void *a, const void *b)
-{
-	return ItemPointerCompare((ItemPointer) &((const ScbfBatchEntry *) a)->tid,
-							  (ItemPointer) &((const ScbfBatchEntry *) b)->tid);
-}
-
 /*
  * Write batch b's entries to index (whose storage is b's) and empty it.
- * The entries go to the apply function sorted by heap TID, so the entries
- * of one segment arrive together and in block order.
+ * They go in the order they were appended: the fold sorts what it folds by
+ * segment and item, and the pending area's readers need no order.
  */
 static void
 BatchWrite(Relation index, ScbfBatch *b, bool full, bool defer)
 {
 	int			n = b->nentries;
-	ItemPointerData *tids;
-	uint32	   *hashes;
-	int			i;
 
 	if (n == 0)
 		return;
 	/* empty first: an error below must not leave entries to write twice */
 	b->nentries = 0;
-
-	qsort(b->entries, n, b->entry_size, BatchCmpTid);
-	tids = palloc(sizeof(ItemPointerData) * n);
-	hashes = palloc(sizeof(uint32) * b->ncols * n);
-	for (i = 0; i < n; i++)
-	{
-		ScbfBatchEntry *e = BatchEntry(b, i);
-
-		tids[i] = e->tid;
-		memcpy(hashes + (Size) i * b->ncols, e->hashes,
-			   sizeof(uint32) * b->ncols);
-	}
-	b->apply(index, tids, hashes, n, b->filled, full, defer);
-	pfree(tids);
-	pfree(hashes);
+	b->apply(index, b->tids, b->hashes, n, b->filled, full, defer);
 }
 
 /*
@@ -214,8 +187,7 @@ BatchSubXactCallback(SubXactEvent event, SubTransactionId mySubid,
 	if (event != SUBXACT_EVENT_ABORT_SUB)
 		return;
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
-		while (b->nentries > 0 &&
-			   BatchEntry(b, b->nentries - 1)->subid >= mySubid)
+		while (b->nentries > 0 && b->subids[b->nentries - 1] >= mySubid)
 			b->nentries--;
 }
 
@@ -244,13 +216,15 @@ BatchFor(Relation index, int ncols, ScbfBatchApplyFn apply)
 	b->indexoid = indexoid;
 	b->rlocator = ScbfRelationLocator(index);
 	b->ncols = ncols;
-	b->entry_size = MAXALIGN(offsetof(ScbfBatchEntry, hashes) +
-							 sizeof(uint32) * ncols);
 	b->apply = apply;
-	b->maxentries = SCBF_BATCH_MAX_BYTES / b->entry_size;
+	b->maxentries = SCBF_BATCH_MAX_BYTES / BatchEntrySize(ncols);
 	b->allocated = SCBF_BATCH_FIRST;
-	b->entries = MemoryContextAlloc(TopTransactionContext,
-									(Size) b->allocated * b->entry_size);
+	b->subids = MemoryContextAlloc(TopTransactionContext,
+								   sizeof(SubTransactionId) * b->allocated);
+	b->tids = MemoryContextAlloc(TopTransactionContext,
+								 sizeof(ItemPointerData) * b->allocated);
+	b->hashes = MemoryContextAlloc(TopTransactionContext,
+								   sizeof(uint32) * ncols * b->allocated);
 	b->next = batches;
 	batches = b;
 	return b;
@@ -267,7 +241,7 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 			 ScbfBatchApplyFn apply)
 {
 	ScbfBatch  *b = BatchFor(index, ncols, apply);
-	ScbfBatchEntry *e;
+	int			i;
 
 	if (b->nentries >= b->maxentries)
 	{
@@ -286,12 +260,17 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 	else if (b->nentries >= b->allocated)
 	{
 		b->allocated = Min(b->allocated * 2, b->maxentries);
-		b->entries = repalloc(b->entries, (Size) b->allocated * b->entry_size);
+		b->subids = repalloc(b->subids,
+							 sizeof(SubTransactionId) * b->allocated);
+		b->tids = repalloc(b->tids, sizeof(ItemPointerData) * b->allocated);
+		b->hashes = repalloc(b->hashes,
+							 sizeof(uint32) * ncols * b->allocated);
 	}
-	e = BatchEntry(b, b->nentries);
-	e->subid = GetCurrentSubTransactionId();
-	e->tid = *tid;
-	memcpy(e->hashes, hashes, sizeof(uint32) * ncols);
+	i = b->nentries;
+	b->subids[i] = GetCurrentSubTransactionId();
+	b->tids[i] = *tid;
+	for (int col = 0; col < ncols; col++)
+		b->hashes[(Size) i * ncols + col] = hashes[col];
 	b->nentries++;
 }
 

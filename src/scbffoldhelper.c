@@ -326,7 +326,7 @@ HelperWaitIdle(ScbfHelper *h)
 /*
  * Scbf2HelperSubmit
  *		Hand a full batch of index (n entries, tids[i] and hashes[i * ncols
- *		..], the TIDs ascending) to its helper, started at the first batch.
+ *		..]) to its helper, started at the first batch.
  *		Returns false, having done nothing, if helpers are off or do not
  *		apply, or no helper could be had: the caller writes the batch itself.
  *		The caller has waited for the helper (Scbf2HelperWait).

@@ -408,7 +408,7 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	int			part;
 	int			i;
 
-	/* a counting sort by partition, keeping the TID order within each */
+	/* a counting sort by partition, keeping the batch's order within each */
 	for (i = 0; i < n; i++)
 		counts[Scbf2PendingPartition(hashes[(Size) i * state->ncols]) + 1]++;
 	for (part = 0; part < SCBF2_NPENDING; part++)
@@ -419,7 +419,10 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 		char	   *e = packed + esize * counts[Scbf2PendingPartition(h[0])]++;
 
 		memcpy(e, &tids[i], sizeof(ItemPointerData));
-		memcpy(e + sizeof(ItemPointerData), h, sizeof(uint32) * state->ncols);
+		/* a column at a time: fixed-size copies the compiler inlines */
+		for (int col = 0; col < state->ncols; col++)
+			memcpy(e + sizeof(ItemPointerData) + sizeof(uint32) * col,
+				   &h[col], sizeof(uint32));
 	}
 
 	/* counts[part] is now the end of partition part */
