@@ -55,33 +55,34 @@ WHERE NOT EXISTS (SELECT 1 FROM dl WHERE cust = g / 20 AND code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
 
--- four more folds of 3,500 rows: the last one finds partitions full (16
--- pages of 1,018 entries) and merges the delta into the band
+-- four more folds of 6,500 rows: the last one finds partitions full (28
+-- pages, a quarter of the band, of 1,018 entries) and merges the delta
+-- into the band
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(23001, 26500) g;
+FROM generate_series(23001, 29500) g;
 SELECT scbf_clean_pending('dl_code');
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(26501, 30000) g;
+FROM generate_series(29501, 36000) g;
 SELECT scbf_clean_pending('dl_code');
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(30001, 33500) g;
+FROM generate_series(36001, 42500) g;
 SELECT scbf_clean_pending('dl_code');
-SELECT entries > 12000 AS filling FROM dl_delta('dl_code');
+SELECT entries > 20000 AS filling FROM dl_delta('dl_code');
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(33501, 37000) g;
+FROM generate_series(42501, 49000) g;
 SELECT scbf_clean_pending('dl_code');
-SELECT entries < 3500 AS merged FROM dl_delta('dl_code');
+SELECT entries < 6500 AS merged FROM dl_delta('dl_code');
 -- and 16,000 in one statement: too many for the delta, bits set at once
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(37001, 53000) g;
+FROM generate_series(49001, 65000) g;
 SELECT scbf_clean_pending('dl_code') >= 0 AS folded;
-SELECT entries < 3500 AS unchanged FROM dl_delta('dl_code');
+SELECT entries < 6500 AS unchanged FROM dl_delta('dl_code');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21234'')');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''40000'')');
-SELECT scbf_same('SELECT * FROM dl WHERE code IN (md5(''7''), md5(''22000''), md5(''52999''))');
+SELECT scbf_same('SELECT * FROM dl WHERE code IN (md5(''7''), md5(''22000''), md5(''64999''))');
 SELECT scbf_same('SELECT * FROM dl WHERE cust = 2400 AND code = md5(''48010'')');
 SET enable_seqscan = off;
-SELECT count(*) AS missed FROM generate_series(1, 53000, 3) g
+SELECT count(*) AS missed FROM generate_series(1, 65000, 3) g
 WHERE NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
@@ -95,17 +96,17 @@ SELECT scbf_empty('SELECT * FROM dl WHERE code = md5(''21236'')');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21235'')');
 SELECT scbf_same('SELECT * FROM dl WHERE cust = 1100 AND code = md5(''22010'')');
 SET enable_seqscan = off;
-SELECT count(*) AS missed FROM generate_series(1, 53000, 3) g
+SELECT count(*) AS missed FROM generate_series(1, 65000, 3) g
 WHERE g % 4 <> 0 AND NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
 
 -- inserts after VACUUM use the delta again
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
-FROM generate_series(60001, 61000) g;
+FROM generate_series(70001, 71000) g;
 SELECT scbf_clean_pending('dl_code');
 SELECT entries >= 1000 AS in_delta FROM dl_delta('dl_code');
-SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''60500'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''70500'')');
 SELECT scbf_verify('dl_code', true);
 
 DROP TABLE dl;

@@ -10,7 +10,7 @@
  *	  for every fold, and the band grows with the table (src/README, step
  *	  9).  From scbf.delta_band_pages band pages on, a fold writes its new
  *	  keys here instead: (column, hash, filter) entries, hash-partitioned
- *	  over delta_pages contiguous pages (an eighth of the band, at least
+ *	  over delta_pages contiguous pages (a quarter of the band, at least
  *	  SCBF2_DELTA_MIN_PAGES), so it writes at most one page per partition
  *	  it touches (a fold of more than half of what the delta holds sets
  *	  its bits at once, in the pass that merges the delta).  A band that grew to twice the size its delta was made
@@ -66,9 +66,11 @@ StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF2_DELTA_COL_BITS),
  * The delta has a page per SCBF2_DELTA_BAND_RATIO band pages: a merge
  * writes the whole band for the keys the delta took, so the larger the
  * delta the fewer merges per key (a probe reads one page of it whatever
- * its size); an eighth costs the index an eighth of its band in space.
+ * its size); a quarter costs the index a quarter of its band in space,
+ * and a table that takes random keys merges once per ~1.4M of them at 10M
+ * rows (the bench's md5-text column), half as often as with an eighth.
  */
-#define SCBF2_DELTA_BAND_RATIO	8
+#define SCBF2_DELTA_BAND_RATIO	4
 
 /*
  * scbf.delta_band_pages: the band size, in pages, from which folds put
@@ -81,9 +83,9 @@ int			scbf_delta_band_pages = 2048;
  *		Whether a fold of nkeys keys into this band puts them in the delta:
  *		if the band is large, and the delta takes at least two such folds
  *		between merges.  A fold into the delta writes at most its P pages
- *		(an eighth of the band's B) and brings the next merge, a pass over
+ *		(a quarter of the band's B) and brings the next merge, a pass over
  *		the band, nkeys / capacity closer: at half the capacity that is
- *		B / 8 + B / 2 pages per fold, against B for setting the bits at
+ *		B / 4 + B / 2 pages per fold, against B for setting the bits at
  *		once (which then merges the delta in the same pass).
  */
 bool

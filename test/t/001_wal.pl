@@ -250,13 +250,13 @@ scbf_same($standby, 'postgres',
 # format 2's delta (src/scbfdelta.c): with scbf.delta_band_pages = 0 on
 # the primary, every fold puts its new keys in the delta's pages instead of
 # setting their row bits.  Three rounds: a fold of pending entries into the
-# delta (their keys only there), a direct fold of 30,000 rows, more than a
-# quarter of what the 16 partitions of 1,018 entries hold, which merges the
-# delta (bits set, then the pages emptied) and sets its own bits at once,
-# and VACUUM's merge before its removals.  (A fold whose keys overflow a
-# partition merges through the same Scbf2DeltaMerge: pg_regress scbf_delta
-# and TAP 002, section 11.)  After each,
-# the standby holds the primary's delta entries and its answers (forced)
+# delta (their keys only there), a direct fold of 30,000 rows, more than
+# half of what its partitions (28 and 29 pages, a quarter of each index's
+# band, of 1,018 entries) hold, which merges the delta (bits set, then the
+# pages emptied) and sets its own bits at once, and VACUUM's merge before
+# its removals.  (A fold whose keys overflow a partition merges through the
+# same Scbf2DeltaMerge: pg_regress scbf_delta and TAP 002, section 11.)
+# After each, the standby holds the primary's delta entries and its answers (forced)
 # equal the primary's sequential scan, for the values inserted since the
 # build (all of them, but every third of the 30,000 and every eleventh
 # after VACUUM); the primary's verifier is clean.
@@ -299,8 +299,8 @@ $primary->safe_psql('postgres',
 is($primary->safe_psql('postgres',
 		"SELECT scbf_clean_pending('tst5_b') || ' ' || scbf_clean_pending('tst5_ab')"),
 	'3000 3000', 'delta (fold): 3,000 pending entries folded');
-like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:16\/(\d+) tst5_b:16\/3000$/,
-	'delta (fold): the new keys are in the delta, 16 pages');
+like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:29\/(\d+) tst5_b:28\/3000$/,
+	'delta (fold): the new keys are in the delta, 28 and 29 pages');
 check_delta('fold',
 	[ any_b(20001, 23000, 1), 3000 ],
 	[ 'SELECT * FROM tst5 WHERE a IN (SELECT generate_series(1001, 1150))', 2981 ],
@@ -315,7 +315,7 @@ $primary->safe_psql('postgres',
 	'INSERT INTO tst5 SELECT g, g / 20, md5(g::text) FROM generate_series(23001, 53000) g');
 is($primary->safe_psql('postgres', "SELECT scbf_clean_pending('tst5_b')"), '0',
 	'delta (merge): the INSERT\'s flush folded its rows');
-is($primary->safe_psql('postgres', $delta5), 'tst5_ab:16/0 tst5_b:16/0',
+is($primary->safe_psql('postgres', $delta5), 'tst5_ab:29/0 tst5_b:28/0',
 	'delta (merge): the fold merged and emptied the delta');
 check_delta('merge',
 	[ any_b(20001, 53000, 3), 11000 ],
@@ -330,10 +330,10 @@ $primary->safe_psql('postgres',
 is($primary->safe_psql('postgres',
 		"SELECT scbf_clean_pending('tst5_b') || ' ' || scbf_clean_pending('tst5_ab')"),
 	'2000 2000', 'delta (vacuum): 2,000 pending entries folded');
-like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:16\/\d+ tst5_b:16\/2000$/,
+like($primary->safe_psql('postgres', $delta5), qr/^tst5_ab:29\/\d+ tst5_b:28\/2000$/,
 	'delta (vacuum): their keys are in the delta');
 $primary->safe_psql('postgres', 'DELETE FROM tst5 WHERE id % 4 = 0; VACUUM tst5;');
-is($primary->safe_psql('postgres', $delta5), 'tst5_ab:16/0 tst5_b:16/0',
+is($primary->safe_psql('postgres', $delta5), 'tst5_ab:29/0 tst5_b:28/0',
 	'delta (vacuum): VACUUM merged the delta');
 my $live11 = grep { $_ % 4 } map { 1 + 11 * $_ } 0 .. int(54999 / 11);
 check_delta('vacuum',
