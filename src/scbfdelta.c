@@ -13,8 +13,11 @@
  *	  over delta_pages contiguous pages (a quarter of the band, at least
  *	  SCBF2_DELTA_MIN_PAGES), so it writes at most one page per partition
  *	  it touches (a fold of more than half of what the delta holds sets
- *	  its bits at once, in the pass that merges the delta).  A band that grew to twice the size its delta was made
- *	  for gets a new delta (merged, replaced, freed after the commit).  When a partition has no room left, the fold merges: it
+ *	  its bits at once, in the pass that merges the delta).  A band that
+ *	  grew to twice the size its delta was made for gets a new delta
+ *	  (merged, replaced, freed after the commit); so does an index whose
+ *	  delta was made as an eighth of its band, before deltas were a
+ *	  quarter.  When a partition has no room left, the fold merges: it
  *	  sets the bits of every entry in the band, one pass over the band for
  *	  many folds' keys, and then empties the pages.  VACUUM's cleanup merges
  *	  too, so that a column it releases has no entries left here.

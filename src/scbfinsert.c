@@ -6,9 +6,9 @@
  * NOTES
  *	  aminsert only hashes the row and appends its entry to the backend's
  *	  batch (scbfbatch.c); the batch comes back here, in the order the
- *	  rows were inserted, to be written many entries per WAL record: handed to a fold helper,
- *	  folded straight into the filters, or appended to the pending area
- *	  (src/README, D1 and D2).
+ *	  rows were inserted, to be written many entries per WAL record:
+ *	  handed to a fold helper, folded straight into the filters, or
+ *	  appended to the pending area (src/README, D1 and D2).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
