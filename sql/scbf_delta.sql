@@ -4,8 +4,9 @@
 -- the delta first.  The developer setting scbf.delta_band_pages = 0 makes
 -- even a small index use it.  Every value inserted while its key sits only
 -- in the delta, after a merge that a full partition forced, and after
--- VACUUM, which merges it, is found as a sequential scan finds it; the
--- verifier checks that every ledger entry has its bits or its delta entry.
+-- VACUUM, which merges it, and after a band that outgrew its delta gets a
+-- new one, is found as a sequential scan finds it; the verifier checks
+-- that every ledger entry has its bits or its delta entry.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
@@ -109,5 +110,37 @@ SELECT entries >= 1000 AS in_delta FROM dl_delta('dl_code');
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''70500'')');
 SELECT scbf_verify('dl_code', true);
 
-DROP TABLE dl;
+-- a band that grew to twice the size its delta was made for gets a new,
+-- larger delta (the old one merged, replaced, freed after the commit); so
+-- does an index whose delta was made as an eighth of its band, before
+-- deltas were a quarter.  Segments of 8 pages make filters, and the band,
+-- grow quickly: 19 folds of 8,000 rows take the band past 128 pages, a
+-- quarter of which is twice the 16-page delta.
+CREATE TABLE dg (id int, code text) WITH (autovacuum_enabled = off);
+INSERT INTO dg SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
+CREATE INDEX dg_code ON dg USING scbf (code) WITH (pages_per_segment = 8);
+INSERT INTO dg SELECT g, md5(g::text) FROM generate_series(20001, 28000) g;
+SELECT scbf_clean_pending('dg_code');
+SELECT * FROM dl_delta('dg_code');
+SELECT min(blkno) AS first_delta FROM scbf_pages('dg_code') WHERE kind = 'delta' \gset
+DO $$
+BEGIN
+	FOR lo IN 28001 .. 164001 BY 8000 LOOP
+		INSERT INTO dg SELECT g, md5(g::text) FROM generate_series(lo, lo + 7999) g;
+		PERFORM scbf_clean_pending('dg_code');
+	END LOOP;
+END $$;
+SELECT * FROM dl_delta('dg_code');
+SELECT min(blkno) <> :first_delta AS replaced
+FROM scbf_pages('dg_code') WHERE kind = 'delta';
+SELECT scbf_same('SELECT * FROM dg WHERE code = md5(''27000'')');
+SELECT scbf_same('SELECT * FROM dg WHERE code = md5(''171999'')');
+SELECT scbf_empty('SELECT * FROM dg WHERE code = md5(''172001'')');
+SET enable_seqscan = off;
+SELECT count(*) AS missed FROM generate_series(1, 172000, 7) g
+WHERE NOT EXISTS (SELECT 1 FROM dg WHERE code = md5(g::text));
+RESET enable_seqscan;
+SELECT scbf_verify('dg_code', true);
+
+DROP TABLE dl, dg;
 DROP FUNCTION dl_delta(regclass);
