@@ -34,13 +34,13 @@
  *		straight into the filters if no other backend is folding;
  *		otherwise the entries go to the pending area, which is folded when
  *		a partition has grown long, again unless another backend is
- *		folding already.  A full batch
- *		that comes while the helper still folds the one before (a merge of
- *		the delta takes longer than a batch takes to fill) goes to the
- *		pending area, so that the load need not wait: the helper's next
- *		fold, or the fold after the commit, takes it from there.  So does
- *		a load's last batch when it has a helper (defer and not full; see
- *		Scbf2HelperFoldsAfter): its commit does not wait for a fold.
+ *		folding already.  A full batch that comes while the helper still
+ *		folds the one before (a merge of the delta takes longer than a
+ *		batch takes to fill) goes to the pending area, so that the load
+ *		need not wait: the helper's next fold, or the fold after the
+ *		commit, takes it from there.  So does a load's last batch when it
+ *		has a helper (defer and not full; see Scbf2HelperFoldsAfter): its
+ *		commit does not wait for a fold.
  */
 void
 Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
