@@ -18,6 +18,8 @@
  *		whose fence is the root's, posting lists that decode in hash order
  *		and continue across leaves, items in order and within the segment's
  *		blocks, as many as the run says;
+ *	  - no heap tuple twice among the visible runs of one segment's
+ *		filters (VACUUM would count it twice);
  *	  - invariant R1 (src/README, D4): for every entry of a visible run,
  *		all k bits of its hash are set in its filter's column of the band,
  *		or the delta names its key; else probes would miss the entry (a
@@ -123,6 +125,15 @@ typedef struct Scbf2VerifyState
 	uint32		filterno;
 	int			col;
 	BlockNumber root;
+
+	/*
+	 * The first column's items in the visible runs of the segment at hand,
+	 * each with its filter (item << 32 | filter), to find a heap tuple that
+	 * the segment's ledgers hold twice
+	 */
+	uint64	   *segitems;
+	Size		nsegitems;
+	Size		maxsegitems;
 
 	/* statistics that differ (NOTICEs), and the first such filter */
 	uint64		count_mismatches;
@@ -742,6 +753,22 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 	uint32		i;
 
 	ra->items += nitems;
+	if (vs->col == 0)
+	{
+		if (vs->nsegitems + nitems > vs->maxsegitems)
+		{
+			vs->maxsegitems = Max(vs->maxsegitems * 2,
+								  Max(vs->nsegitems + nitems, 1024));
+			vs->segitems = vs->segitems ?
+				repalloc_huge(vs->segitems,
+							  sizeof(uint64) * vs->maxsegitems) :
+				MemoryContextAllocHuge(CurrentMemoryContext,
+									   sizeof(uint64) * vs->maxsegitems);
+		}
+		for (i = 0; i < (uint32) nitems; i++)
+			vs->segitems[vs->nsegitems++] =
+				((uint64) items[i] << 32) | vs->filterno;
+	}
 	if (ra->nhashes == ra->maxhashes)
 	{
 		ra->maxhashes = Max(ra->maxhashes * 2, 64);
@@ -936,24 +963,97 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
 }
 
 /*
- * The filter table: every entry, and one filter per segment and chain
- * position.
+ * The items of segment segno's visible runs (the first column's), which
+ * the R1 check of its filters collected: none may be there twice, else
+ * VACUUM would ask about a heap tuple twice and count it twice (invariant
+ * I6).  Empties the collection.
+ */
+static void
+Scbf2VerifySegmentItems(Scbf2VerifyState *vs, uint32 segno)
+{
+	Size		i;
+
+	if (vs->nsegitems > 1)
+	{
+		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), Scbf2CmpU64);
+		for (i = 1; i < vs->nsegitems; i++)
+		{
+			uint16		item = (uint16) (vs->segitems[i] >> 32);
+			uint32		f1 = (uint32) vs->segitems[i - 1];
+			uint32		f2 = (uint32) vs->segitems[i];
+
+			if (item == (uint16) (vs->segitems[i - 1] >> 32))
+				Scbf2Corrupt(vs, Scbf2FilterRoot(vs->table[f2], 0),
+							 "holds a heap tuple twice",
+							 psprintf("Segment %u: block %u of the segment, line pointer %u, is in the visible runs of filter %u and of filter %u.",
+									  segno, ScbfTidRelBlock(item),
+									  ScbfTidOffset(item), f1, f2));
+		}
+	}
+	vs->nsegitems = 0;
+}
+
+/*
+ * qsort_arg comparator of filter numbers, by the segment of their filter
+ * in the table arg (filters not in use first), then by number.
+ */
+static int
+Scbf2CmpFilterBySegment(const void *a, const void *b, void *arg)
+{
+	Scbf2Filter **table = (Scbf2Filter **) arg;
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+	int64		sx = Scbf2FilterInUse(table[x]) ?
+		(int64) Scbf2FilterSegment(table[x]) : -1;
+	int64		sy = Scbf2FilterInUse(table[y]) ?
+		(int64) Scbf2FilterSegment(table[y]) : -1;
+
+	if (sx != sy)
+		return (sx > sy) - (sx < sy);
+	return (x > y) - (x < y);
+}
+
+/*
+ * The filter table: every entry, one filter per segment and chain
+ * position, and no heap tuple twice in one segment's ledgers.  Filters
+ * are checked segment by segment, so that one segment's items are held
+ * at a time.
  */
 static void
 Scbf2VerifyTable(Scbf2VerifyState *vs)
 {
 	uint64	   *seen = palloc(sizeof(uint64) * Max(vs->mi.nfilters, 1));
+	uint32	   *order = palloc(sizeof(uint32) * Max(vs->mi.nfilters, 1));
 	uint32		nseen = 0;
 	uint32		c;
+	uint32		i;
+	bool		inseg = false;
+	uint32		segno = 0;
 
 	vs->table = Scbf2ReadTable(vs->index, vs->state, vs->meta, vs->nblocks);
 	for (c = 0; c < vs->mi.nfilters; c++)
+		order[c] = c;
+	qsort_arg(order, vs->mi.nfilters, sizeof(uint32), Scbf2CmpFilterBySegment,
+			  vs->table);
+	for (i = 0; i < vs->mi.nfilters; i++)
 	{
+		Scbf2Filter *f;
+
+		c = order[i];
+		f = vs->table[c];
+		if (Scbf2FilterInUse(f) && inseg && Scbf2FilterSegment(f) != segno)
+			Scbf2VerifySegmentItems(vs, segno);
 		Scbf2VerifyFilter(vs, c);
-		if (Scbf2FilterInUse(vs->table[c]))
-			seen[nseen++] = ((uint64) Scbf2FilterSegment(vs->table[c]) << 16) |
-				Scbf2FilterPosition(vs->table[c]);
+		if (Scbf2FilterInUse(f))
+		{
+			inseg = true;
+			segno = Scbf2FilterSegment(f);
+			seen[nseen++] = ((uint64) segno << 16) | Scbf2FilterPosition(f);
+		}
 	}
+	if (inseg)
+		Scbf2VerifySegmentItems(vs, segno);
+	pfree(order);
 	if (nseen > 1)
 	{
 		uint32		i;

@@ -189,6 +189,36 @@ fresh_index('v2_a', '(a)');
 	scans_survive('a', join(',', 0 .. 499), 'format 2: a leaf with a wrong run serial');
 }
 
+# a heap tuple twice in a segment's ledgers: on the column of distinct
+# values each posting list holds one item, so the second list's item made
+# the first's is still a valid list (src/scbfpostinglist.h: a varint of the
+# hash delta times 2, then the item, u16); a leaf's lists start at 32 (page
+# header 24, fence u32, nbytes u16, nlists u16)
+fresh_index('v2_b', '(b)');
+{
+	my $blk = page_of('v2_b', 'leaf');
+	my $page = read_page('v2_b', $blk);
+	is(u8($page, $SPECIAL + 10), 9, 'format 2: a leaf of the text column where scbf_pages says');
+	my $pos = 32;
+	my $varint = sub {
+		my ($v, $shift, $b) = (0, 0);
+		do { $b = u8($page, $pos++); $v |= ($b & 0x7f) << $shift; $shift += 7; } while ($b & 0x80);
+		return $v;
+	};
+	my $single1 = !($varint->() & 1);
+	my $item1 = substr($page, $pos, 2);
+	$pos += 2;
+	my $single2 = !($varint->() & 1);
+	ok($single1 && $single2, 'format 2: the leaf starts with two one-item lists');
+	isnt(substr($page, $pos, 2), $item1, 'format 2: their items differ');
+	patch('v2_b', [ $blk, $pos, $item1 ]);
+	verify_fails('v2_b', 'false', qr/holds a heap tuple twice.*\n.*DETAIL:  Block \d+: Segment \d+: block \d+ of the segment, line pointer \d+, is in the visible runs of filter (\d+) and of filter \1\./,
+		'format 2: a heap tuple twice in a segment\'s ledgers');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 20) s"),
+		'format 2: a heap tuple twice in a segment\'s ledgers', 1);
+}
+$node->safe_psql('postgres', 'DROP INDEX v2_b');
+
 fresh_index('v2_a', '(a)');
 {
 	patch('v2_a', [ 0, 64, pack('V', 0x7FFFFF00) ]);
