@@ -207,7 +207,13 @@ Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 	for (fno = 0; fno < c->mi.nfilters; fno++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (!Scbf2FilterInUse(table[fno]))
+
+		/*
+		 * a filter that VACUUM merged into another is read by no probe that
+		 * starts now, and its entries are the other's too: left out until
+		 * a VACUUM releases its column
+		 */
+		if (!Scbf2FilterVisible(table[fno], c->mi.fold_serial))
 			continue;
 		if (ledgers)
 		{

@@ -19,7 +19,8 @@
  *		and continue across leaves, items in order and within the segment's
  *		blocks, as many as the run says;
  *	  - no heap tuple twice among the visible runs of one segment's
- *		filters (VACUUM would count it twice);
+ *		filters, those a consolidation merged into another left out
+ *		(VACUUM would count it twice);
  *	  - invariant R1 (src/README, D4): for every entry of a visible run,
  *		all k bits of its hash are set in its filter's column of the band,
  *		or the delta names its key; else probes would miss the entry (a
@@ -127,9 +128,10 @@ typedef struct Scbf2VerifyState
 	BlockNumber root;
 
 	/*
-	 * The first column's items in the visible runs of the segment at hand,
-	 * each with its filter (item << 32 | filter), to find a heap tuple that
-	 * the segment's ledgers hold twice
+	 * The first column's items in the visible runs of the segment at hand's
+	 * filters (not those a consolidation merged into another: probes as of
+	 * the metapage skip them), each with its filter (item << 32 | filter),
+	 * to find a heap tuple that the segment's ledgers hold twice
 	 */
 	uint64	   *segitems;
 	Size		nsegitems;
@@ -753,7 +755,9 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 	uint32		i;
 
 	ra->items += nitems;
-	if (vs->col == 0)
+	/* a filter merged into another is left to probes that began before */
+	if (vs->col == 0 &&
+		Scbf2FilterVisible(vs->table[vs->filterno], vs->mi.fold_serial))
 	{
 		if (vs->nsegitems + nitems > vs->maxsegitems)
 		{
