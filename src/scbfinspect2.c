@@ -1067,7 +1067,8 @@ Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
 
 			CHECK_FOR_INTERRUPTS();
 			f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
-			if (!Scbf2FilterInUse(f))
+			/* as the scan: not a filter merged into another (its target's) */
+			if (!Scbf2FilterVisible(f, fold_serial))
 				continue;
 			n = Scbf2LedgerLookup(index, Scbf2FilterRoot(f, cond->col),
 								  cond->col, fold_serial, cond->hashes,

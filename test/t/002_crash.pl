@@ -612,6 +612,10 @@ SKIP:
 	is($roots->(), 9, 'bit clearing (release): the merged filters\' columns stay taken, with their roots');
 	is(q1("SELECT entries_live FROM scbf_index_info('h_a')"), q1('SELECT count(*) FROM h'),
 		'bit clearing (release): entries counted once after the merge');
+	# the merged filters' bits stay set until the release; probes skip them
+	is(q1("SELECT count(*) FROM generate_series(0, 1500) v, scbf_probe('h_a', v) p "
+		  . "WHERE p.verdict = 'maybe' AND p.serial NOT IN (SELECT serial FROM scbf_filters('h_a'))"),
+		0, 'bit clearing (release): scbf_probe, as the scan, reads no merged filter');
 	q1("INSERT INTO h VALUES (-1, -1)");
 	($s, $pid) = gdb_session('h_a');
 	$g = gdb_attach($pid);
