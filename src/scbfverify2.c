@@ -1060,8 +1060,6 @@ Scbf2VerifyTable(Scbf2VerifyState *vs)
 	pfree(order);
 	if (nseen > 1)
 	{
-		uint32		i;
-
 		qsort(seen, nseen, sizeof(uint64), Scbf2CmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
