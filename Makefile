@@ -13,7 +13,7 @@ MODULE_big = scbf
 OBJS = \
 	src/scbf.o \
 	src/scbfbatch.o \
-	src/scbfbuild2.o \
+	src/scbfbuild.o \
 	src/scbfcost.o \
 	src/scbfdelta.o \
 	src/scbfdir.o \
@@ -22,7 +22,7 @@ OBJS = \
 	src/scbffoldhelper.o \
 	src/scbffuncs.o \
 	src/scbfinsert.o \
-	src/scbfinspect2.o \
+	src/scbfinspect.o \
 	src/scbfledger.o \
 	src/scbfmath.o \
 	src/scbfmathfuncs.o \
@@ -30,11 +30,11 @@ OBJS = \
 	src/scbfpostinglist.o \
 	src/scbfrows.o \
 	src/scbfscan.o \
-	src/scbfscan2.o \
+	src/scbfprobe.o \
 	src/scbfutils.o \
-	src/scbfvacuum2.o \
+	src/scbfvacuum.o \
 	src/scbfvalidate.o \
-	src/scbfverify2.o
+	src/scbfverify.o
 
 # as default_version in scbf.control, debian/changelog and META.json
 EXTVERSION = 1.0
@@ -45,7 +45,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
-	scbf_rescan scbf_batch scbf_format2 scbf_format2_diag scbf_delta \
+	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_delta \
 	scbf_fold_helpers scbf_security
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.

@@ -6,7 +6,7 @@
 -- and vacuumed away.  scbf_verify() checks each index after each round.
 -- (Format 1's segment directory and saturated counters, which this test
 -- also covered, went with format 1; format 2's merges and reuse of
--- columns: scbf_format2.)
+-- columns: scbf_storage.)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;

@@ -4,7 +4,7 @@
 -- domain), checked against the table's rows and against a scan; segments
 -- the build found empty; then errors on things that are not scbf indexes.
 -- What each function reports of a format-2 index, checked against the
--- table and between the functions: scbf_format2_diag.  (This test checked
+-- table and between the functions: scbf_storage_diag.  (This test checked
 -- format 1's directory, counters, filter blocks, ledger pages and
 -- scbf_rebuild until format 1 was removed.)
 --

@@ -18,7 +18,7 @@
 #include "commands/vacuum.h"
 #include "utils/guc.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 #ifdef PG_MODULE_MAGIC_EXT
 PG_MODULE_MAGIC_EXT(.name = "scbf", .version = SCBF_VERSION);
@@ -176,11 +176,6 @@ scbfhandler(PG_FUNCTION_ARGS)
  * options and out-of-range values are rejected by build_reloptions with
  * ERRCODE_INVALID_PARAMETER_VALUE.  Not called when the index has no
  * options: readers then see rd_options == NULL and use the defaults.
- *
- * The registered default of false_positive_rate is format 1's (0.01);
- * whether the option was given is recorded, so that a build takes format
- * 2's default (SCBF2_DEFAULT_FPR) whenever it was not, with other options
- * or without.
  */
 bytea *
 scbfoptions(Datum reloptions, bool validate)
@@ -192,22 +187,11 @@ scbfoptions(Datum reloptions, bool validate)
 		offsetof(ScbfOptions, false_positive_rate)},
 	};
 	ScbfOptions *opts;
-	ListCell   *lc;
 
 	opts = (ScbfOptions *) build_reloptions(reloptions, validate,
 											scbf_relopt_kind,
 											sizeof(ScbfOptions), tab,
 											lengthof(tab));
-	if (opts == NULL)
-		return NULL;
-	opts->false_positive_rate_set = false;
-	foreach(lc, untransformRelOptions(reloptions))
-	{
-		DefElem    *def = lfirst_node(DefElem, lc);
-
-		if (strcmp(def->defname, "false_positive_rate") == 0)
-			opts->false_positive_rate_set = true;
-	}
 	return (bytea *) opts;
 }
 

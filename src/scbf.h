@@ -8,7 +8,7 @@
  *	  page ids and format versions, the in-memory entry of a build, scan
  *	  conditions, and the prototypes of the AM callbacks and SQL entry
  *	  points, grouped under one comment per file.  The storage (pages,
- *	  their modules) is in scbf2.h and scbf_page.h; src/README explains the
+ *	  their modules) is in scbf.h and scbf_page.h; src/README explains the
  *	  design.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -27,6 +27,7 @@
 #include "access/generic_xlog.h"
 #include "access/htup_details.h"
 #include "access/itup.h"
+#include "access/transam.h"
 #include "access/relscan.h"
 #include "fmgr.h"
 #include "nodes/execnodes.h"
@@ -47,7 +48,7 @@
 /* Options: defaults and bounds (registered in _PG_init, frozen at build) */
 #define SCBF_DEFAULT_PAGES_PER_SEGMENT	128
 #define SCBF_MIN_PAGES_PER_SEGMENT		8
-#define SCBF_DEFAULT_FPR				0.01
+#define SCBF_DEFAULT_FPR				0.0001	/* src/README, D6 */
 #define SCBF_MIN_FPR					0.0001
 #define SCBF_MAX_FPR					0.25
 
@@ -99,7 +100,7 @@
  */
 #define SCBF_PAGE_ID				0xFF5C
 
-/* page types shared by every format (the others: scbf_page.h) */
+/* page types of the metapage and of free pages (the others: scbf_page.h) */
 #define SCBF_PAGE_META				1
 #define SCBF_PAGE_FREE				5
 
@@ -107,12 +108,10 @@
 #define SCBF_METAPAGE_BLKNO			0
 
 /*
- * Storage format versions.  Format 1 (per-segment chains of counting
- * filters, each with a ledger) is no longer read: its indexes get an error
- * that says to REINDEX them (src/README, D9).
+ * The storage format version this code reads and writes.  An index of any
+ * other version gets an error that says to REINDEX it.
  */
-#define SCBF1_FORMAT_VERSION		1
-#define SCBF2_FORMAT_VERSION		2
+#define SCBF_FORMAT_VERSION			2
 
 /* ----------------------------------------------------------------
  *	Entries in memory
@@ -162,7 +161,6 @@ typedef struct ScbfOptions
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
 	int			pages_per_segment;
 	double		false_positive_rate;
-	bool		false_positive_rate_set;	/* given, not the default */
 } ScbfOptions;
 
 /* Kinds of scan conditions */
@@ -189,7 +187,7 @@ extern Datum scbfhandler(PG_FUNCTION_ARGS);
 extern bytea *scbfoptions(Datum reloptions, bool validate);
 extern char *scbfbuildphasename(int64 phasenum);
 
-/* scbfutils.c (the rest of it: scbf2.h) */
+/* scbfutils.c (the rest of it: scbf.h) */
 extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
 							  const char *what) pg_attribute_noreturn();
 extern void ScbfMarkPageFree(Page page);
@@ -246,5 +244,563 @@ extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
 
 /* scbfvalidate.c */
 extern bool scbfvalidate(Oid opclassoid);
+
+/* ----------------------------------------------------------------
+ *	Storage
+ * ----------------------------------------------------------------
+ */
+
+/* Pending partitions (src/README, D2); scbf_page.h lays them out */
+#define SCBF_NPENDING				16
+
+/*
+ * Per-relation state of an index, cached in rd_amcache by ScbfGetState:
+ * the layout frozen in the metapage.
+ */
+typedef struct ScbfState
+{
+	int			ncols;
+	uint32		pages_per_segment;
+	scbf_filter_geometry geom;	/* k slices of m positions */
+	uint32		capacity;		/* distinct keys per filter */
+	double		target_fpr;
+	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
+} ScbfState;
+
+/*
+ * A copy of the metapage's contents, taken under its share lock: what one
+ * scan or one build step works from.  Opaque outside scbfutils.c and the
+ * page-kind modules.
+ */
+typedef struct ScbfMetaPageData ScbfMeta;
+
+/*
+ * A filter table entry in memory: ScbfFilterEntrySize(ncols) bytes, the roots
+ * last.  Opaque outside the modules; read with the accessors below.
+ */
+typedef struct ScbfFilterEntry ScbfFilter;
+
+/* The band of row pages: where it is and its shape */
+typedef struct ScbfBand
+{
+	BlockNumber start;
+	uint32		pages;
+	uint32		width;			/* filters per row, a multiple of 8 */
+	uint32		rows_per_page;
+	uint32		serial;
+} ScbfBand;
+
+/* The delta: where it is, how many partitions (pages), its serial */
+typedef struct ScbfDelta
+{
+	BlockNumber start;
+	uint32		pages;			/* 0: the index has no delta */
+	uint32		serial;
+} ScbfDelta;
+
+/*
+ * What a build writes into the metapage: the layout, the band, the filter
+ * table and the statistics.
+ */
+typedef struct ScbfLayout
+{
+	int			pages_per_segment;
+	int			ncols;
+	uint32		k;
+	uint32		m;
+	uint32		capacity;
+	double		target_fpr;
+	ScbfBand	band;
+	uint32		nfilters;
+	uint32		ntablepages;
+	BlockNumber *tablepages;
+	uint64		nentries;
+	uint32		nsegments;
+	uint32		nledger_pages;
+	double		mean_fpr;
+} ScbfLayout;
+
+/* The statistics a metapage keeps, for the planner */
+typedef struct ScbfStats
+{
+	uint32		pages_per_segment;
+	uint32		k;
+	uint32		nfilters;
+	uint32		nsegments;
+	uint64		nentries;
+	uint32		nledger_pages;
+	double		mean_fpr;
+	double		target_fpr;
+} ScbfStats;
+
+/* A key whose bits a fold sets: its filter, column and hash */
+typedef struct ScbfRowKey
+{
+	uint32		filterno;
+	int			col;
+	uint32		hash;
+} ScbfRowKey;
+
+/* A bit of the rows: filter (column of the band), slice and position */
+typedef struct ScbfRowBit
+{
+	uint32		filterno;
+	uint32		slice;
+	uint32		position;
+} ScbfRowBit;
+
+/* A key of a filter, and the enumeration of a filter's keys (build) */
+typedef void (*ScbfKeyFn) (int col, uint32 hash, void *arg);
+typedef void (*ScbfKeysFn) (uint32 filterno, ScbfKeyFn emit, void *emit_arg,
+							 void *arg);
+
+/* Where a fold's reading of a pending partition ended */
+typedef struct ScbfPendingCut
+{
+	BlockNumber blkno;			/* last page read; Invalid: none */
+	uint32		serial;			/* its serial */
+	uint16		nentries;		/* the entries it had */
+} ScbfPendingCut;
+
+/*
+ * What the metapage record that commits a serial writes: a fold's, or a
+ * VACUUM's (which reads no partition and keeps the band)
+ */
+typedef struct ScbfCommit
+{
+	uint64		serial;			/* committed serial + 1 */
+	ScbfPendingCut cuts[SCBF_NPENDING];	/* Invalid: partition not read */
+	bool		band_changed;
+	ScbfBand	band;			/* the new band, if band_changed */
+	bool		delta_changed;
+	ScbfDelta	delta;			/* the new delta, if delta_changed */
+	uint32		nfilters;
+	BlockNumber *tablepages;
+	uint32		ntablepages;
+	int64		nentries_delta;	/* ledger entries added less removed */
+	uint32		nsegments_added;
+	int64		nledger_pages_delta;	/* leaves and roots written less freed */
+} ScbfCommit;
+
+/* A (hash, item) pair of one column of a filter's ledger */
+typedef struct ScbfPair
+{
+	uint32		hash;
+	uint16		item;			/* segment-relative TID */
+} ScbfPair;
+
+/* A ledger run encoded by a fold, not yet written; opaque (scbfledger.c) */
+typedef struct ScbfEncodedRun ScbfRun;
+
+/* Runs a ledger root takes before the fold starts a new filter */
+#define SCBF_MAX_RUNS				8
+
+/* Runs of a filter's ledger from which VACUUM merges them into one */
+#define SCBF_MERGE_RUNS			4
+
+/*
+ * A segment with more distinct keys than a filter takes is split into at
+ * most this many filters, by ranges of the first column's hash (build and
+ * fold); beyond, its filters answer "maybe" more often.
+ */
+#define SCBF_MAX_SPLIT				8
+
+/* Pages a partition may reach before a flush asks for a fold */
+#define SCBF_FOLD_PAGES			3
+
+/*
+ * Entries a flush folds straight into the filters rather than append to
+ * the pending area (a bulk load's full batch): about what the pending
+ * area holds when a partition reaches SCBF_FOLD_PAGES.
+ */
+#define SCBF_FOLD_DIRECT			16384
+
+/* A block some structure names, handed to the census's callbacks */
+typedef void (*ScbfBlockFn) (BlockNumber blkno, void *arg);
+
+/* One pending entry, handed to ScbfPendingScan's callback */
+typedef void (*ScbfPendingFn) (ItemPointer tid, const uint32 *hashes,
+								void *arg);
+
+/* One decoded posting list, handed to ScbfLedgerScan's callback */
+typedef void (*ScbfPostingFn) (uint32 hash, const uint16 *items, int nitems,
+								void *arg);
+
+/* scbfutils.c */
+extern ScbfState *ScbfGetState(Relation index);
+extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
+extern ScbfMeta *ScbfReadMeta(Relation index);
+extern void ScbfKeyPositions(ScbfState *state, int col, uint32 hash,
+							  uint32 *pos);
+extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
+							uint8 type, BlockNumber nblocks);
+extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
+extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
+extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
+extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
+extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
+extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
+extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfBlockFn fn,
+							void *arg);
+extern BlockNumber ScbfCensus(Relation index, const uint8 *named,
+							   BlockNumber nblocks, BlockNumber *nfree);
+extern void ScbfFreePage(Relation index, Buffer buf);
+extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
+extern void ScbfBumpRecycleSerial(Relation index);
+extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
+extern void ScbfRecycleGraves(Relation index);
+extern void ScbfInitState(ScbfState *state, const ScbfLayout *layout);
+extern void ScbfInitMetaPage(Page page, const ScbfLayout *layout);
+
+/* scbfdir.c */
+extern ScbfFilter *ScbfReadFilter(Relation index, ScbfState *state,
+									const ScbfMeta *meta, uint32 filterno,
+									BlockNumber nblocks);
+extern bool ScbfFilterInUse(const ScbfFilter *f);
+extern uint32 ScbfFilterSegment(const ScbfFilter *f);
+extern BlockNumber ScbfFilterRoot(const ScbfFilter *f, int col);
+extern uint16 ScbfFilterPosition(const ScbfFilter *f);
+extern void ScbfFilterSetKeys(ScbfFilter *f, uint32 nkeys);
+extern uint32 ScbfFilterKeys(const ScbfFilter *f);
+extern void ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset);
+extern ScbfFilter *ScbfNewFilter(int ncols, uint32 segno, uint16 position,
+								   uint32 nentries, uint32 nkeys);
+extern void ScbfFilterSetRoot(ScbfFilter *f, int col, BlockNumber root);
+extern void ScbfFilterSetBits(ScbfFilter *f, uint32 k, const uint32 *nset);
+extern double ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m);
+extern void ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
+							uint32 nfilters, ScbfLayout *layout);
+extern ScbfFilter **ScbfReadTable(Relation index, ScbfState *state,
+									const ScbfMeta *meta, BlockNumber nblocks);
+extern void ScbfUpdateTable(Relation index, ScbfState *state,
+							 const ScbfMeta *meta, ScbfFilter **filters,
+							 const bool *changed, uint32 nold, uint32 nnew,
+							 BlockNumber **tablepages, uint32 *ntablepages,
+							 BlockNumber nblocks);
+extern uint32 ScbfFilterEntries(const ScbfFilter *f);
+extern bool ScbfFilterIsActive(const ScbfFilter *f);
+extern void ScbfFilterClose(ScbfFilter *f);
+extern void ScbfFilterSetEntries(ScbfFilter *f, uint32 n);
+extern bool ScbfFilterVisible(const ScbfFilter *f, uint64 serial);
+extern uint64 ScbfFilterGone(const ScbfFilter *f);
+extern void ScbfFilterSetGone(ScbfFilter *f, uint64 gone);
+extern bool ScbfFilterUndoGone(ScbfFilter *f, uint64 serial);
+extern void ScbfFilterActivate(ScbfFilter *f);
+extern void ScbfFilterRelease(ScbfFilter *f, int ncols);
+extern void ScbfFilterAddEntries(ScbfFilter *f, uint32 n);
+extern void ScbfFilterAddBit(ScbfFilter *f, uint32 slice);
+
+/* scbfrows.c */
+extern Size ScbfRowsBytes(const ScbfMeta *meta);
+extern bool ScbfRowsProbe(Relation index, ScbfState *state,
+						   const ScbfMeta *meta, int col,
+						   const uint32 *hashes, int nhashes, uint8 *acc,
+						   BlockNumber nblocks);
+extern bool ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc,
+						uint32 fno);
+extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
+							uint32 from);
+/* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
+#define SCBF_BAND_SPARE_BUILT	8
+#define SCBF_BAND_SPARE_GROWN	2
+extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
+						  uint32 k, uint32 m, ScbfBand *band);
+extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
+extern void ScbfRowsSet(Relation index, ScbfState *state,
+						 const ScbfBand *band, const ScbfRowKey *keys, int n,
+						 ScbfFilter **filters, BlockNumber nblocks);
+extern void ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
+						 ScbfFilter **filters);
+extern void ScbfRowsClear(Relation index, ScbfState *state,
+						   const ScbfBand *band, const ScbfRowBit *bits,
+						   int n, BlockNumber nblocks);
+extern void ScbfBandRelayout(Relation index, ScbfState *state,
+							  const ScbfBand *old, uint32 nfilters,
+							  ScbfBand *band, BlockNumber nblocks);
+extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
+						   uint32 nfilters, ScbfKeysFn keys, void *arg,
+						   uint32 *nset);
+
+/* scbfdelta.c */
+extern int	scbf_delta_band_pages;
+extern bool ScbfDeltaWanted(const ScbfBand *band, int nkeys);
+extern uint32 ScbfDeltaPages(const ScbfBand *band);
+extern uint32 ScbfDeltaPartition(uint32 hash, int col, uint32 npages);
+extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
+						   BlockNumber nblocks);
+extern void ScbfDeltaCreate(Relation index, const ScbfBand *band,
+							 const ScbfDelta *old, ScbfDelta *delta);
+extern int	ScbfDeltaAdd(Relation index, const ScbfDelta *delta,
+						  ScbfRowKey *keys, int n, BlockNumber nblocks);
+extern int	ScbfDeltaMerge(Relation index, ScbfState *state,
+							const ScbfDelta *delta, const ScbfBand *band,
+							const ScbfRowKey *extra, int nextra,
+							BlockNumber nblocks);
+extern bool ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
+							const uint32 *hashes, int nhashes, uint8 *acc,
+							BlockNumber nblocks);
+
+/* scbfledger.c */
+extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
+							  uint64 fold_serial, const uint32 *hashes,
+							  int nhashes, uint16 **items, BlockNumber nblocks);
+extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
+									uint32 filterno, int col, uint64 serial,
+									const uint32 *hashes, const uint16 *items,
+									int n, uint32 *npages);
+extern ScbfRun *ScbfLedgerEncode(Relation index, uint32 segno, int col,
+								   uint64 serial, const uint32 *hashes,
+								   const uint16 *items, int n);
+extern bool ScbfLedgerHasRoom(Relation index, BlockNumber root, int col,
+							   const ScbfRun *run, const ScbfMeta *meta,
+							   bool replace, BlockNumber nblocks);
+extern BlockNumber ScbfLedgerAppend(Relation index, BlockNumber root,
+									 uint32 filterno, int col, ScbfRun *run,
+									 const ScbfMeta *meta,
+									 BlockNumber nblocks, int64 *npages);
+extern int64 ScbfLedgerReplace(Relation index, BlockNumber root,
+								uint32 filterno, int col, ScbfRun *run,
+								const ScbfMeta *meta, BlockNumber nblocks);
+extern bool ScbfLedgerScan(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, ScbfPostingFn fn, void *arg,
+							BlockNumber nblocks);
+extern int	ScbfLedgerPairs(Relation index, BlockNumber root, int col,
+							 uint64 fold_serial, ScbfPair **pairs,
+							 BlockNumber nblocks);
+extern void ScbfSortPairs(ScbfPair *pairs, size_t n);
+extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n);
+extern bool ScbfLedgerTidy(Relation index, BlockNumber root, int col,
+							const ScbfMeta *meta, BlockNumber nblocks);
+extern void ScbfLedgerBlocks(Relation index, BlockNumber root, int col,
+							  ScbfBlockFn fn, void *arg, BlockNumber nblocks);
+extern int	ScbfLedgerRuns(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, BlockNumber nblocks);
+
+/* scbfpending.c */
+extern int	ScbfPendingPartition(uint32 hash0);
+extern bool ScbfPendingAppend(Relation index, ScbfState *state,
+							   ItemPointer tids, const uint32 *hashes, int n);
+extern bool ScbfPendingScan(Relation index, ScbfState *state,
+							 const ScbfMeta *meta, int part,
+							 ScbfPendingFn fn, void *arg,
+							 ScbfPendingCut *cut);
+
+/* scbfinsert.c */
+extern void ScbfApplyBatch(Relation index, ItemPointer tids,
+							const uint32 *hashes, int n, bool bulk, bool full,
+							bool defer);
+
+/* scbffoldhelper.c */
+extern bool scbf_fold_helpers;
+extern bool ScbfHelperSubmit(Relation index, ItemPointer tids,
+							  const uint32 *hashes, int n);
+extern void ScbfHelperWait(Oid indexoid);
+extern bool ScbfHelperBusy(Oid indexoid);
+extern bool ScbfHelperFoldsAfter(Relation index);
+extern void ScbfHelperForget(void);
+
+/* scbffold.c */
+extern int64 ScbfFold(Relation index, bool wait);
+extern bool ScbfFoldBatch(Relation index, ItemPointer tids,
+						   const uint32 *hashes, int n);
+
+/* scbfbuild.c */
+extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
+								   IndexInfo *indexInfo);
+extern void scbfbuildempty(Relation index);
+
+/* scbfvacuum.c */
+extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
+											 IndexBulkDeleteResult *stats,
+											 IndexBulkDeleteCallback callback,
+											 void *callback_state);
+extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats);
+
+/* scbfprobe.c */
+extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
+							TIDBitmap *tbm);
+
+/* ----------------------------------------------------------------
+ *	Read-only views for the diagnostics (scbfinspect.c) and the verifier
+ *	(scbfverify.c), which do not include scbf_page.h: copies of what a
+ *	page or the metapage says, unchecked beyond what keeps the copy in
+ *	bounds, so that the verifier can judge it.
+ * ----------------------------------------------------------------
+ */
+
+/* Kinds of pages, as ScbfInspectPage classifies them */
+typedef enum ScbfPageKind
+{
+	SCBF_KIND_NEW,				/* never initialized */
+	SCBF_KIND_UNKNOWN,			/* no scbf special space, or unknown type */
+	SCBF_KIND_META,
+	SCBF_KIND_TABLE,
+	SCBF_KIND_ROWS,
+	SCBF_KIND_ROOT,
+	SCBF_KIND_LEAF,
+	SCBF_KIND_PENDING,
+	SCBF_KIND_DELTA,
+	SCBF_KIND_FREE
+} ScbfPageKind;
+
+/* What one page's special space and header say */
+typedef struct ScbfPageInfo
+{
+	ScbfPageKind kind;
+	uint32		owner;			/* rows: band serial; root: filter; leaf:
+								 * segment; pending: partition; delta: delta
+								 * serial */
+	uint32		index;			/* rows: page in band; table: page in table;
+								 * leaf: run serial (low 32 bits); pending:
+								 * page serial; delta: partition */
+	int			column;			/* root, leaf */
+	int			count;			/* root: runs; leaf: posting lists;
+								 * pending, delta: entries; else 0 */
+	BlockNumber next;			/* pending: next page; else Invalid */
+} ScbfPageInfo;
+
+/* A pending partition's head in the metapage */
+typedef struct ScbfPendingHeadInfo
+{
+	BlockNumber head;
+	BlockNumber tail;
+	uint32		head_serial;
+	uint16		cut;
+	bool		mayhave;		/* SCBF_PENDING_MAYHAVE */
+	uint16		flags;			/* all of them */
+} ScbfPendingHeadInfo;
+
+/* A grave of the metapage */
+typedef struct ScbfGraveInfo
+{
+	bool		band;			/* else a piece of a pending chain */
+	uint16		kind;			/* as stored */
+	BlockNumber first;
+	uint32		n;				/* band: pages */
+	BlockNumber stop;			/* pending: where the piece ends */
+	FullTransactionId safexid;
+} ScbfGraveInfo;
+
+/* Everything a metapage copy says (ScbfMetaInfo) */
+typedef struct ScbfMetaInfoData
+{
+	uint32		pages_per_segment;
+	int			ncols;
+	uint32		k;
+	uint32		m;
+	uint32		capacity;
+	double		target_fpr;
+	uint32		flags;
+	ScbfBand	band;
+	ScbfDelta	delta;
+	uint32		nfilters;
+	uint32		table_generation;
+	uint32		ntablepages;
+	uint32		max_table_pages;
+	const BlockNumber *tablepages;	/* points into the metapage copy */
+	uint64		fold_serial;
+	ScbfPendingHeadInfo pending[SCBF_NPENDING];
+	uint64		nentries;
+	uint32		nsegments;
+	uint32		nledger_pages;
+	double		mean_fpr;
+	uint32		ngraves;
+	uint32		max_graves;
+	ScbfGraveInfo *graves;		/* palloc'd, Min(ngraves, max_graves) */
+	uint32		nmarks;
+	uint64	   *mark_serials;	/* palloc'd, nmarks */
+	uint32		entries_per_table_page;
+	uint32		pending_entries_per_page;
+} ScbfMetaInfoData;
+
+/* A ledger run as its root lists it */
+typedef struct ScbfRunInfo
+{
+	uint64		made;
+	uint64		gone;			/* PG_UINT64_MAX while current */
+	uint32		nentries;
+	int			nleaves;
+	uint32	   *fences;			/* first hash of each leaf */
+	BlockNumber *leaves;		/* InvalidBlockNumber: the inline leaf */
+	int			inlined;		/* bytes of the inline (last) leaf, or 0 */
+	uint8	   *inline_bytes;	/* its posting lists */
+} ScbfRunInfo;
+
+/* A ledger root page, as read */
+typedef struct ScbfRootInfo
+{
+	uint32		owner;			/* filter number */
+	int			column;
+	int			nruns;
+	ScbfRunInfo *runs;
+} ScbfRootInfo;
+
+/* A ledger leaf page, as read */
+typedef struct ScbfLeafInfo
+{
+	uint32		segno;			/* owner */
+	int			column;
+	uint32		serial;			/* its run's serial, low 32 bits */
+	uint32		fence;
+	int			nlists;
+	int			nbytes;			/* as the page says */
+	int			maxbytes;		/* what a leaf holds */
+	uint8	   *bytes;			/* palloc'd, Min(nbytes, maxbytes) */
+} ScbfLeafInfo;
+
+/* A pending page, as read */
+typedef struct ScbfPendingPageInfo
+{
+	uint32		partition;		/* owner */
+	uint32		serial;
+	BlockNumber next;
+	int			nentries;		/* as the page says */
+	int			maxentries;		/* what a page holds */
+	ItemPointerData *tids;		/* palloc'd, Min(nentries, maxentries) */
+	uint32	   *hashes;			/* [i * ncols + col] */
+} ScbfPendingPageInfo;
+
+/* scbfutils.c, readers */
+extern void ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi);
+extern void ScbfInspectPage(Relation index, BlockNumber blkno,
+							 ScbfPageInfo *pi);
+
+/* scbfdir.c, readers */
+extern const char *ScbfFilterStateName(const ScbfFilter *f);
+
+/* scbfrows.c, readers */
+extern Size ScbfBandPageBytes(const ScbfBand *band);
+extern bool ScbfBandReadPage(Relation index, const ScbfBand *band,
+							  uint32 pageno, uint8 *rows, BlockNumber nblocks);
+
+/* scbfledger.c, readers */
+extern void ScbfReadRootInfo(Relation index, BlockNumber root,
+							  ScbfRootInfo *ri, BlockNumber nblocks);
+extern void ScbfReadLeafInfo(Relation index, BlockNumber blkno,
+							  ScbfLeafInfo *li, BlockNumber nblocks);
+
+/* scbfpending.c, readers */
+extern void ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
+								 ScbfPendingPageInfo *pp,
+								 BlockNumber nblocks);
+
+/* scbfdelta.c, readers */
+extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
+							   uint32 part, ScbfRowKey **keys,
+							   BlockNumber nblocks);
+
+/* scbfinspect.c */
+extern Datum ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index,
+							Relation heap);
+extern void ScbfSegments(FunctionCallInfo fcinfo, Relation index,
+						  Relation heap);
+extern void ScbfFilters(FunctionCallInfo fcinfo, Relation index,
+						 int64 segno);
+extern void ScbfPages(FunctionCallInfo fcinfo, Relation index);
+extern void ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key);
+
+/* scbfverify.c */
+extern void ScbfVerify(Relation index, Relation heap, bool heapallindexed);
 
 #endif							/* SCBF_H */

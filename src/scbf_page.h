@@ -7,14 +7,14 @@
  * NOTES
  *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
  *	  scbfrows.c, scbfdelta.c, scbfledger.c, scbfpending.c); everything else goes
- *	  through their functions (scbf2.h).  src/README, "Storage v2", says
+ *	  through their functions (scbf.h).  src/README, "Storage v2", says
  *	  why the pages look like this.
  *
  *	  Every page has a standard header and a 16-byte special space ending
  *	  in the 2-byte SCBF_PAGE_ID, laid out so that its type byte sits where
  *	  format 1's did: a free page and the metapage read the same in both
  *	  formats, and the version in the metapage tells them apart (an index
- *	  of format 1 gets the REINDEX error, Scbf2GetState).
+ *	  of format 1 gets the REINDEX error, ScbfGetState).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -28,7 +28,7 @@
 
 #include "access/transam.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* Page types of format 2 (META and FREE are format 1's numbers) */
 #define SCBF_PAGE_TABLE				6
@@ -38,7 +38,7 @@
 #define SCBF_PAGE_PENDING			10
 #define SCBF_PAGE_DELTA				11
 
-typedef struct Scbf2PageOpaqueData
+typedef struct ScbfPageOpaqueData
 {
 	uint32		owner;			/* rows: band serial; root: filter number;
 								 * leaf: segment; pending: partition; delta:
@@ -51,19 +51,19 @@ typedef struct Scbf2PageOpaqueData
 	uint8		unused1;
 	uint16		unused2;
 	uint16		page_id;		/* SCBF_PAGE_ID, always last */
-} Scbf2PageOpaqueData;
+} ScbfPageOpaqueData;
 
-typedef Scbf2PageOpaqueData *Scbf2PageOpaque;
+typedef ScbfPageOpaqueData *ScbfPageOpaque;
 
-#define Scbf2PageGetOpaque(page) ((Scbf2PageOpaque) PageGetSpecialPointer(page))
+#define ScbfPageGetOpaque(page) ((ScbfPageOpaque) PageGetSpecialPointer(page))
 
 /* scbfutils.c */
-extern bool Scbf2PageHasOpaque(Page page);
+extern bool ScbfPageHasOpaque(Page page);
 
 /* Bytes of a page between the header and the special space */
-#define SCBF2_PAGE_SPACE \
+#define SCBF_PAGE_SPACE \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) \
-	 - MAXALIGN(sizeof(Scbf2PageOpaqueData)))
+	 - MAXALIGN(sizeof(ScbfPageOpaqueData)))
 
 /* ----------------------------------------------------------------
  *	Metapage (block 0)
@@ -76,14 +76,14 @@ extern bool Scbf2PageHasOpaque(Page page);
  * committed: runs made by a later one are not visible yet (src/README, D5).
  * ----------------------------------------------------------------
  */
-typedef struct Scbf2PendingHead
+typedef struct ScbfPendingHead
 {
 	BlockNumber head;			/* first page; InvalidBlockNumber = none */
 	BlockNumber tail;			/* last page, which takes appends */
 	uint32		head_serial;	/* page serial of the head page */
 	uint16		cut;			/* entries of the head page already folded */
-	uint16		flags;			/* SCBF2_PENDING_* */
-} Scbf2PendingHead;
+	uint16		flags;			/* SCBF_PENDING_* */
+} ScbfPendingHead;
 
 /*
  * Entries past the cut may exist.  Set by the append that finds its
@@ -91,7 +91,7 @@ typedef struct Scbf2PendingHead
  * that saw nothing past its cut while it held the cut page's lock.  A
  * probe reads no page of a partition without it.
  */
-#define SCBF2_PENDING_MAYHAVE		0x0001
+#define SCBF_PENDING_MAYHAVE		0x0001
 
 /*
  * Pages a fold superseded (an old band, a folded piece of a pending
@@ -100,47 +100,47 @@ typedef struct Scbf2PendingHead
  * than every snapshot (GlobalVisCheckRemovableFullXid), as btree recycles
  * deleted pages.
  */
-#define SCBF2_GRAVES				48
-#define SCBF2_GRAVE_BAND			1	/* blocks first .. first + n - 1 */
-#define SCBF2_GRAVE_PENDING			2	/* the chain from first up to, not
+#define SCBF_GRAVES				48
+#define SCBF_GRAVE_BAND			1	/* blocks first .. first + n - 1 */
+#define SCBF_GRAVE_PENDING			2	/* the chain from first up to, not
 										 * including, stop */
 
-typedef struct Scbf2Grave
+typedef struct ScbfGrave
 {
 	FullTransactionId safexid;
-	uint16		kind;			/* SCBF2_GRAVE_* */
+	uint16		kind;			/* SCBF_GRAVE_* */
 	uint16		unused;
 	BlockNumber first;
 	uint32		n;				/* band: pages */
 	BlockNumber stop;			/* pending: where the piece ends */
-} Scbf2Grave;
+} ScbfGrave;
 
 /*
- * The next transaction id at the commit of each of the last SCBF2_MARKS
- * fold serials, in slot serial % SCBF2_MARKS.  A ledger run superseded by
+ * The next transaction id at the commit of each of the last SCBF_MARKS
+ * fold serials, in slot serial % SCBF_MARKS.  A ledger run superseded by
  * serial G (its "gone") may still be read by a probe that copied the
  * metapage before G committed; once G's mark is older than every snapshot,
  * no probe can, and the run leaves its root and its leaves are freed.  A
  * serial older than every mark takes the oldest mark, which is later.
  */
-#define SCBF2_MARKS					8
+#define SCBF_MARKS					8
 
-typedef struct Scbf2SerialMark
+typedef struct ScbfSerialMark
 {
 	uint64		serial;
 	FullTransactionId nextxid;
-} Scbf2SerialMark;
+} ScbfSerialMark;
 
-typedef struct Scbf2MetaPageData
+typedef struct ScbfMetaPageData
 {
 	uint32		magic;			/* SCBF_MAGIC_NUMBER */
-	uint32		version;		/* SCBF2_FORMAT_VERSION */
+	uint32		version;		/* SCBF_FORMAT_VERSION */
 
 	/* layout, frozen at build */
 	uint16		pages_per_segment;
 	uint16		ncols;
 	uint16		k;				/* slices */
-	uint16		flags;
+	uint16		flags;			/* none defined: 0 (readers ignore it) */
 	uint32		m;				/* positions per slice */
 	uint32		capacity;		/* distinct keys per filter at target_fpr */
 	uint32		hash_seed;
@@ -159,7 +159,7 @@ typedef struct Scbf2MetaPageData
 	uint32		delta_pages;	/* 0: no delta */
 	uint32		delta_serial;
 	uint32		recycle_serial; /* bumped before VACUUM's census recycles
-								 * (Scbf2BumpRecycleSerial) */
+								 * (ScbfBumpRecycleSerial) */
 
 	/* the filter table */
 	uint32		nfilters;		/* table entries in use (FREE included) */
@@ -168,7 +168,7 @@ typedef struct Scbf2MetaPageData
 
 	/* folds and the pending area */
 	uint64		fold_serial;
-	Scbf2PendingHead pending[SCBF2_NPENDING];
+	ScbfPendingHead pending[SCBF_NPENDING];
 
 	/* statistics, refreshed by build and vacuum */
 	uint64		nentries;		/* ledger entries */
@@ -179,48 +179,36 @@ typedef struct Scbf2MetaPageData
 	/* superseded pages, until they can be recycled */
 	uint32		ngraves;
 	uint32		unused2;
-	Scbf2Grave	graves[SCBF2_GRAVES];
+	ScbfGrave	graves[SCBF_GRAVES];
 
 	/* when the last serials committed */
-	Scbf2SerialMark marks[SCBF2_MARKS];
+	ScbfSerialMark marks[SCBF_MARKS];
 
 	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
-} Scbf2MetaPageData;
+} ScbfMetaPageData;
 
-/*
- * Metapage flags, each a layout change made while format 2 was in
- * development: SCBF2_META_DELTA, the metapage has the delta's fields;
- * SCBF2_META_INLINE, ledger runs have a count of inline leaf bytes where
- * they had an unused field (whose bytes an older build left as they
- * were).  A metapage without all of SCBF2_META_LAYOUT has an older layout,
- * and the index must be rebuilt.
- */
-#define SCBF2_META_DELTA			0x0001
-#define SCBF2_META_INLINE			0x0002
-#define SCBF2_META_LAYOUT			(SCBF2_META_DELTA | SCBF2_META_INLINE)
+#define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))
 
-#define Scbf2PageGetMeta(page)	((Scbf2MetaPageData *) PageGetContents(page))
-
-#define SCBF2_MAX_TABLE_PAGES \
-	((SCBF2_PAGE_SPACE - MAXALIGN(offsetof(Scbf2MetaPageData, tablepages))) \
+#define SCBF_MAX_TABLE_PAGES \
+	((SCBF_PAGE_SPACE - MAXALIGN(offsetof(ScbfMetaPageData, tablepages))) \
 	 / sizeof(BlockNumber))
 
 /* ----------------------------------------------------------------
  *	Filter table pages
  *
- * A dense array of entries of Scbf2EntrySize(ncols) bytes; entry c is
+ * A dense array of entries of ScbfFilterEntrySize(ncols) bytes; entry c is
  * filter c, column c of the rows, on table page c / entries-per-page.
  * ----------------------------------------------------------------
  */
-#define SCBF2_FILTER_FREE			0	/* unused column: a new filter may
+#define SCBF_FILTER_FREE			0	/* unused column: a new filter may
 										 * take it */
-#define SCBF2_FILTER_ACTIVE			1	/* its segment's newest: takes folds */
-#define SCBF2_FILTER_CLOSED			2	/* full; a newer one took over */
+#define SCBF_FILTER_ACTIVE			1	/* its segment's newest: takes folds */
+#define SCBF_FILTER_CLOSED			2	/* full; a newer one took over */
 
-typedef struct Scbf2FilterEntry
+typedef struct ScbfFilterEntry
 {
 	uint32		segno;
-	uint16		state;			/* SCBF2_FILTER_* */
+	uint16		state;			/* SCBF_FILTER_* */
 	uint16		position;		/* in its segment's chain, from 0 */
 	uint32		nentries;		/* ledger entries (one per heap tuple) */
 	uint32		nkeys;			/* distinct keys, summed over columns */
@@ -230,11 +218,11 @@ typedef struct Scbf2FilterEntry
 								 * still read it. */
 	uint32		nset[SCBF_ROWS_MAX_K];	/* its set bits per slice */
 	BlockNumber roots[FLEXIBLE_ARRAY_MEMBER];	/* ledger root per column */
-} Scbf2FilterEntry;
+} ScbfFilterEntry;
 
-#define Scbf2EntrySize(ncols) \
-	(offsetof(Scbf2FilterEntry, roots) + sizeof(BlockNumber) * (ncols))
-#define Scbf2EntriesPerPage(ncols)	(SCBF2_PAGE_SPACE / Scbf2EntrySize(ncols))
+#define ScbfFilterEntrySize(ncols) \
+	(offsetof(ScbfFilterEntry, roots) + sizeof(BlockNumber) * (ncols))
+#define ScbfFilterEntriesPerPage(ncols)	(SCBF_PAGE_SPACE / ScbfFilterEntrySize(ncols))
 
 /* ----------------------------------------------------------------
  *	Row pages
@@ -243,7 +231,7 @@ typedef struct Scbf2FilterEntry
  * generic WAL zeroes the hole between pd_lower and pd_upper.
  * ----------------------------------------------------------------
  */
-#define Scbf2PageGetRows(page)		((uint8 *) PageGetContents(page))
+#define ScbfPageGetRows(page)		((uint8 *) PageGetContents(page))
 
 /* ----------------------------------------------------------------
  *	Ledger of one filter and column: a root page listing runs, each run a
@@ -255,27 +243,27 @@ typedef struct Scbf2FilterEntry
  *
  *	A run's last leaf may sit in the root itself ("inline"): its posting
  *	lists follow the run's fences, and its fence names InvalidBlockNumber.
- *	A writer inlines it only when the root keeps SCBF2_ROOT_RESERVE bytes
+ *	A writer inlines it only when the root keeps SCBF_ROOT_RESERVE bytes
  *	free after it, room for the fences of the runs later folds and VACUUMs
  *	add.  A small filter's ledger is then its root alone, and a fold's
  *	small run costs no page of its own.
  * ----------------------------------------------------------------
  */
-typedef struct Scbf2RootPageData
+typedef struct ScbfRootPageData
 {
 	uint16		nruns;
 	uint16		unused;
 	uint32		nbytes;			/* bytes of runs that follow */
-} Scbf2RootPageData;
+} ScbfRootPageData;
 
-typedef struct Scbf2Fence
+typedef struct ScbfFence
 {
 	uint32		hash;			/* first hash of the leaf */
 	BlockNumber blkno;
-} Scbf2Fence;
+} ScbfFence;
 
 /* A run as it sits in the root, fences following */
-typedef struct Scbf2RunData
+typedef struct ScbfRunData
 {
 	uint64		made;			/* fold serial that wrote it */
 	uint64		gone;			/* fold serial that superseded it;
@@ -285,36 +273,36 @@ typedef struct Scbf2RunData
 	uint16		inlined;		/* bytes of the last leaf's posting lists,
 								 * held after the fences; 0: every leaf is
 								 * a page */
-	Scbf2Fence	fences[FLEXIBLE_ARRAY_MEMBER];
-} Scbf2RunData;
+	ScbfFence	fences[FLEXIBLE_ARRAY_MEMBER];
+} ScbfRunData;
 
-#define Scbf2RunSize(nleaves) \
-	(offsetof(Scbf2RunData, fences) + sizeof(Scbf2Fence) * (nleaves))
+#define ScbfRunSize(nleaves) \
+	(offsetof(ScbfRunData, fences) + sizeof(ScbfFence) * (nleaves))
 /* the bytes of a run in its root, inline leaf included */
-#define Scbf2RunBytes(run) \
-	(Scbf2RunSize((run)->nleaves) + (run)->inlined)
-#define Scbf2RunInline(run) \
+#define ScbfRunBytes(run) \
+	(ScbfRunSize((run)->nleaves) + (run)->inlined)
+#define ScbfRunInline(run) \
 	((uint8 *) &(run)->fences[(run)->nleaves])
 /* what a root keeps free when it takes an inline leaf */
-#define SCBF2_ROOT_RESERVE			1024
-#define Scbf2PageGetRoot(page)	((Scbf2RootPageData *) PageGetContents(page))
-#define Scbf2RootRuns(page) \
-	((char *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2RootPageData)))
-#define SCBF2_ROOT_BYTES \
-	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2RootPageData)))
+#define SCBF_ROOT_RESERVE			1024
+#define ScbfPageGetRoot(page)	((ScbfRootPageData *) PageGetContents(page))
+#define ScbfRootRuns(page) \
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfRootPageData)))
+#define SCBF_ROOT_BYTES \
+	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfRootPageData)))
 
-typedef struct Scbf2LeafPageData
+typedef struct ScbfLeafPageData
 {
 	uint32		fence;			/* hash of the first posting list */
 	uint16		nbytes;			/* bytes of posting lists that follow */
 	uint16		nlists;
-} Scbf2LeafPageData;
+} ScbfLeafPageData;
 
-#define Scbf2PageGetLeaf(page)	((Scbf2LeafPageData *) PageGetContents(page))
-#define Scbf2LeafBytes(page) \
-	((uint8 *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2LeafPageData)))
-#define SCBF2_LEAF_BYTES \
-	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2LeafPageData)))
+#define ScbfPageGetLeaf(page)	((ScbfLeafPageData *) PageGetContents(page))
+#define ScbfLeafBytes(page) \
+	((uint8 *) PageGetContents(page) + MAXALIGN(sizeof(ScbfLeafPageData)))
+#define SCBF_LEAF_BYTES \
+	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfLeafPageData)))
 
 /* ----------------------------------------------------------------
  *	Pending pages
@@ -327,21 +315,21 @@ typedef struct Scbf2LeafPageData
  * that was freed, and starts over (src/README, "Storage v2").
  * ----------------------------------------------------------------
  */
-typedef struct Scbf2PendingPageData
+typedef struct ScbfPendingPageData
 {
 	BlockNumber next;			/* next page; InvalidBlockNumber at the tail */
 	uint16		nentries;
 	uint16		unused;
-} Scbf2PendingPageData;
+} ScbfPendingPageData;
 
-#define Scbf2PageGetPending(page) \
-	((Scbf2PendingPageData *) PageGetContents(page))
-#define Scbf2PendingEntries(page) \
-	((char *) PageGetContents(page) + MAXALIGN(sizeof(Scbf2PendingPageData)))
-#define Scbf2PendingEntrySize(ncols) \
+#define ScbfPageGetPending(page) \
+	((ScbfPendingPageData *) PageGetContents(page))
+#define ScbfPendingEntries(page) \
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfPendingPageData)))
+#define ScbfPendingEntrySize(ncols) \
 	(sizeof(ItemPointerData) + sizeof(uint32) * (ncols))
-#define SCBF2_PENDING_BYTES \
-	(SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2PendingPageData)))
+#define SCBF_PENDING_BYTES \
+	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfPendingPageData)))
 
 /* ----------------------------------------------------------------
  *	Delta pages
@@ -352,32 +340,32 @@ typedef struct Scbf2PendingPageData
  * bits in the band and then empties the page (scbfdelta.c).
  * ----------------------------------------------------------------
  */
-typedef struct Scbf2DeltaPageData
+typedef struct ScbfDeltaPageData
 {
 	uint16		nentries;
 	uint16		unused;
-} Scbf2DeltaPageData;
+} ScbfDeltaPageData;
 
-typedef struct Scbf2DeltaEntry
+typedef struct ScbfDeltaEntry
 {
 	uint32		hash;
-	uint32		tag;			/* filter << SCBF2_DELTA_COL_BITS | column */
-} Scbf2DeltaEntry;
+	uint32		tag;			/* filter << SCBF_DELTA_COL_BITS | column */
+} ScbfDeltaEntry;
 
-#define SCBF2_DELTA_COL_BITS		5	/* INDEX_MAX_KEYS columns at most */
-#define Scbf2DeltaTag(filterno, col) \
-	(((uint32) (filterno) << SCBF2_DELTA_COL_BITS) | (uint32) (col))
-#define Scbf2DeltaTagFilter(tag)	((tag) >> SCBF2_DELTA_COL_BITS)
-#define Scbf2DeltaTagColumn(tag) \
-	((int) ((tag) & ((1 << SCBF2_DELTA_COL_BITS) - 1)))
+#define SCBF_DELTA_COL_BITS		5	/* INDEX_MAX_KEYS columns at most */
+#define ScbfDeltaTag(filterno, col) \
+	(((uint32) (filterno) << SCBF_DELTA_COL_BITS) | (uint32) (col))
+#define ScbfDeltaTagFilter(tag)	((tag) >> SCBF_DELTA_COL_BITS)
+#define ScbfDeltaTagColumn(tag) \
+	((int) ((tag) & ((1 << SCBF_DELTA_COL_BITS) - 1)))
 
-#define Scbf2PageGetDelta(page) \
-	((Scbf2DeltaPageData *) PageGetContents(page))
-#define Scbf2DeltaEntries(page) \
-	((Scbf2DeltaEntry *) ((char *) PageGetContents(page) + \
-						  MAXALIGN(sizeof(Scbf2DeltaPageData))))
-#define SCBF2_DELTA_PER_PAGE \
-	((SCBF2_PAGE_SPACE - MAXALIGN(sizeof(Scbf2DeltaPageData))) / \
-	 sizeof(Scbf2DeltaEntry))
+#define ScbfPageGetDelta(page) \
+	((ScbfDeltaPageData *) PageGetContents(page))
+#define ScbfDeltaEntries(page) \
+	((ScbfDeltaEntry *) ((char *) PageGetContents(page) + \
+						  MAXALIGN(sizeof(ScbfDeltaPageData))))
+#define SCBF_DELTA_PER_PAGE \
+	((SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfDeltaPageData))) / \
+	 sizeof(ScbfDeltaEntry))
 
 #endif							/* SCBF_PAGE_H */

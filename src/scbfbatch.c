@@ -53,7 +53,6 @@
 #include "utils/rel.h"
 
 #include "scbf.h"
-#include "scbf2.h"
 
 /*
  * A batch holds at most this many bytes of entries before it is flushed;
@@ -120,7 +119,7 @@ BatchWrite(Relation index, ScbfBatch *b, bool full, bool defer)
  * index by OID; the entries are dropped if the index is gone or has new
  * storage (see the file header).  The batch goes to the pending area if
  * the index's fold helper will fold that after the transaction
- * (Scbf2HelperFoldsAfter), so that the commit does not wait for a fold.
+ * (ScbfHelperFoldsAfter), so that the commit does not wait for a fold.
  */
 static void
 BatchFlushByOid(ScbfBatch *b)
@@ -139,7 +138,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b, false, Scbf2HelperFoldsAfter(index));
+		BatchWrite(index, b, false, ScbfHelperFoldsAfter(index));
 	relation_close(index, RowExclusiveLock);
 }
 
@@ -157,10 +156,10 @@ BatchXactCallback(XactEvent event, void *arg)
 			/* an index's helper first: its batch came before */
 			for (ScbfBatch *b = batches; b != NULL; b = b->next)
 			{
-				Scbf2HelperWait(b->indexoid);
+				ScbfHelperWait(b->indexoid);
 				BatchFlushByOid(b);
 			}
-			Scbf2HelperWait(InvalidOid);
+			ScbfHelperWait(InvalidOid);
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
@@ -168,7 +167,7 @@ BatchXactCallback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			batches = NULL;
-			Scbf2HelperForget();
+			ScbfHelperForget();
 			break;
 		default:
 			break;
@@ -250,10 +249,10 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 		 * folds the batch before, this one waits in the pending area
 		 * instead of the load waiting for the helper.
 		 */
-		bool		defer = Scbf2HelperBusy(b->indexoid);
+		bool		defer = ScbfHelperBusy(b->indexoid);
 
 		if (!defer)
-			Scbf2HelperWait(b->indexoid);
+			ScbfHelperWait(b->indexoid);
 		BatchWrite(index, b, true, defer);
 		b->filled = true;
 	}
@@ -283,7 +282,7 @@ ScbfBatchFlush(Relation index)
 {
 	Oid			indexoid = RelationGetRelid(index);
 
-	Scbf2HelperWait(indexoid);
+	ScbfHelperWait(indexoid);
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
 		if (b->indexoid == indexoid && b->nentries > 0 &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))

@@ -42,7 +42,7 @@
 #include "utils/spccache.h"
 #include "utils/syscache.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* The cost of an index this version cannot read (as core's disable_cost) */
 #define SCBF_UNREADABLE_COST	1.0e10
@@ -72,26 +72,26 @@ static bool
 ScbfGetCostStats(IndexOptInfo *index, ScbfCostStats *cs)
 {
 	Relation	indexRel;
-	Scbf2Meta  *meta;
-	Scbf2Stats	st;
-	Scbf2MetaInfoData mi;
+	ScbfMeta  *meta;
+	ScbfStats	st;
+	ScbfMetaInfoData mi;
 	int			part;
 
 	if (index->hypothetical)
 		return false;
 
 	indexRel = index_open(index->indexoid, NoLock);
-	meta = Scbf2ReadMetaIfCurrent(indexRel);
+	meta = ScbfReadMetaIfCurrent(indexRel);
 	if (meta == NULL)
 	{
 		cs->unreadable = true;
 		index_close(indexRel, NoLock);
 		return true;
 	}
-	Scbf2MetaStats(meta, &st);
-	Scbf2MetaInfo(meta, &mi);
+	ScbfMetaStats(meta, &st);
+	ScbfMetaInfo(meta, &mi);
 	cs->pending_parts = 0;
-	for (part = 0; part < SCBF2_NPENDING; part++)
+	for (part = 0; part < SCBF_NPENDING; part++)
 		if (mi.pending[part].mayhave)
 			cs->pending_parts++;
 	cs->has_delta = mi.delta.pages > 0;
@@ -218,13 +218,13 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		 * D5), nothing pending.
 		 */
 		cs.pages_per_segment = SCBF_DEFAULT_PAGES_PER_SEGMENT;
-		cs.k = scbf_rows_k(SCBF2_DEFAULT_FPR);
+		cs.k = scbf_rows_k(SCBF_DEFAULT_FPR);
 		cs.nsegments = Max(1, ceil(heappages / cs.pages_per_segment));
 		cs.nfilters = cs.nsegments;
 		cs.nledger_pages = Max(cs.nsegments,
 							   tuples * 5.0 * index->nkeycolumns / BLCKSZ);
 		cs.nentries = tuples;
-		cs.mean_fpr = SCBF2_DEFAULT_FPR;
+		cs.mean_fpr = SCBF_DEFAULT_FPR;
 		cs.pending_parts = 0;
 		cs.has_delta = false;
 	}

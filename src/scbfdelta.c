@@ -11,7 +11,7 @@
  *	  9).  From scbf.delta_band_pages band pages on, a fold writes its new
  *	  keys here instead: (column, hash, filter) entries, hash-partitioned
  *	  over delta_pages contiguous pages (a quarter of the band, at least
- *	  SCBF2_DELTA_MIN_PAGES), so it writes at most one page per partition
+ *	  SCBF_DELTA_MIN_PAGES), so it writes at most one page per partition
  *	  it touches (a fold of more than half of what the delta holds sets
  *	  its bits at once, in the pass that merges the delta).  A band that
  *	  grew to twice the size its delta was made for gets a new delta
@@ -37,7 +37,7 @@
  *	  again, until the next merge turns them into extra bits.
  *
  *	  Filter table counts: a key written here counts a set bit in each
- *	  slice of its filter (Scbf2KeyBits), an upper bound, as the bit may be
+ *	  slice of its filter (ScbfKeyBits), an upper bound, as the bit may be
  *	  set already; the merge counts nothing again.  VACUUM's recount makes
  *	  the counts exact.
  *
@@ -56,24 +56,24 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbf_page.h"
 
-StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF2_DELTA_COL_BITS),
+StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF_DELTA_COL_BITS),
 				 "a delta entry's tag has room for every column number");
 
 /* Partitions of the smallest delta */
-#define SCBF2_DELTA_MIN_PAGES	16
+#define SCBF_DELTA_MIN_PAGES	16
 
 /*
- * The delta has a page per SCBF2_DELTA_BAND_RATIO band pages: a merge
+ * The delta has a page per SCBF_DELTA_BAND_RATIO band pages: a merge
  * writes the whole band for the keys the delta took, so the larger the
  * delta the fewer merges per key (a probe reads one page of it whatever
  * its size); a quarter costs the index a quarter of its band in space,
  * and a table that takes random keys merges once per ~1.4M of them at 10M
  * rows (the bench's md5-text column), half as often as with an eighth.
  */
-#define SCBF2_DELTA_BAND_RATIO	4
+#define SCBF_DELTA_BAND_RATIO	4
 
 /*
  * scbf.delta_band_pages: the band size, in pages, from which folds put
@@ -82,7 +82,7 @@ StaticAssertDecl(INDEX_MAX_KEYS <= (1 << SCBF2_DELTA_COL_BITS),
 int			scbf_delta_band_pages = 2048;
 
 /*
- * Scbf2DeltaWanted
+ * ScbfDeltaWanted
  *		Whether a fold of nkeys keys into this band puts them in the delta:
  *		if the band is large, and the delta takes at least two such folds
  *		between merges.  A fold into the delta writes at most its P pages
@@ -92,30 +92,30 @@ int			scbf_delta_band_pages = 2048;
  *		once (which then merges the delta in the same pass).
  */
 bool
-Scbf2DeltaWanted(const Scbf2Band *band, int nkeys)
+ScbfDeltaWanted(const ScbfBand *band, int nkeys)
 {
 	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages &&
-		(uint64) nkeys * 2 <= (uint64) Scbf2DeltaPages(band) * SCBF2_DELTA_PER_PAGE;
+		(uint64) nkeys * 2 <= (uint64) ScbfDeltaPages(band) * SCBF_DELTA_PER_PAGE;
 }
 
 /*
- * Scbf2DeltaPages
+ * ScbfDeltaPages
  *		The partitions (pages) of a delta for band.
  */
 uint32
-Scbf2DeltaPages(const Scbf2Band *band)
+ScbfDeltaPages(const ScbfBand *band)
 {
-	return Max(SCBF2_DELTA_MIN_PAGES, band->pages / SCBF2_DELTA_BAND_RATIO);
+	return Max(SCBF_DELTA_MIN_PAGES, band->pages / SCBF_DELTA_BAND_RATIO);
 }
 
 /*
- * Scbf2DeltaPartition
+ * ScbfDeltaPartition
  *		The partition of key (col, hash) in a delta of npages pages: its own
  *		mix of the hash, so that keys of one band row do not crowd one
  *		partition.
  */
 uint32
-Scbf2DeltaPartition(uint32 hash, int col, uint32 npages)
+ScbfDeltaPartition(uint32 hash, int col, uint32 npages)
 {
 	uint32		x = hash ^ ((uint32) col * 0x9E3779B9U);
 
@@ -133,37 +133,37 @@ Scbf2DeltaPartition(uint32 hash, int col, uint32 npages)
  * which calls this, moves the delta).
  */
 static Buffer
-Scbf2DeltaReadPage(Relation index, const Scbf2Delta *delta, uint32 part,
+DeltaReadPage(Relation index, const ScbfDelta *delta, uint32 part,
 				   int mode, BlockNumber nblocks)
 {
 	BlockNumber blkno = delta->start + part;
-	Buffer		buf = Scbf2ReadPage(index, blkno, mode, SCBF_PAGE_DELTA,
+	Buffer		buf = ScbfReadPage(index, blkno, mode, SCBF_PAGE_DELTA,
 									nblocks);
 	Page		page = BufferGetPage(buf);
 
-	if (Scbf2PageGetOpaque(page)->owner != delta->serial ||
-		Scbf2PageGetOpaque(page)->index != part ||
-		Scbf2PageGetDelta(page)->nentries > SCBF2_DELTA_PER_PAGE)
+	if (ScbfPageGetOpaque(page)->owner != delta->serial ||
+		ScbfPageGetOpaque(page)->index != part ||
+		ScbfPageGetDelta(page)->nentries > SCBF_DELTA_PER_PAGE)
 		ScbfReportCorrupt(index, blkno,
 						  "A delta page is not the one the delta has there.");
 	return buf;
 }
 
 /*
- * Scbf2DeltaCreate
+ * ScbfDeltaCreate
  *		A new, empty delta sized for band, at the end of the relation, with
  *		a serial above old's; WAL-logged as full images.  The fold's
  *		metapage record names it; until then nobody reads it (a crash
  *		leaves its pages to VACUUM's census).
  */
 void
-Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
-				 Scbf2Delta *delta)
+ScbfDeltaCreate(Relation index, const ScbfBand *band, const ScbfDelta *old,
+				 ScbfDelta *delta)
 {
 	bool		needLock = !RELATION_IS_LOCAL(index);
 	uint32		p;
 
-	delta->pages = Scbf2DeltaPages(band);
+	delta->pages = ScbfDeltaPages(band);
 	delta->serial = old->serial + 1;
 	delta->start = InvalidBlockNumber;
 
@@ -184,13 +184,13 @@ Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
 				 RelationGetRelationName(index));
 		xlog = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-		Scbf2PageGetOpaque(page)->owner = delta->serial;
-		Scbf2PageGetOpaque(page)->index = p;
-		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_DELTA;
-		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-		Scbf2PageGetDelta(page)->nentries = 0;
-		((PageHeader) page)->pd_lower = (char *) Scbf2DeltaEntries(page) -
+		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+		ScbfPageGetOpaque(page)->owner = delta->serial;
+		ScbfPageGetOpaque(page)->index = p;
+		ScbfPageGetOpaque(page)->type = SCBF_PAGE_DELTA;
+		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		ScbfPageGetDelta(page)->nentries = 0;
+		((PageHeader) page)->pd_lower = (char *) ScbfDeltaEntries(page) -
 			(char *) page;
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
@@ -200,14 +200,14 @@ Scbf2DeltaCreate(Relation index, const Scbf2Band *band, const Scbf2Delta *old,
 }
 
 /*
- * Scbf2DeltaFree
+ * ScbfDeltaFree
  *		Free the pages of a delta the metapage no longer names (one a fold
  *		replaced by a larger one, after merging it); WAL-logged.  A probe
  *		that copied the metapage before the replacement finds another page
  *		and starts over.  Pages that are not that delta's are left alone.
  */
 void
-Scbf2DeltaFree(Relation index, const Scbf2Delta *delta, BlockNumber nblocks)
+ScbfDeltaFree(Relation index, const ScbfDelta *delta, BlockNumber nblocks)
 {
 	uint32		p;
 
@@ -223,27 +223,27 @@ Scbf2DeltaFree(Relation index, const Scbf2Delta *delta, BlockNumber nblocks)
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		page = BufferGetPage(buf);
-		if (Scbf2PageHasOpaque(page) &&
-			Scbf2PageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
-			Scbf2PageGetOpaque(page)->owner == delta->serial)
-			Scbf2FreePage(index, buf);
+		if (ScbfPageHasOpaque(page) &&
+			ScbfPageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
+			ScbfPageGetOpaque(page)->owner == delta->serial)
+			ScbfFreePage(index, buf);
 		UnlockReleaseBuffer(buf);
 	}
 }
 
 /*
- * Scbf2DeltaAdd
+ * ScbfDeltaAdd
  *		Put keys[0 .. n) in the delta, WAL-logged, one record per partition
  *		page written.  Reorders keys: first those a full partition had no
  *		room for, whose number it returns (the caller merges the delta and
  *		sets their bits itself), then those it took.  Under the fold lock.
  */
 int
-Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
+ScbfDeltaAdd(Relation index, const ScbfDelta *delta, ScbfRowKey *keys,
 			  int n, BlockNumber nblocks)
 {
 	uint32	   *start = palloc0(sizeof(uint32) * (delta->pages + 1));
-	Scbf2RowKey *sorted = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
+	ScbfRowKey *sorted = palloc(sizeof(ScbfRowKey) * Max(n, 1));
 	int			nleft = 0;
 	int			ntaken = 0;
 	int			i;
@@ -255,12 +255,12 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 	 * three, for the hundred thousand keys of a large fold).
 	 */
 	for (i = 0; i < n; i++)
-		start[Scbf2DeltaPartition(keys[i].hash, keys[i].col,
+		start[ScbfDeltaPartition(keys[i].hash, keys[i].col,
 								  delta->pages) + 1]++;
 	for (p = 0; p < delta->pages; p++)
 		start[p + 1] += start[p];
 	for (i = 0; i < n; i++)
-		sorted[start[Scbf2DeltaPartition(keys[i].hash, keys[i].col,
+		sorted[start[ScbfDeltaPartition(keys[i].hash, keys[i].col,
 										 delta->pages)]++] = keys[i];
 
 	/*
@@ -275,27 +275,27 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 		Buffer		buf;
 		GenericXLogState *xlog;
 		Page		page;
-		Scbf2DeltaPageData *dp;
-		Scbf2DeltaEntry *entries;
+		ScbfDeltaPageData *dp;
+		ScbfDeltaEntry *entries;
 
 		if (i == end)
 			continue;
 		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
+		buf = DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
 								 nblocks);
 		xlog = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(xlog, buf, 0);
-		dp = Scbf2PageGetDelta(page);
-		entries = Scbf2DeltaEntries(page);
+		dp = ScbfPageGetDelta(page);
+		entries = ScbfDeltaEntries(page);
 		for (; i < end; i++)
 		{
-			if (dp->nentries >= SCBF2_DELTA_PER_PAGE)
+			if (dp->nentries >= SCBF_DELTA_PER_PAGE)
 			{
 				keys[nleft++] = sorted[i];
 				continue;
 			}
 			entries[dp->nentries].hash = sorted[i].hash;
-			entries[dp->nentries].tag = Scbf2DeltaTag(sorted[i].filterno,
+			entries[dp->nentries].tag = ScbfDeltaTag(sorted[i].filterno,
 													  sorted[i].col);
 			dp->nentries++;
 			sorted[ntaken++] = sorted[i];
@@ -307,14 +307,14 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
 	}
 
 	/* the keys the delta took follow those it had no room for */
-	memcpy(keys + nleft, sorted, sizeof(Scbf2RowKey) * ntaken);
+	memcpy(keys + nleft, sorted, sizeof(ScbfRowKey) * ntaken);
 	pfree(sorted);
 	pfree(start);
 	return nleft;
 }
 
 /*
- * Scbf2DeltaMerge
+ * ScbfDeltaMerge
  *		Set the row bits of every key in the delta, and of extra[0 ..
  *		nextra) (a fold's keys whose bits go straight to the band), then
  *		empty the delta's pages; WAL-logged.  Returns the entries merged.
@@ -326,32 +326,32 @@ Scbf2DeltaAdd(Relation index, const Scbf2Delta *delta, Scbf2RowKey *keys,
  * header).  The extra keys go with the first group: one pass over the
  * band's pages for both, where a merge and then the fold's own keys would
  * write every band page twice.  Counts no bits in the filter table:
- * Scbf2KeyBits counted them when the keys came in (the caller counts the
+ * ScbfKeyBits counted them when the keys came in (the caller counts the
  * extra keys so too).
  */
 int
-Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
-				const Scbf2Band *band, const Scbf2RowKey *extra, int nextra,
+ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
+				const ScbfBand *band, const ScbfRowKey *extra, int nextra,
 				BlockNumber nblocks)
 {
 	Size		maxkeys = Max((Size) maintenance_work_mem * 1024L /
-							  sizeof(Scbf2RowKey),
-							  SCBF2_DELTA_PER_PAGE);
-	Scbf2RowKey *keys;
+							  sizeof(ScbfRowKey),
+							  SCBF_DELTA_PER_PAGE);
+	ScbfRowKey *keys;
 	int			merged = 0;
 	uint32		first = 0;
 
 	if (delta->pages == 0)
 	{
 		if (nextra > 0)
-			Scbf2RowsSet(index, state, band, extra, nextra, NULL, nblocks);
+			ScbfRowsSet(index, state, band, extra, nextra, NULL, nblocks);
 		return 0;
 	}
-	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(Scbf2RowKey));
-	keys = palloc_extended(sizeof(Scbf2RowKey) * (maxkeys + nextra),
+	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(ScbfRowKey));
+	keys = palloc_extended(sizeof(ScbfRowKey) * (maxkeys + nextra),
 						   MCXT_ALLOC_HUGE);
 	if (nextra > 0)
-		memcpy(keys, extra, sizeof(Scbf2RowKey) * nextra);
+		memcpy(keys, extra, sizeof(ScbfRowKey) * nextra);
 	while (first < delta->pages)
 	{
 		/* the first group begins with the extra keys */
@@ -364,25 +364,25 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 		{
 			Buffer		buf;
 			Page		page;
-			Scbf2DeltaEntry *entries;
+			ScbfDeltaEntry *entries;
 			uint16		nentries;
 			uint16		e;
 
 			CHECK_FOR_INTERRUPTS();
-			buf = Scbf2DeltaReadPage(index, delta, last, BUFFER_LOCK_SHARE,
+			buf = DeltaReadPage(index, delta, last, BUFFER_LOCK_SHARE,
 									 nblocks);
 			page = BufferGetPage(buf);
-			nentries = Scbf2PageGetDelta(page)->nentries;
+			nentries = ScbfPageGetDelta(page)->nentries;
 			if (nkeys + nentries > maxkeys + (first == 0 ? nextra : 0))
 			{
 				UnlockReleaseBuffer(buf);
 				break;
 			}
-			entries = Scbf2DeltaEntries(page);
+			entries = ScbfDeltaEntries(page);
 			for (e = 0; e < nentries; e++)
 			{
-				keys[nkeys].filterno = Scbf2DeltaTagFilter(entries[e].tag);
-				keys[nkeys].col = Scbf2DeltaTagColumn(entries[e].tag);
+				keys[nkeys].filterno = ScbfDeltaTagFilter(entries[e].tag);
+				keys[nkeys].col = ScbfDeltaTagColumn(entries[e].tag);
 				keys[nkeys].hash = entries[e].hash;
 				if (keys[nkeys].col >= state->ncols)
 					ScbfReportCorrupt(index, delta->start + last,
@@ -396,7 +396,7 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 		}
 
 		/* their bits, then the pages emptied */
-		Scbf2RowsSet(index, state, band, keys, (int) nkeys, NULL, nblocks);
+		ScbfRowsSet(index, state, band, keys, (int) nkeys, NULL, nblocks);
 		for (p = first; p < last; p++)
 		{
 			Buffer		buf;
@@ -404,17 +404,17 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 			Page		page;
 
 			CHECK_FOR_INTERRUPTS();
-			buf = Scbf2DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
+			buf = DeltaReadPage(index, delta, p, BUFFER_LOCK_EXCLUSIVE,
 									 nblocks);
-			if (Scbf2PageGetDelta(BufferGetPage(buf))->nentries == 0)
+			if (ScbfPageGetDelta(BufferGetPage(buf))->nentries == 0)
 			{
 				UnlockReleaseBuffer(buf);
 				continue;
 			}
 			xlog = GenericXLogStart(index);
 			page = GenericXLogRegisterBuffer(xlog, buf, 0);
-			Scbf2PageGetDelta(page)->nentries = 0;
-			((PageHeader) page)->pd_lower = (char *) Scbf2DeltaEntries(page) -
+			ScbfPageGetDelta(page)->nentries = 0;
+			((PageHeader) page)->pd_lower = (char *) ScbfDeltaEntries(page) -
 				(char *) page;
 			GenericXLogFinish(xlog);
 			UnlockReleaseBuffer(buf);
@@ -427,7 +427,7 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
 }
 
 /*
- * Scbf2DeltaProbe
+ * ScbfDeltaProbe
  *		acc |= the filters the delta names for any of hashes[0 .. nhashes)
  *		in column col, as of metapage copy meta.
  *
@@ -438,24 +438,24 @@ Scbf2DeltaMerge(Relation index, Scbf2State *state, const Scbf2Delta *delta,
  * does not see, and are left out.
  */
 bool
-Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
+ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 				const uint32 *hashes, int nhashes, uint8 *acc,
 				BlockNumber nblocks)
 {
-	Scbf2Delta	delta;
+	ScbfDelta	delta;
 	uint32		nfilters = meta->nfilters;
 	int			h;
 
-	Scbf2MetaDelta(meta, &delta);
+	ScbfMetaDelta(meta, &delta);
 	if (delta.pages == 0)
 		return true;
 	for (h = 0; h < nhashes; h++)
 	{
-		uint32		part = Scbf2DeltaPartition(hashes[h], col, delta.pages);
+		uint32		part = ScbfDeltaPartition(hashes[h], col, delta.pages);
 		BlockNumber blkno = delta.start + part;
 		Buffer		buf;
 		Page		page;
-		Scbf2DeltaEntry *entries;
+		ScbfDeltaEntry *entries;
 		uint16		nentries;
 		uint16		e;
 
@@ -464,25 +464,25 @@ Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (!Scbf2PageHasOpaque(page) ||
-			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_DELTA ||
-			Scbf2PageGetOpaque(page)->owner != delta.serial ||
-			Scbf2PageGetOpaque(page)->index != part)
+		if (!ScbfPageHasOpaque(page) ||
+			ScbfPageGetOpaque(page)->type != SCBF_PAGE_DELTA ||
+			ScbfPageGetOpaque(page)->owner != delta.serial ||
+			ScbfPageGetOpaque(page)->index != part)
 		{
 			UnlockReleaseBuffer(buf);
 			return false;
 		}
-		nentries = Scbf2PageGetDelta(page)->nentries;
-		if (nentries > SCBF2_DELTA_PER_PAGE)
+		nentries = ScbfPageGetDelta(page)->nentries;
+		if (nentries > SCBF_DELTA_PER_PAGE)
 			ScbfReportCorrupt(index, blkno,
 							  "A delta page has more entries than fit.");
-		entries = Scbf2DeltaEntries(page);
+		entries = ScbfDeltaEntries(page);
 		for (e = 0; e < nentries; e++)
 		{
-			uint32		filterno = Scbf2DeltaTagFilter(entries[e].tag);
+			uint32		filterno = ScbfDeltaTagFilter(entries[e].tag);
 
 			if (entries[e].hash != hashes[h] ||
-				Scbf2DeltaTagColumn(entries[e].tag) != col ||
+				ScbfDeltaTagColumn(entries[e].tag) != col ||
 				filterno >= nfilters)
 				continue;
 			acc[filterno / 8] |= (uint8) (1 << (filterno % 8));
@@ -493,15 +493,15 @@ Scbf2DeltaProbe(Relation index, const Scbf2Meta *meta, int col,
 }
 
 /*
- * Scbf2ReadDeltaPage
+ * ScbfReadDeltaPage
  *		The keys on partition part of delta, into *keys (palloc'd); -1 if
  *		the block is outside the index or is not that partition's page
  *		(type, serial, partition), or says it holds more than fits: the
  *		verifier and the diagnostics say why.
  */
 int
-Scbf2ReadDeltaPage(Relation index, const Scbf2Delta *delta, uint32 part,
-				   Scbf2RowKey **keys, BlockNumber nblocks)
+ScbfReadDeltaPage(Relation index, const ScbfDelta *delta, uint32 part,
+				   ScbfRowKey **keys, BlockNumber nblocks)
 {
 	BlockNumber blkno = delta->start + part;
 	Buffer		buf;
@@ -515,21 +515,21 @@ Scbf2ReadDeltaPage(Relation index, const Scbf2Delta *delta, uint32 part,
 	buf = ReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	if (Scbf2PageHasOpaque(page) &&
-		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
-		Scbf2PageGetOpaque(page)->owner == delta->serial &&
-		Scbf2PageGetOpaque(page)->index == part &&
-		Scbf2PageGetDelta(page)->nentries <= SCBF2_DELTA_PER_PAGE)
+	if (ScbfPageHasOpaque(page) &&
+		ScbfPageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
+		ScbfPageGetOpaque(page)->owner == delta->serial &&
+		ScbfPageGetOpaque(page)->index == part &&
+		ScbfPageGetDelta(page)->nentries <= SCBF_DELTA_PER_PAGE)
 	{
-		Scbf2DeltaEntry *entries = Scbf2DeltaEntries(page);
+		ScbfDeltaEntry *entries = ScbfDeltaEntries(page);
 		int			e;
 
-		n = Scbf2PageGetDelta(page)->nentries;
-		*keys = palloc(sizeof(Scbf2RowKey) * Max(n, 1));
+		n = ScbfPageGetDelta(page)->nentries;
+		*keys = palloc(sizeof(ScbfRowKey) * Max(n, 1));
 		for (e = 0; e < n; e++)
 		{
-			(*keys)[e].filterno = Scbf2DeltaTagFilter(entries[e].tag);
-			(*keys)[e].col = Scbf2DeltaTagColumn(entries[e].tag);
+			(*keys)[e].filterno = ScbfDeltaTagFilter(entries[e].tag);
+			(*keys)[e].col = ScbfDeltaTagColumn(entries[e].tag);
 			(*keys)[e].hash = entries[e].hash;
 		}
 	}

@@ -23,39 +23,39 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbf_page.h"
 
 /*
- * Scbf2ReadFilter
+ * ScbfReadFilter
  *		A palloc'd copy of filter filterno's table entry.
  */
-Scbf2Filter *
-Scbf2ReadFilter(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+ScbfFilter *
+ScbfReadFilter(Relation index, ScbfState *state, const ScbfMeta *meta,
 				uint32 filterno, BlockNumber nblocks)
 {
-	Size		esize = Scbf2EntrySize(state->ncols);
-	uint32		perpage = Scbf2EntriesPerPage(state->ncols);
+	Size		esize = ScbfFilterEntrySize(state->ncols);
+	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
 	uint32		tpage = filterno / perpage;
-	Scbf2FilterEntry *entry = palloc(esize);
+	ScbfFilterEntry *entry = palloc(esize);
 	Buffer		buf;
 	Page		page;
 
 	if (filterno >= meta->nfilters || tpage >= meta->ntablepages)
 		elog(ERROR, "filter %u is beyond the filter table of index \"%s\"",
 			 filterno, RelationGetRelationName(index));
-	buf = Scbf2ReadPage(index, meta->tablepages[tpage], BUFFER_LOCK_SHARE,
+	buf = ScbfReadPage(index, meta->tablepages[tpage], BUFFER_LOCK_SHARE,
 						SCBF_PAGE_TABLE, nblocks);
 	page = BufferGetPage(buf);
-	if (Scbf2PageGetOpaque(page)->index != tpage)
+	if (ScbfPageGetOpaque(page)->index != tpage)
 		ScbfReportCorrupt(index, meta->tablepages[tpage],
 						  "A filter table page is not the one the metapage lists there.");
 	memcpy(entry, (char *) PageGetContents(page) + esize * (filterno % perpage),
 		   esize);
 	UnlockReleaseBuffer(buf);
 
-	if (entry->state > SCBF2_FILTER_CLOSED ||
-		(entry->state != SCBF2_FILTER_FREE && entry->nentries > 0 &&
+	if (entry->state > SCBF_FILTER_CLOSED ||
+		(entry->state != SCBF_FILTER_FREE && entry->nentries > 0 &&
 		 entry->roots[0] == InvalidBlockNumber))
 		ScbfReportCorrupt(index, meta->tablepages[tpage],
 						  psprintf("Filter %u has an impossible table entry.",
@@ -67,16 +67,16 @@ Scbf2ReadFilter(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  * True unless the entry is a free column.
  */
 bool
-Scbf2FilterInUse(const Scbf2Filter *f)
+ScbfFilterInUse(const ScbfFilter *f)
 {
-	return f->state != SCBF2_FILTER_FREE;
+	return f->state != SCBF_FILTER_FREE;
 }
 
 /*
  * The heap segment a filter covers.
  */
 uint32
-Scbf2FilterSegment(const Scbf2Filter *f)
+ScbfFilterSegment(const ScbfFilter *f)
 {
 	return f->segno;
 }
@@ -85,7 +85,7 @@ Scbf2FilterSegment(const Scbf2Filter *f)
  * The ledger root of index column col; InvalidBlockNumber if none.
  */
 BlockNumber
-Scbf2FilterRoot(const Scbf2Filter *f, int col)
+ScbfFilterRoot(const ScbfFilter *f, int col)
 {
 	return f->roots[col];
 }
@@ -94,7 +94,7 @@ Scbf2FilterRoot(const Scbf2Filter *f, int col)
  * A filter's place in its segment's chain, from 0.
  */
 uint16
-Scbf2FilterPosition(const Scbf2Filter *f)
+ScbfFilterPosition(const ScbfFilter *f)
 {
 	return f->position;
 }
@@ -103,7 +103,7 @@ Scbf2FilterPosition(const Scbf2Filter *f)
  * Set the distinct keys a filter holds, summed over the columns.
  */
 void
-Scbf2FilterSetKeys(Scbf2Filter *f, uint32 nkeys)
+ScbfFilterSetKeys(ScbfFilter *f, uint32 nkeys)
 {
 	f->nkeys = nkeys;
 }
@@ -112,7 +112,7 @@ Scbf2FilterSetKeys(Scbf2Filter *f, uint32 nkeys)
  * The distinct keys a filter holds, summed over the columns.
  */
 uint32
-Scbf2FilterKeys(const Scbf2Filter *f)
+ScbfFilterKeys(const ScbfFilter *f)
 {
 	return f->nkeys;
 }
@@ -121,24 +121,24 @@ Scbf2FilterKeys(const Scbf2Filter *f)
  * Its set bits per slice, into nset[SCBF_ROWS_MAX_K].
  */
 void
-Scbf2FilterGetBits(const Scbf2Filter *f, uint32 *nset)
+ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset)
 {
 	memcpy(nset, f->nset, sizeof(f->nset));
 }
 
 /*
- * Scbf2NewFilter
+ * ScbfNewFilter
  *		A palloc'd ACTIVE table entry for a new filter, without roots yet.
  */
-Scbf2Filter *
-Scbf2NewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
+ScbfFilter *
+ScbfNewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
 			   uint32 nkeys)
 {
-	Scbf2FilterEntry *f = palloc0(Scbf2EntrySize(ncols));
+	ScbfFilterEntry *f = palloc0(ScbfFilterEntrySize(ncols));
 	int			col;
 
 	f->segno = segno;
-	f->state = SCBF2_FILTER_ACTIVE;
+	f->state = SCBF_FILTER_ACTIVE;
 	f->gone = PG_UINT64_MAX;
 	f->position = position;
 	f->nentries = nentries;
@@ -152,7 +152,7 @@ Scbf2NewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
  * Set the ledger root of column col.
  */
 void
-Scbf2FilterSetRoot(Scbf2Filter *f, int col, BlockNumber root)
+ScbfFilterSetRoot(ScbfFilter *f, int col, BlockNumber root)
 {
 	f->roots[col] = root;
 }
@@ -161,7 +161,7 @@ Scbf2FilterSetRoot(Scbf2Filter *f, int col, BlockNumber root)
  * Set the set bits per slice, nset[0 .. k).
  */
 void
-Scbf2FilterSetBits(Scbf2Filter *f, uint32 k, const uint32 *nset)
+ScbfFilterSetBits(ScbfFilter *f, uint32 k, const uint32 *nset)
 {
 	memset(f->nset, 0, sizeof(f->nset));
 	memcpy(f->nset, nset, sizeof(uint32) * Min(k, SCBF_ROWS_MAX_K));
@@ -173,7 +173,7 @@ Scbf2FilterSetBits(Scbf2Filter *f, uint32 k, const uint32 *nset)
  * independent).
  */
 double
-Scbf2FilterFpr(const Scbf2Filter *f, uint32 k, uint32 m)
+ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m)
 {
 	double		fpr = 1.0;
 	uint32		i;
@@ -184,22 +184,22 @@ Scbf2FilterFpr(const Scbf2Filter *f, uint32 k, uint32 m)
 }
 
 /*
- * Scbf2WriteTable
+ * ScbfWriteTable
  *		Write the table of a new index, filters[0 .. nfilters), into new
  *		pages, and list them in layout.
  *
  * For ambuild: unlogged, the build WAL-logs the whole index at its end.
  */
 void
-Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
-				uint32 nfilters, Scbf2Layout *layout)
+ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
+				uint32 nfilters, ScbfLayout *layout)
 {
-	Size		esize = Scbf2EntrySize(ncols);
-	uint32		perpage = Scbf2EntriesPerPage(ncols);
+	Size		esize = ScbfFilterEntrySize(ncols);
+	uint32		perpage = ScbfFilterEntriesPerPage(ncols);
 	uint32		npages = (nfilters + perpage - 1) / perpage;
 	uint32		p;
 
-	if (npages > SCBF2_MAX_TABLE_PAGES)
+	if (npages > SCBF_MAX_TABLE_PAGES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index \"%s\" would need %u filters, more than its filter table holds",
@@ -213,10 +213,10 @@ Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
 		Page		page = BufferGetPage(buf);
 		uint32		c;
 
-		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-		Scbf2PageGetOpaque(page)->index = p;
-		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+		ScbfPageGetOpaque(page)->index = p;
+		ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
+		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
 		for (c = p * perpage; c < nfilters && c < (p + 1) * perpage; c++)
 			memcpy((char *) PageGetContents(page) + esize * (c - p * perpage),
 				   filters[c], esize);
@@ -229,17 +229,17 @@ Scbf2WriteTable(Relation index, int ncols, Scbf2Filter **filters,
 }
 
 /*
- * Scbf2ReadTable
+ * ScbfReadTable
  *		Copies of every entry of the filter table of a metapage copy: an
- *		array of Scbf2MetaFilters(meta) entries, each palloc'd.
+ *		array of ScbfMetaFilters(meta) entries, each palloc'd.
  */
-Scbf2Filter **
-Scbf2ReadTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+ScbfFilter **
+ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 			   BlockNumber nblocks)
 {
-	Size		esize = Scbf2EntrySize(state->ncols);
-	uint32		perpage = Scbf2EntriesPerPage(state->ncols);
-	Scbf2Filter **filters = palloc(sizeof(Scbf2Filter *) *
+	Size		esize = ScbfFilterEntrySize(state->ncols);
+	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
+	ScbfFilter **filters = palloc(sizeof(ScbfFilter *) *
 								   Max(meta->nfilters, 1));
 	uint32		p;
 	uint32		c = 0;
@@ -250,10 +250,10 @@ Scbf2ReadTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		Page		page;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2ReadPage(index, meta->tablepages[p], BUFFER_LOCK_SHARE,
+		buf = ScbfReadPage(index, meta->tablepages[p], BUFFER_LOCK_SHARE,
 							SCBF_PAGE_TABLE, nblocks);
 		page = BufferGetPage(buf);
-		if (Scbf2PageGetOpaque(page)->index != p)
+		if (ScbfPageGetOpaque(page)->index != p)
 		{
 			UnlockReleaseBuffer(buf);
 			ScbfReportCorrupt(index, meta->tablepages[p],
@@ -272,7 +272,7 @@ Scbf2ReadTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
- * Scbf2UpdateTable
+ * ScbfUpdateTable
  *		Write the entries a fold changed, WAL-logged: filters[c] for every
  *		c < nold with changed[c], and all of filters[nold .. nnew), on new
  *		table pages as needed.  *tablepages (palloc'd, ntablepages long)
@@ -280,17 +280,17 @@ Scbf2ReadTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  *		entries are invisible until it commits.
  */
 void
-Scbf2UpdateTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-				 Scbf2Filter **filters, const bool *changed, uint32 nold,
+ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
+				 ScbfFilter **filters, const bool *changed, uint32 nold,
 				 uint32 nnew, BlockNumber **tablepages, uint32 *ntablepages,
 				 BlockNumber nblocks)
 {
-	Size		esize = Scbf2EntrySize(state->ncols);
-	uint32		perpage = Scbf2EntriesPerPage(state->ncols);
+	Size		esize = ScbfFilterEntrySize(state->ncols);
+	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
 	uint32		npages = (nnew + perpage - 1) / perpage;
 	uint32		p;
 
-	if (npages > SCBF2_MAX_TABLE_PAGES)
+	if (npages > SCBF_MAX_TABLE_PAGES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("index \"%s\" would need %u filters, more than its filter table holds",
@@ -319,7 +319,7 @@ Scbf2UpdateTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		if (isnew)
 			buf = ScbfNewBuffer(index);
 		else
-			buf = Scbf2ReadPage(index, meta->tablepages[p],
+			buf = ScbfReadPage(index, meta->tablepages[p],
 								BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_TABLE,
 								nblocks);
 		xlog = GenericXLogStart(index);
@@ -327,10 +327,10 @@ Scbf2UpdateTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 		if (isnew)
 		{
-			PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-			Scbf2PageGetOpaque(page)->index = p;
-			Scbf2PageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-			Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+			PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+			ScbfPageGetOpaque(page)->index = p;
+			ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
+			ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
 			((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
 				esize * perpage;
 			(*tablepages)[p] = BufferGetBlockNumber(buf);
@@ -348,7 +348,7 @@ Scbf2UpdateTable(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  * A filter's entries (one per heap tuple).
  */
 uint32
-Scbf2FilterEntries(const Scbf2Filter *f)
+ScbfFilterEntries(const ScbfFilter *f)
 {
 	return f->nentries;
 }
@@ -357,25 +357,25 @@ Scbf2FilterEntries(const Scbf2Filter *f)
  * True if the filter takes its segment's new entries.
  */
 bool
-Scbf2FilterIsActive(const Scbf2Filter *f)
+ScbfFilterIsActive(const ScbfFilter *f)
 {
-	return f->state == SCBF2_FILTER_ACTIVE;
+	return f->state == SCBF_FILTER_ACTIVE;
 }
 
 /*
  * A newer filter takes over its segment's entries.
  */
 void
-Scbf2FilterClose(Scbf2Filter *f)
+ScbfFilterClose(ScbfFilter *f)
 {
-	f->state = SCBF2_FILTER_CLOSED;
+	f->state = SCBF_FILTER_CLOSED;
 }
 
 /*
  * Set its entries, as VACUUM recounted them.
  */
 void
-Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n)
+ScbfFilterSetEntries(ScbfFilter *f, uint32 n)
 {
 	f->nentries = n;
 }
@@ -385,16 +385,16 @@ Scbf2FilterSetEntries(Scbf2Filter *f, uint32 n)
  * merged into another filter by a serial it sees.
  */
 bool
-Scbf2FilterVisible(const Scbf2Filter *f, uint64 serial)
+ScbfFilterVisible(const ScbfFilter *f, uint64 serial)
 {
-	return f->state != SCBF2_FILTER_FREE && serial < f->gone;
+	return f->state != SCBF_FILTER_FREE && serial < f->gone;
 }
 
 /*
  * The serial that merged the filter into another (PG_UINT64_MAX: none).
  */
 uint64
-Scbf2FilterGone(const Scbf2Filter *f)
+ScbfFilterGone(const ScbfFilter *f)
 {
 	return f->gone;
 }
@@ -403,7 +403,7 @@ Scbf2FilterGone(const Scbf2Filter *f)
  * Mark the filter merged into another by serial `gone`.
  */
 void
-Scbf2FilterSetGone(Scbf2Filter *f, uint64 gone)
+ScbfFilterSetGone(ScbfFilter *f, uint64 gone)
 {
 	f->gone = gone;
 }
@@ -415,9 +415,9 @@ Scbf2FilterSetGone(Scbf2Filter *f, uint64 gone)
  * crashed merge never hides a filter whose entries its target lacks.
  */
 bool
-Scbf2FilterUndoGone(Scbf2Filter *f, uint64 serial)
+ScbfFilterUndoGone(ScbfFilter *f, uint64 serial)
 {
-	if (f->state == SCBF2_FILTER_FREE || f->gone == PG_UINT64_MAX ||
+	if (f->state == SCBF_FILTER_FREE || f->gone == PG_UINT64_MAX ||
 		f->gone < serial)
 		return false;
 	f->gone = PG_UINT64_MAX;
@@ -428,9 +428,9 @@ Scbf2FilterUndoGone(Scbf2Filter *f, uint64 serial)
  * Make the filter its segment's ACTIVE one.
  */
 void
-Scbf2FilterActivate(Scbf2Filter *f)
+ScbfFilterActivate(ScbfFilter *f)
 {
-	f->state = SCBF2_FILTER_ACTIVE;
+	f->state = SCBF_FILTER_ACTIVE;
 }
 
 /*
@@ -438,11 +438,11 @@ Scbf2FilterActivate(Scbf2Filter *f)
  * leaves are left to the page census, its bits to the caller.
  */
 void
-Scbf2FilterRelease(Scbf2Filter *f, int ncols)
+ScbfFilterRelease(ScbfFilter *f, int ncols)
 {
 	int			col;
 
-	f->state = SCBF2_FILTER_FREE;
+	f->state = SCBF_FILTER_FREE;
 	f->gone = PG_UINT64_MAX;
 	f->nentries = 0;
 	f->nkeys = 0;
@@ -455,7 +455,7 @@ Scbf2FilterRelease(Scbf2Filter *f, int ncols)
  * Count n more entries.
  */
 void
-Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n)
+ScbfFilterAddEntries(ScbfFilter *f, uint32 n)
 {
 	f->nentries += n;
 }
@@ -464,27 +464,27 @@ Scbf2FilterAddEntries(Scbf2Filter *f, uint32 n)
  * One more set bit in slice `slice`.
  */
 void
-Scbf2FilterAddBit(Scbf2Filter *f, uint32 slice)
+ScbfFilterAddBit(ScbfFilter *f, uint32 slice)
 {
 	if (slice < SCBF_ROWS_MAX_K)
 		f->nset[slice]++;
 }
 
 /*
- * Scbf2FilterStateName
+ * ScbfFilterStateName
  *		The name of a table entry's state ("free", "active", "closed"), or
  *		NULL if the entry holds no known state.
  */
 const char *
-Scbf2FilterStateName(const Scbf2Filter *f)
+ScbfFilterStateName(const ScbfFilter *f)
 {
 	switch (f->state)
 	{
-		case SCBF2_FILTER_FREE:
+		case SCBF_FILTER_FREE:
 			return "free";
-		case SCBF2_FILTER_ACTIVE:
+		case SCBF_FILTER_ACTIVE:
 			return "active";
-		case SCBF2_FILTER_CLOSED:
+		case SCBF_FILTER_CLOSED:
 			return "closed";
 	}
 	return NULL;

@@ -29,7 +29,7 @@
  *	  entries that run ahead (statistics only); the entries stay pending.
  *	  The next fold, at serial S + 1 again, first drops such runs from
  *	  every ACTIVE filter it folds into or closes, and counts its entries
- *	  again (Scbf2FoldUndoCrashed): else the runs of a filter it closed
+ *	  again (FoldUndoCrashed): else the runs of a filter it closed
  *	  instead would become visible with its commit, and the entries it
  *	  folds again would be there twice.  After 6 the fold is complete.  A
  *	  reader sees each entry once: pending before the commit, in a run
@@ -50,54 +50,54 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* Graves a fold may add: one per pending partition and one band */
-#define SCBF2_FOLD_GRAVES		(SCBF2_NPENDING + 1)
+#define SCBF_FOLD_GRAVES		(SCBF_NPENDING + 1)
 
 /* A pending entry of the fold: its segment, item and hashes */
-typedef struct Scbf2FoldEntry
+typedef struct ScbfFoldEntry
 {
 	uint32		segno;
 	uint16		item;			/* segment-relative TID */
 	uint32		first;			/* its hashes: hashes[first .. + ncols) */
-} Scbf2FoldEntry;
+} ScbfFoldEntry;
 
 /* An in-use filter of the table, for finding a segment's chain */
-typedef struct Scbf2FoldSeg
+typedef struct ScbfFoldSeg
 {
 	uint32		segno;
 	uint32		filterno;
-} Scbf2FoldSeg;
+} ScbfFoldSeg;
 
-typedef struct Scbf2FoldState
+typedef struct ScbfFoldState
 {
 	Relation	index;
-	Scbf2State *state;
-	Scbf2Meta  *meta;
+	ScbfState *state;
+	ScbfMeta  *meta;
 	uint64		serial;			/* the fold's: committed + 1 */
 	MemoryContext foldcxt;		/* lives as long as the fold */
 
 	/* the pending entries read */
-	Scbf2FoldEntry *entries;
+	ScbfFoldEntry *entries;
 	int			nentries;
 	int			maxentries;
 	uint32	   *hashes;
 
 	/* the filter table: nold entries read, then the new ones */
-	Scbf2Filter **filters;
+	ScbfFilter **filters;
 	bool	   *changed;
 	uint32		nold;
 	uint32		nfilters;
 	uint32		maxfilters;
-	Scbf2FoldSeg *segs;			/* current filters of nold, by segment */
+	ScbfFoldSeg *segs;			/* current filters of nold, by segment */
 	uint32		nsegs;
 	uint32	   *created;		/* the filters this fold started */
 	uint32		ncreated;
 	uint32		nextfree;		/* where to look for a free column */
 
 	/* the keys whose row bits to set */
-	Scbf2RowKey *keys;
+	ScbfRowKey *keys;
 	int			nkeys;
 	int			maxkeys;
 
@@ -105,25 +105,25 @@ typedef struct Scbf2FoldState
 	uint64		nentries_added;
 	uint32		nsegments_added;
 	int64		nledger_pages_delta;
-} Scbf2FoldState;
+} ScbfFoldState;
 
 /*
- * Scbf2PendingScan callback: keep an entry for the fold.
+ * ScbfPendingScan callback: keep an entry for the fold.
  */
 static void
-Scbf2FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
+FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
 {
-	Scbf2FoldState *fs = (Scbf2FoldState *) arg;
+	ScbfFoldState *fs = (ScbfFoldState *) arg;
 	int			ncols = fs->state->ncols;
 	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
 	uint32		pps = fs->state->pages_per_segment;
-	Scbf2FoldEntry *e;
+	ScbfFoldEntry *e;
 
 	if (fs->nentries == fs->maxentries)
 	{
 		fs->maxentries *= 2;
 		fs->entries = repalloc_huge(fs->entries,
-									sizeof(Scbf2FoldEntry) * fs->maxentries);
+									sizeof(ScbfFoldEntry) * fs->maxentries);
 		fs->hashes = repalloc_huge(fs->hashes,
 								   sizeof(uint32) * ncols * fs->maxentries);
 	}
@@ -139,17 +139,17 @@ Scbf2FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
  * The order of fold entries: by segment, then item.
  */
 static inline int
-Scbf2CmpFoldEntry(const Scbf2FoldEntry *x, const Scbf2FoldEntry *y)
+CmpFoldEntry(const ScbfFoldEntry *x, const ScbfFoldEntry *y)
 {
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
 	return (int) x->item - (int) y->item;
 }
 
-/* Scbf2SortFoldEntries: sorts fold entries, the comparison inlined */
-#define ST_SORT Scbf2SortFoldEntries
-#define ST_ELEMENT_TYPE Scbf2FoldEntry
-#define ST_COMPARE(a, b) Scbf2CmpFoldEntry(a, b)
+/* ScbfSortFoldEntries: sorts fold entries, the comparison inlined */
+#define ST_SORT ScbfSortFoldEntries
+#define ST_ELEMENT_TYPE ScbfFoldEntry
+#define ST_COMPARE(a, b) CmpFoldEntry(a, b)
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
@@ -158,10 +158,10 @@ Scbf2CmpFoldEntry(const Scbf2FoldEntry *x, const Scbf2FoldEntry *y)
  * qsort/bsearch comparator of table entries by segment, then filter.
  */
 static int
-Scbf2CmpFoldSeg(const void *a, const void *b)
+CmpFoldSeg(const void *a, const void *b)
 {
-	const Scbf2FoldSeg *x = a;
-	const Scbf2FoldSeg *y = b;
+	const ScbfFoldSeg *x = a;
+	const ScbfFoldSeg *y = b;
 
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
@@ -172,37 +172,37 @@ Scbf2CmpFoldSeg(const void *a, const void *b)
  * Read the filter table and index its in-use entries by segment.  A merge
  * a crashed VACUUM marked for this fold's serial is undone first; filters
  * merged into others by a committed serial are no longer current, but
- * keep their chain positions (Scbf2FoldChain).
+ * keep their chain positions (FoldChain).
  */
 static void
-Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
+FoldReadTable(ScbfFoldState *fs, BlockNumber nblocks)
 {
 	uint32		c;
 
-	fs->nold = Scbf2MetaFilters(fs->meta);
+	fs->nold = ScbfMetaFilters(fs->meta);
 	fs->nfilters = fs->nold;
 	fs->maxfilters = Max(fs->nold * 2, 64);
-	fs->filters = repalloc_huge(Scbf2ReadTable(fs->index, fs->state,
+	fs->filters = repalloc_huge(ScbfReadTable(fs->index, fs->state,
 											   fs->meta, nblocks),
-								sizeof(Scbf2Filter *) * fs->maxfilters);
+								sizeof(ScbfFilter *) * fs->maxfilters);
 	fs->changed = palloc0(sizeof(bool) * fs->maxfilters);
-	fs->segs = palloc(sizeof(Scbf2FoldSeg) * Max(fs->nold, 1));
+	fs->segs = palloc(sizeof(ScbfFoldSeg) * Max(fs->nold, 1));
 	fs->nsegs = 0;
 	fs->created = palloc(sizeof(uint32) * fs->maxfilters);
 	fs->ncreated = 0;
 	fs->nextfree = 0;
 	for (c = 0; c < fs->nold; c++)
 	{
-		if (Scbf2FilterUndoGone(fs->filters[c], fs->serial))
+		if (ScbfFilterUndoGone(fs->filters[c], fs->serial))
 			fs->changed[c] = true;
 		/* merged-away filters too: they hold their chain position */
-		if (!Scbf2FilterInUse(fs->filters[c]))
+		if (!ScbfFilterInUse(fs->filters[c]))
 			continue;
-		fs->segs[fs->nsegs].segno = Scbf2FilterSegment(fs->filters[c]);
+		fs->segs[fs->nsegs].segno = ScbfFilterSegment(fs->filters[c]);
 		fs->segs[fs->nsegs].filterno = c;
 		fs->nsegs++;
 	}
-	qsort(fs->segs, fs->nsegs, sizeof(Scbf2FoldSeg), Scbf2CmpFoldSeg);
+	qsort(fs->segs, fs->nsegs, sizeof(ScbfFoldSeg), CmpFoldSeg);
 }
 
 /*
@@ -213,9 +213,9 @@ Scbf2FoldReadTable(Scbf2FoldState *fs, BlockNumber nblocks)
  * over those too; the ACTIVE one and "any" only over the current ones.
  */
 static uint32
-Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
+FoldChain(ScbfFoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 {
-	Scbf2FoldSeg key = {segno, 0};
+	ScbfFoldSeg key = {segno, 0};
 	uint32		lo = 0;
 	uint32		hi = fs->nsegs;
 	uint32		active = PG_UINT32_MAX;
@@ -227,7 +227,7 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 	{
 		uint32		mid = lo + (hi - lo) / 2;
 
-		if (Scbf2CmpFoldSeg(&fs->segs[mid], &key) < 0)
+		if (CmpFoldSeg(&fs->segs[mid], &key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -236,24 +236,24 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 	*any = false;
 	for (; lo < fs->nsegs && fs->segs[lo].segno == segno; lo++)
 	{
-		Scbf2Filter *f = fs->filters[fs->segs[lo].filterno];
+		ScbfFilter *f = fs->filters[fs->segs[lo].filterno];
 
-		*nextpos = Max(*nextpos, Scbf2FilterPosition(f) + 1);
-		if (!Scbf2FilterVisible(f, fs->serial))
+		*nextpos = Max(*nextpos, ScbfFilterPosition(f) + 1);
+		if (!ScbfFilterVisible(f, fs->serial))
 			continue;
 		*any = true;
-		if (Scbf2FilterIsActive(f))
+		if (ScbfFilterIsActive(f))
 			active = fs->segs[lo].filterno;
 	}
 	/* filters this fold started in the segment */
 	for (i = 0; i < fs->ncreated; i++)
 	{
 		c = fs->created[i];
-		if (Scbf2FilterSegment(fs->filters[c]) == segno)
+		if (ScbfFilterSegment(fs->filters[c]) == segno)
 		{
 			*any = true;
-			*nextpos = Max(*nextpos, Scbf2FilterPosition(fs->filters[c]) + 1);
-			if (Scbf2FilterIsActive(fs->filters[c]))
+			*nextpos = Max(*nextpos, ScbfFilterPosition(fs->filters[c]) + 1);
+			if (ScbfFilterIsActive(fs->filters[c]))
 				active = c;
 		}
 	}
@@ -266,10 +266,10 @@ Scbf2FoldChain(Scbf2FoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
  * distinct hashes.
  */
 static int
-Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
+Pairs(ScbfFoldState *fs, ScbfFoldEntry *e, int n, int col,
 			   uint32 *hashes, uint16 *items, uint32 *distinct)
 {
-	Scbf2Pair *pairs = palloc(sizeof(Scbf2Pair) * Max(n, 1));
+	ScbfPair *pairs = palloc(sizeof(ScbfPair) * Max(n, 1));
 	int			np = 0;
 	int			i;
 
@@ -278,7 +278,7 @@ Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
 		pairs[i].hash = fs->hashes[e[i].first + col];
 		pairs[i].item = e[i].item;
 	}
-	Scbf2SortPairsByItemOrder(pairs, n);
+	ScbfSortPairsByItemOrder(pairs, n);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -299,7 +299,7 @@ Scbf2Pairs(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n, int col,
  * Remember the distinct hashes of a column's run, to set their row bits.
  */
 static void
-Scbf2FoldAddKeys(Scbf2FoldState *fs, uint32 filterno, int col,
+FoldAddKeys(ScbfFoldState *fs, uint32 filterno, int col,
 				 const uint32 *hashes, int n)
 {
 	int			i;
@@ -312,7 +312,7 @@ Scbf2FoldAddKeys(Scbf2FoldState *fs, uint32 filterno, int col,
 		{
 			fs->maxkeys *= 2;
 			fs->keys = repalloc_huge(fs->keys,
-									 sizeof(Scbf2RowKey) * fs->maxkeys);
+									 sizeof(ScbfRowKey) * fs->maxkeys);
 		}
 		fs->keys[fs->nkeys].filterno = filterno;
 		fs->keys[fs->nkeys].col = col;
@@ -328,13 +328,13 @@ Scbf2FoldAddKeys(Scbf2FoldState *fs, uint32 filterno, int col,
  * runs it does not see yet.
  */
 static uint32
-Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
+FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 position)
 {
 	uint32		c;
 	MemoryContext oldcxt = MemoryContextSwitchTo(fs->foldcxt);
 
 	for (c = fs->nextfree; c < fs->nold; c++)
-		if (!Scbf2FilterInUse(fs->filters[c]) && !fs->changed[c])
+		if (!ScbfFilterInUse(fs->filters[c]) && !fs->changed[c])
 			break;
 	fs->nextfree = c + 1;
 	if (c >= fs->nold)
@@ -344,7 +344,7 @@ Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
 		{
 			fs->maxfilters *= 2;
 			fs->filters = repalloc_huge(fs->filters,
-										sizeof(Scbf2Filter *) * fs->maxfilters);
+										sizeof(ScbfFilter *) * fs->maxfilters);
 			fs->changed = repalloc_huge(fs->changed,
 										sizeof(bool) * fs->maxfilters);
 			fs->created = repalloc_huge(fs->created,
@@ -352,7 +352,7 @@ Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
 		}
 		fs->nfilters++;
 	}
-	fs->filters[c] = Scbf2NewFilter(fs->state->ncols, segno, position, 0, 0);
+	fs->filters[c] = ScbfNewFilter(fs->state->ncols, segno, position, 0, 0);
 	fs->changed[c] = true;
 	fs->created[fs->ncreated++] = c;
 	MemoryContextSwitchTo(oldcxt);
@@ -364,7 +364,7 @@ Scbf2FoldNewFilter(Scbf2FoldState *fs, uint32 segno, uint16 position)
  * upper bound, as some of their bits are set already.
  */
 static double
-Scbf2FoldRate(Scbf2FoldState *fs, Scbf2Filter *f, uint32 keys)
+FoldRate(ScbfFoldState *fs, ScbfFilter *f, uint32 keys)
 {
 	uint32		k = fs->state->geom.k;
 	uint32		m = fs->state->geom.m;
@@ -372,28 +372,28 @@ Scbf2FoldRate(Scbf2FoldState *fs, Scbf2Filter *f, uint32 keys)
 	double		rate = 1.0;
 	uint32		i;
 
-	Scbf2FilterGetBits(f, nset);
+	ScbfFilterGetBits(f, nset);
 	for (i = 0; i < k && i < SCBF_ROWS_MAX_K; i++)
 		rate *= Min((double) (nset[i] + keys) / m, 1.0);
 	return rate;
 }
 
 /* The sorted, distinct (hash, item) pairs of each column of some entries */
-typedef struct Scbf2FoldCols
+typedef struct ScbfFoldCols
 {
 	uint32	   *hashes[INDEX_MAX_KEYS];
 	uint16	   *items[INDEX_MAX_KEYS];
 	int			np[INDEX_MAX_KEYS];
 	uint32		keys;			/* distinct hashes, summed over columns */
-} Scbf2FoldCols;
+} ScbfFoldCols;
 
 /*
  * The pairs of every column of entries e[0 .. n), sorted once for both the
  * fold's choice of filter and the runs it writes.
  */
 static void
-Scbf2FoldColumns(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
-				 Scbf2FoldCols *cols)
+FoldColumns(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
+				 ScbfFoldCols *cols)
 {
 	int			col;
 
@@ -404,7 +404,7 @@ Scbf2FoldColumns(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 
 		cols->hashes[col] = palloc(sizeof(uint32) * Max(n, 1));
 		cols->items[col] = palloc(sizeof(uint16) * Max(n, 1));
-		cols->np[col] = Scbf2Pairs(fs, e, n, col, cols->hashes[col],
+		cols->np[col] = Pairs(fs, e, n, col, cols->hashes[col],
 								   cols->items[col], &distinct);
 		cols->keys += distinct;
 	}
@@ -417,42 +417,42 @@ Scbf2FoldColumns(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
  * room for the runs.
  */
 static bool
-Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
-			  Scbf2FoldCols *cols, BlockNumber nblocks)
+FoldInto(ScbfFoldState *fs, uint32 c, uint32 segno, uint16 position,
+			  ScbfFoldCols *cols, BlockNumber nblocks)
 {
 	int			ncols = fs->state->ncols;
-	Scbf2Run   *runs[INDEX_MAX_KEYS];
+	ScbfRun   *runs[INDEX_MAX_KEYS];
 	int			col;
 
 	for (col = 0; col < ncols; col++)
 	{
-		runs[col] = Scbf2LedgerEncode(fs->index, segno, col, fs->serial,
+		runs[col] = ScbfLedgerEncode(fs->index, segno, col, fs->serial,
 									  cols->hashes[col], cols->items[col],
 									  cols->np[col]);
 		if (c != PG_UINT32_MAX &&
-			!Scbf2LedgerHasRoom(fs->index,
-								Scbf2FilterRoot(fs->filters[c], col), col,
+			!ScbfLedgerHasRoom(fs->index,
+								ScbfFilterRoot(fs->filters[c], col), col,
 								runs[col], fs->meta, false, nblocks))
 			return false;
 	}
 
 	if (c == PG_UINT32_MAX)
-		c = Scbf2FoldNewFilter(fs, segno, position);
+		c = FoldNewFilter(fs, segno, position);
 	for (col = 0; col < ncols; col++)
 	{
 		int64		npages;
 
-		Scbf2FilterSetRoot(fs->filters[c], col,
-						   Scbf2LedgerAppend(fs->index,
-											 Scbf2FilterRoot(fs->filters[c], col),
+		ScbfFilterSetRoot(fs->filters[c], col,
+						   ScbfLedgerAppend(fs->index,
+											 ScbfFilterRoot(fs->filters[c], col),
 											 c, col, runs[col], fs->meta,
 											 nblocks, &npages));
 		fs->nledger_pages_delta += npages;
-		Scbf2FoldAddKeys(fs, c, col, cols->hashes[col], cols->np[col]);
+		FoldAddKeys(fs, c, col, cols->hashes[col], cols->np[col]);
 	}
-	Scbf2FilterAddEntries(fs->filters[c], (uint32) cols->np[0]);
-	Scbf2FilterSetKeys(fs->filters[c],
-					   Scbf2FilterKeys(fs->filters[c]) + cols->keys);
+	ScbfFilterAddEntries(fs->filters[c], (uint32) cols->np[0]);
+	ScbfFilterSetKeys(fs->filters[c],
+					   ScbfFilterKeys(fs->filters[c]) + cols->keys);
 	fs->changed[c] = true;
 	fs->nentries_added += cols->np[0];
 	return true;
@@ -469,27 +469,27 @@ Scbf2FoldInto(Scbf2FoldState *fs, uint32 c, uint32 segno, uint16 position,
  * filled the filter: that is what makes this fold close it).
  */
 static void
-Scbf2FoldUndoCrashed(Scbf2FoldState *fs, uint32 c, BlockNumber nblocks)
+FoldUndoCrashed(ScbfFoldState *fs, uint32 c, BlockNumber nblocks)
 {
-	Scbf2Filter *f = fs->filters[c];
-	Scbf2RootInfo ri;
+	ScbfFilter *f = fs->filters[c];
+	ScbfRootInfo ri;
 	uint64		nentries = 0;
 	bool		tidied = false;
 	int			col;
 	int			i;
 
 	for (col = 0; col < fs->state->ncols; col++)
-		if (Scbf2FilterRoot(f, col) != InvalidBlockNumber &&
-			Scbf2LedgerTidy(fs->index, Scbf2FilterRoot(f, col), col,
+		if (ScbfFilterRoot(f, col) != InvalidBlockNumber &&
+			ScbfLedgerTidy(fs->index, ScbfFilterRoot(f, col), col,
 							fs->meta, nblocks))
 			tidied = true;
-	if (!tidied || Scbf2FilterRoot(f, 0) == InvalidBlockNumber)
+	if (!tidied || ScbfFilterRoot(f, 0) == InvalidBlockNumber)
 		return;
-	Scbf2ReadRootInfo(fs->index, Scbf2FilterRoot(f, 0), &ri, nblocks);
+	ScbfReadRootInfo(fs->index, ScbfFilterRoot(f, 0), &ri, nblocks);
 	for (i = 0; i < ri.nruns; i++)
 		if (ri.runs[i].gone == PG_UINT64_MAX)
 			nentries += ri.runs[i].nentries;
-	Scbf2FilterSetEntries(f, (uint32) Min(nentries, PG_UINT32_MAX));
+	ScbfFilterSetEntries(f, (uint32) Min(nentries, PG_UINT32_MAX));
 	fs->changed[c] = true;
 }
 
@@ -500,39 +500,39 @@ Scbf2FoldUndoCrashed(Scbf2FoldState *fs, uint32 c, BlockNumber nblocks)
  * than a filter is sized for, as the build splits), the last one ACTIVE.
  */
 static void
-Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
+FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 				 BlockNumber nblocks)
 {
 	uint32		segno = e[0].segno;
 	uint16		position;
 	bool		any;
-	uint32		active = Scbf2FoldChain(fs, segno, &position, &any);
-	Scbf2FoldCols cols;
+	uint32		active = FoldChain(fs, segno, &position, &any);
+	ScbfFoldCols cols;
 	uint32		keys;
 	uint32		nsplit;
-	Scbf2FoldEntry *part;
+	ScbfFoldEntry *part;
 	uint32		s;
 
 	if (!any)
 		fs->nsegments_added++;
 	if (active != PG_UINT32_MAX)
-		Scbf2FoldUndoCrashed(fs, active, nblocks);
-	Scbf2FoldColumns(fs, e, n, &cols);
+		FoldUndoCrashed(fs, active, nblocks);
+	FoldColumns(fs, e, n, &cols);
 	keys = cols.keys;
 	if (active != PG_UINT32_MAX &&
-		Scbf2FilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
-		Scbf2FoldRate(fs, fs->filters[active], keys) <= fs->state->target_fpr &&
-		Scbf2FoldInto(fs, active, segno, 0, &cols, nblocks))
+		ScbfFilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
+		FoldRate(fs, fs->filters[active], keys) <= fs->state->target_fpr &&
+		FoldInto(fs, active, segno, 0, &cols, nblocks))
 		return;
 	if (active != PG_UINT32_MAX)
 	{
-		Scbf2FilterClose(fs->filters[active]);
+		ScbfFilterClose(fs->filters[active]);
 		fs->changed[active] = true;
 	}
 
 	nsplit = Min(Max((keys + fs->state->capacity - 1) / fs->state->capacity, 1),
-				 SCBF2_MAX_SPLIT);
-	part = palloc(sizeof(Scbf2FoldEntry) * n);
+				 SCBF_MAX_SPLIT);
+	part = palloc(sizeof(ScbfFoldEntry) * n);
 	for (s = 0; s < nsplit; s++)
 	{
 		int			np = 0;
@@ -545,13 +545,13 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
 		if (np == 0)
 			continue;
 		if (nsplit > 1)
-			Scbf2FoldColumns(fs, part, np, &cols);
-		if (!Scbf2FoldInto(fs, PG_UINT32_MAX, segno, position++, &cols,
+			FoldColumns(fs, part, np, &cols);
+		if (!FoldInto(fs, PG_UINT32_MAX, segno, position++, &cols,
 						   nblocks))
 			elog(ERROR, "a new filter of index \"%s\" refused a ledger run",
 				 RelationGetRelationName(fs->index));
 		if (s + 1 < nsplit)
-			Scbf2FilterClose(fs->filters[fs->created[fs->ncreated - 1]]);
+			ScbfFilterClose(fs->filters[fs->created[fs->ncreated - 1]]);
 	}
 }
 
@@ -564,36 +564,36 @@ Scbf2FoldSegment(Scbf2FoldState *fs, Scbf2FoldEntry *e, int n,
  * bits in the filters' table entries either way.
  */
 static void
-Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
-			  Scbf2Delta *retired)
+FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
+			  ScbfDelta *retired)
 {
 	Relation	index = fs->index;
-	Scbf2Delta	delta;
+	ScbfDelta	delta;
 	int			nleft = fs->nkeys;
 
-	Scbf2MetaDelta(fs->meta, &delta);
-	if (Scbf2DeltaWanted(band, fs->nkeys))
+	ScbfMetaDelta(fs->meta, &delta);
+	if (ScbfDeltaWanted(band, fs->nkeys))
 	{
-		if (delta.pages > 0 && Scbf2DeltaPages(band) >= 2 * delta.pages)
+		if (delta.pages > 0 && ScbfDeltaPages(band) >= 2 * delta.pages)
 		{
 			/* the band outgrew it: merge it, then replace it */
-			Scbf2DeltaMerge(index, fs->state, &delta, band, NULL, 0,
+			ScbfDeltaMerge(index, fs->state, &delta, band, NULL, 0,
 							RelationGetNumberOfBlocks(index));
 			*retired = delta;
 			delta.pages = 0;
 		}
 		if (delta.pages == 0)
 		{
-			Scbf2DeltaCreate(index, band, &delta, &fc->delta);
+			ScbfDeltaCreate(index, band, &delta, &fc->delta);
 			fc->delta_changed = true;
 			delta = fc->delta;
 		}
-		nleft = Scbf2DeltaAdd(index, &delta, fs->keys, fs->nkeys,
+		nleft = ScbfDeltaAdd(index, &delta, fs->keys, fs->nkeys,
 							  RelationGetNumberOfBlocks(index));
-		Scbf2KeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
+		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
 		/* a full partition: the delta's bits and the left keys' at once */
 		if (nleft > 0)
-			Scbf2DeltaMerge(index, fs->state, &delta, band, fs->keys, nleft,
+			ScbfDeltaMerge(index, fs->state, &delta, band, fs->keys, nleft,
 							RelationGetNumberOfBlocks(index));
 		return;
 	}
@@ -604,12 +604,12 @@ Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
 		 * made): its bits go straight to the band, in the pass that merges
 		 * the delta's, so that the delta starts empty
 		 */
-		Scbf2KeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
-		Scbf2DeltaMerge(index, fs->state, &delta, band, fs->keys, fs->nkeys,
+		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
+		ScbfDeltaMerge(index, fs->state, &delta, band, fs->keys, fs->nkeys,
 						RelationGetNumberOfBlocks(index));
 		return;
 	}
-	Scbf2RowsSet(index, fs->state, band, fs->keys, nleft, fs->filters,
+	ScbfRowsSet(index, fs->state, band, fs->keys, nleft, fs->filters,
 				 RelationGetNumberOfBlocks(index));
 }
 
@@ -621,17 +621,17 @@ Scbf2FoldBits(Scbf2FoldState *fs, const Scbf2Band *band, Scbf2Commit *fc,
  * graveyard had no room).
  */
 static int64
-Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
+FoldRun(Relation index, bool wait, ItemPointer tids,
 			 const uint32 *hashes, int n)
 {
-	Scbf2FoldState fs;
-	Scbf2Commit fc;
+	ScbfFoldState fs;
+	ScbfCommit fc;
 	MemoryContext foldcxt;
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
 	BlockNumber nblocks;
-	Scbf2Band	band;
-	Scbf2Delta	retired;
+	ScbfBand	band;
+	ScbfDelta	retired;
 	int			part;
 	int			i;
 
@@ -648,14 +648,14 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 								   ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(foldcxt);
 
-	Scbf2RecycleGraves(index);
+	ScbfRecycleGraves(index);
 
 	memset(&fs, 0, sizeof(fs));
 	fs.index = index;
 	fs.foldcxt = foldcxt;
-	fs.state = Scbf2GetState(index);
-	fs.meta = Scbf2ReadMeta(index);
-	if (Scbf2MetaGraveRoom(fs.meta) < SCBF2_FOLD_GRAVES)
+	fs.state = ScbfGetState(index);
+	fs.meta = ScbfReadMeta(index);
+	if (ScbfMetaGraveRoom(fs.meta) < SCBF_FOLD_GRAVES)
 	{
 		/* snapshots hold the superseded pages: fold later */
 		MemoryContextSwitchTo(oldcxt);
@@ -663,24 +663,24 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 		UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 		return -1;
 	}
-	fs.serial = Scbf2MetaFoldSerial(fs.meta) + 1;
+	fs.serial = ScbfMetaFoldSerial(fs.meta) + 1;
 	fs.maxentries = Max(1024, n);
-	fs.entries = palloc(sizeof(Scbf2FoldEntry) * fs.maxentries);
+	fs.entries = palloc(sizeof(ScbfFoldEntry) * fs.maxentries);
 	fs.hashes = palloc(sizeof(uint32) * fs.state->ncols * fs.maxentries);
 	fs.maxkeys = 1024;
-	fs.keys = palloc(sizeof(Scbf2RowKey) * fs.maxkeys);
+	fs.keys = palloc(sizeof(ScbfRowKey) * fs.maxkeys);
 
 	/* 2: the pending entries, and where each partition was cut */
-	for (part = 0; part < SCBF2_NPENDING; part++)
-		if (!Scbf2PendingScan(index, fs.state, fs.meta, part,
-							  Scbf2FoldCollect, &fs, &fc.cuts[part]))
+	for (part = 0; part < SCBF_NPENDING; part++)
+		if (!ScbfPendingScan(index, fs.state, fs.meta, part,
+							  FoldCollect, &fs, &fc.cuts[part]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("the pending area of index \"%s\" changed under the fold lock",
 							RelationGetRelationName(index)),
 					 errhint("Please REINDEX it.")));
 	for (i = 0; i < n; i++)
-		Scbf2FoldCollect(&tids[i], hashes + (Size) i * fs.state->ncols, &fs);
+		FoldCollect(&tids[i], hashes + (Size) i * fs.state->ncols, &fs);
 	if (fs.nentries == 0)
 	{
 		MemoryContextSwitchTo(oldcxt);
@@ -691,8 +691,8 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 
 	/* 3: per segment, runs in its filters */
 	nblocks = RelationGetNumberOfBlocks(index);
-	Scbf2FoldReadTable(&fs, nblocks);
-	Scbf2SortFoldEntries(fs.entries, fs.nentries);
+	FoldReadTable(&fs, nblocks);
+	ScbfSortFoldEntries(fs.entries, fs.nentries);
 	for (i = 0; i < fs.nentries;)
 	{
 		int			j = i;
@@ -700,7 +700,7 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 		while (j < fs.nentries && fs.entries[j].segno == fs.entries[i].segno)
 			j++;
 		MemoryContextSwitchTo(tmpcxt);
-		Scbf2FoldSegment(&fs, fs.entries + i, j - i,
+		FoldSegment(&fs, fs.entries + i, j - i,
 						 RelationGetNumberOfBlocks(index));
 		MemoryContextSwitchTo(foldcxt);
 		MemoryContextReset(tmpcxt);
@@ -711,20 +711,20 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 	}
 
 	/* 4: a band wide enough, and the new keys' bits or delta entries */
-	Scbf2MetaBand(fs.meta, &band);
+	ScbfMetaBand(fs.meta, &band);
 	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
 	if (fc.band_changed)
 	{
-		Scbf2BandRelayout(index, fs.state, &band, fs.nfilters, &fc.band,
+		ScbfBandRelayout(index, fs.state, &band, fs.nfilters, &fc.band,
 						  RelationGetNumberOfBlocks(index));
 		band = fc.band;
 	}
-	Scbf2FoldBits(&fs, &band, &fc, &retired);
+	FoldBits(&fs, &band, &fc, &retired);
 	for (i = 0; i < fs.nkeys; i++)
 		fs.changed[fs.keys[i].filterno] = true;
 
 	/* 5: the filter table */
-	Scbf2UpdateTable(index, fs.state, fs.meta, fs.filters, fs.changed,
+	ScbfUpdateTable(index, fs.state, fs.meta, fs.filters, fs.changed,
 					 fs.nold, fs.nfilters, &fc.tablepages, &fc.ntablepages,
 					 RelationGetNumberOfBlocks(index));
 
@@ -734,9 +734,9 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 	fc.nentries_delta = (int64) fs.nentries_added;
 	fc.nsegments_added = fs.nsegments_added;
 	fc.nledger_pages_delta = fs.nledger_pages_delta;
-	Scbf2CommitSerial(index, &fc);
+	ScbfCommitSerial(index, &fc);
 	if (retired.pages > 0)
-		Scbf2DeltaFree(index, &retired, RelationGetNumberOfBlocks(index));
+		ScbfDeltaFree(index, &retired, RelationGetNumberOfBlocks(index));
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(foldcxt);
@@ -745,21 +745,21 @@ Scbf2FoldRun(Relation index, bool wait, ItemPointer tids,
 }
 
 /*
- * Scbf2Fold
+ * ScbfFold
  *		Fold the pending area of a format-2 index into its filters.  With
  *		wait false, gives up at once if another fold holds the fold lock.
  *		Returns the entries folded: 0 if none were pending or no fold ran.
  */
 int64
-Scbf2Fold(Relation index, bool wait)
+ScbfFold(Relation index, bool wait)
 {
-	int64		folded = Scbf2FoldRun(index, wait, NULL, NULL, 0);
+	int64		folded = FoldRun(index, wait, NULL, NULL, 0);
 
 	return Max(folded, 0);
 }
 
 /*
- * Scbf2FoldBatch
+ * ScbfFoldBatch
  *		Fold a large batch of entries straight into the filters, with the
  *		pending area, instead of appending them to it first; false if no
  *		fold could run now (the caller appends them then).
@@ -770,7 +770,7 @@ Scbf2Fold(Relation index, bool wait)
  * crash aborts.
  */
 bool
-Scbf2FoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+ScbfFoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 {
-	return Scbf2FoldRun(index, false, tids, hashes, n) >= 0;
+	return FoldRun(index, false, tids, hashes, n) >= 0;
 }

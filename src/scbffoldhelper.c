@@ -7,7 +7,7 @@
  * NOTES
  *	  A bulk load (INSERT ... SELECT, COPY) fills its insert batch many
  *	  times; each full batch is folded straight into the filters (the direct
- *	  fold, Scbf2FoldBatch), which costs the loading backend as much as a
+ *	  fold, ScbfFoldBatch), which costs the loading backend as much as a
  *	  tenth to two fifths of its time.  Under scbf.fold_helpers (on by
  *	  default) the backend hands its full batches of an index to a helper
  *	  instead, a dynamic background worker it starts at the first one and
@@ -39,7 +39,7 @@
  *	  cannot see; between batches it holds no lock.  A batch the helper did
  *	  not fold (a lock taken, the index dropped or given new storage) the
  *	  waiting backend writes itself, as it would have without helpers
- *	  (Scbf2ApplyBatch: a direct fold, else the pending area); so does it
+ *	  (ScbfApplyBatch: a direct fold, else the pending area); so does it
  *	  when the helper died (an error inside its fold leaves what a crashed
  *	  fold leaves, which the next fold tidies) or no worker slot was free.
  *
@@ -53,7 +53,7 @@
  *	  at commit: the backend appends it to the pending area (WAL-logged
  *	  before the commit record, and read by every probe, like any pending
  *	  entry) and asks the helper to fold the pending area once the
- *	  transaction has ended (Scbf2HelperFoldsAfter).  That fold waits for
+ *	  transaction has ended (ScbfHelperFoldsAfter).  That fold waits for
  *	  its locks, as any inserter's does (the backend waits for nothing of
  *	  the helper any more); if it cannot run, the entries stay pending
  *	  until the next fold, a VACUUM or scbf_clean_pending().
@@ -89,7 +89,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* scbf.fold_helpers: whether bulk loads hand full batches to helpers */
 bool		scbf_fold_helpers = true;
@@ -312,7 +312,7 @@ HelperWaitIdle(ScbfHelper *h)
 		if (index != NULL)
 		{
 			if (ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
-				Scbf2ApplyBatch(index, HelperTids(sh), HelperHashes(sh),
+				ScbfApplyBatch(index, HelperTids(sh), HelperHashes(sh),
 								sh->n, true, false, false);
 			relation_close(index, RowExclusiveLock);
 		}
@@ -324,15 +324,15 @@ HelperWaitIdle(ScbfHelper *h)
 }
 
 /*
- * Scbf2HelperSubmit
+ * ScbfHelperSubmit
  *		Hand a full batch of index (n entries, tids[i] and hashes[i * ncols
  *		..]) to its helper, started at the first batch.
  *		Returns false, having done nothing, if helpers are off or do not
  *		apply, or no helper could be had: the caller writes the batch itself.
- *		The caller has waited for the helper (Scbf2HelperWait).
+ *		The caller has waited for the helper (ScbfHelperWait).
  */
 bool
-Scbf2HelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
+ScbfHelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
 				  int n)
 {
 	ScbfHelper *h;
@@ -369,13 +369,13 @@ Scbf2HelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
 }
 
 /*
- * Scbf2HelperWait
+ * ScbfHelperWait
  *		Wait until this transaction's helper of index indexoid (every
  *		helper, with InvalidOid) is idle, writing here any batch it did not
  *		fold.
  */
 void
-Scbf2HelperWait(Oid indexoid)
+ScbfHelperWait(Oid indexoid)
 {
 	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
 		if (!OidIsValid(indexoid) || h->indexoid == indexoid)
@@ -383,12 +383,12 @@ Scbf2HelperWait(Oid indexoid)
 }
 
 /*
- * Scbf2HelperBusy
+ * ScbfHelperBusy
  *		True if this transaction's helper of index indexoid is alive and
  *		still working on the batch handed to it last.
  */
 bool
-Scbf2HelperBusy(Oid indexoid)
+ScbfHelperBusy(Oid indexoid)
 {
 	ScbfHelper *h = HelperOf(indexoid);
 	uint32		submitted;
@@ -403,7 +403,7 @@ Scbf2HelperBusy(Oid indexoid)
 }
 
 /*
- * Scbf2HelperFoldsAfter
+ * ScbfHelperFoldsAfter
  *		At PRE_COMMIT or PRE_PREPARE, with the helper of index idle (the
  *		caller has waited for it): true if this transaction has a live
  *		helper of index's storage, which is then asked to fold the pending
@@ -413,7 +413,7 @@ Scbf2HelperBusy(Oid indexoid)
  *		in the index, and probes read them, whether or not that fold runs.
  */
 bool
-Scbf2HelperFoldsAfter(Relation index)
+ScbfHelperFoldsAfter(Relation index)
 {
 	ScbfHelper *h;
 
@@ -426,13 +426,13 @@ Scbf2HelperFoldsAfter(Relation index)
 }
 
 /*
- * Scbf2HelperForget
+ * ScbfHelperForget
  *		At the end of a transaction: tell its helpers to finish, let go of
  *		their segments and forget them (their memory goes with the
  *		transaction).
  */
 void
-Scbf2HelperForget(void)
+ScbfHelperForget(void)
 {
 	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
 	{
@@ -483,7 +483,7 @@ HelperFold(ScbfHelperShared *sh)
 		ConditionalLockRelationOid(sh->indexoid, RowExclusiveLock) &&
 		(index = HelperOpenIndex(sh)) != NULL)
 	{
-		folded = Scbf2FoldBatch(index, HelperTids(sh), HelperHashes(sh),
+		folded = ScbfFoldBatch(index, HelperTids(sh), HelperHashes(sh),
 								sh->n);
 		relation_close(index, NoLock);
 	}
@@ -494,7 +494,7 @@ HelperFold(ScbfHelperShared *sh)
 
 /*
  * Fold the pending area of the index in segment sh, after its loading
- * transaction ended (Scbf2HelperFoldsAfter).  The backend no longer waits
+ * transaction ended (ScbfHelperFoldsAfter).  The backend no longer waits
  * for this helper, so it waits for its locks and the fold lock like any
  * inserter; an index dropped or given new storage meanwhile is left alone.
  */
@@ -510,7 +510,7 @@ HelperFoldPending(ScbfHelperShared *sh)
 	LockRelationOid(sh->indexoid, RowExclusiveLock);
 	if ((index = HelperOpenIndex(sh)) != NULL)
 	{
-		(void) Scbf2Fold(index, true);
+		(void) ScbfFold(index, true);
 		relation_close(index, NoLock);
 	}
 	PopActiveSnapshot();

@@ -9,7 +9,7 @@
  *	  how many ledger entries match it; scbf_clean_pending folds the
  *	  pending area now; scbf_verify checks the index as amcheck does.  This
  *	  file checks the arguments, opens the index and its table, and hands
- *	  over to scbfinspect2.c (what the functions read), scbfverify2.c (the
+ *	  over to scbfinspect.c (what the functions read), scbfverify.c (the
  *	  verifier) and scbffold.c; the mathematics is in scbfmathfuncs.c.
  *
  *	  The read-only functions take the locks a reader takes (AccessShareLock
@@ -46,7 +46,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 PG_FUNCTION_INFO_V1(scbf_index_info);
 PG_FUNCTION_INFO_V1(scbf_segments);
@@ -221,7 +221,7 @@ scbf_index_info(PG_FUNCTION_ARGS)
 	Datum		result;
 
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	result = Scbf2IndexInfo(fcinfo, index, heap);
+	result = ScbfIndexInfo(fcinfo, index, heap);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	PG_RETURN_DATUM(result);
 }
@@ -238,7 +238,7 @@ scbf_segments(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	Scbf2Segments(fcinfo, index, heap);
+	ScbfSegments(fcinfo, index, heap);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -256,9 +256,9 @@ scbf_filters(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
 	if (PG_ARGISNULL(1))
-		Scbf2Filters(fcinfo, index, -1);
+		ScbfFilters(fcinfo, index, -1);
 	else if (PG_GETARG_INT32(1) >= 0)
-		Scbf2Filters(fcinfo, index, PG_GETARG_INT32(1));
+		ScbfFilters(fcinfo, index, PG_GETARG_INT32(1));
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -276,7 +276,7 @@ scbf_pages(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	Scbf2Pages(fcinfo, index);
+	ScbfPages(fcinfo, index);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -399,7 +399,7 @@ scbf_probe(PG_FUNCTION_ARGS)
 		ScbfProbeKey(index, col, subtype, PG_GETARG_DATUM(1), false, &key);
 	}
 
-	Scbf2Probe(fcinfo, index, &key);
+	ScbfInspectProbe(fcinfo, index, &key);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
@@ -439,14 +439,14 @@ scbf_probe_text(PG_FUNCTION_ARGS)
 					 &key);
 	}
 
-	Scbf2Probe(fcinfo, index, &key);
+	ScbfInspectProbe(fcinfo, index, &key);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	return (Datum) 0;
 }
 
 /*
  * scbf_verify(index regclass, heapallindexed boolean DEFAULT false): check
- * the index (scbfverify2.c).  Returns nothing; raises
+ * the index (scbfverify.c).  Returns nothing; raises
  * ERRCODE_INDEX_CORRUPTED on the first corruption found, NOTICEs for what
  * is harmless.
  */
@@ -458,7 +458,7 @@ scbf_verify(PG_FUNCTION_ARGS)
 	Relation	index;
 
 	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
-	Scbf2Verify(index, heap, heapallindexed);
+	ScbfVerify(index, heap, heapallindexed);
 	ScbfCloseIndex(index, heap, AccessShareLock);
 	PG_RETURN_VOID();
 }
@@ -485,7 +485,7 @@ scbf_clean_pending(PG_FUNCTION_ARGS)
 	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 					   RelationGetRelationName(heap));
-	folded = Scbf2Fold(index, true);
+	folded = ScbfFold(index, true);
 	ScbfCloseIndex(index, heap, RowExclusiveLock);
 	PG_RETURN_INT64(folded);
 }

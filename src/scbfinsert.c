@@ -22,10 +22,10 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /*
- * Scbf2ApplyBatch
+ * ScbfApplyBatch
  *		Write a batch of entries to the index (ScbfBatchApplyFn).  A
  *		full batch of a load that goes on is handed to a fold helper
  *		(scbffoldhelper.c) if one can start.  A large batch (a bulk load's,
@@ -39,11 +39,11 @@
  *		batch takes to fill) goes to the pending area, so that the load
  *		need not wait: the helper's next fold, or the fold after the
  *		commit, takes it from there.  So does a load's last batch when it
- *		has a helper (defer and not full; see Scbf2HelperFoldsAfter): its
+ *		has a helper (defer and not full; see ScbfHelperFoldsAfter): its
  *		commit does not wait for a fold.
  */
 void
-Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
+ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
 				bool bulk, bool full, bool defer)
 {
 	if (defer)
@@ -55,18 +55,18 @@ Scbf2ApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
 		else
 			elog(DEBUG1, "index \"%s\": %d entries to the pending area, for its fold helper to fold after the commit",
 				 RelationGetRelationName(index), n);
-		(void) Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes,
+		(void) ScbfPendingAppend(index, ScbfGetState(index), tids, hashes,
 								  n);
 		return;
 	}
-	if (full && n >= SCBF2_FOLD_DIRECT &&
-		Scbf2HelperSubmit(index, tids, hashes, n))
+	if (full && n >= SCBF_FOLD_DIRECT &&
+		ScbfHelperSubmit(index, tids, hashes, n))
 		return;
-	if ((n >= SCBF2_FOLD_DIRECT || bulk) &&
-		Scbf2FoldBatch(index, tids, hashes, n))
+	if ((n >= SCBF_FOLD_DIRECT || bulk) &&
+		ScbfFoldBatch(index, tids, hashes, n))
 		return;
-	if (Scbf2PendingAppend(index, Scbf2GetState(index), tids, hashes, n))
-		Scbf2Fold(index, false);
+	if (ScbfPendingAppend(index, ScbfGetState(index), tids, hashes, n))
+		ScbfFold(index, false);
 }
 
 /*
@@ -96,7 +96,7 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	 */
 	if (indexInfo->ii_AmCache == NULL)
 	{
-		(void) Scbf2GetState(index);
+		(void) ScbfGetState(index);
 		indexInfo->ii_AmCache =
 			AllocSetContextCreate(indexInfo->ii_Context,
 								  "scbf insert temporary context",
@@ -112,6 +112,6 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(tmpcxt);
 
-	ScbfBatchAdd(index, ht_ctid, hashes, ncols, Scbf2ApplyBatch);
+	ScbfBatchAdd(index, ht_ctid, hashes, ncols, ScbfApplyBatch);
 	return false;
 }

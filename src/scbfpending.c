@@ -6,7 +6,7 @@
  *	  model).
  *
  * NOTES
- *	  SCBF2_NPENDING partitions, chosen by the top bits of the first
+ *	  SCBF_NPENDING partitions, chosen by the top bits of the first
  *	  column's hash, each a chain of pages from the metapage's head to its
  *	  tail.  An insert batch (scbfbatch.c) is appended partition by
  *	  partition, as many entries per WAL record as fit on the tail page,
@@ -21,10 +21,10 @@
  *	  by then, another appender extended the chain, and it starts over.
  *	  Readers copy the metapage, then each page under a share lock, and
  *	  check each page's serial: a page that is not the one expected was
- *	  freed behind the reader's back, and Scbf2PendingScan says so.
+ *	  freed behind the reader's back, and ScbfPendingScan says so.
  *
  *	  The metapage flags a partition that may hold entries past its cut
- *	  (SCBF2_PENDING_MAYHAVE), so that a probe skips empty partitions
+ *	  (SCBF_PENDING_MAYHAVE), so that a probe skips empty partitions
  *	  without reading their head pages: an append that finds the tail
  *	  holding no entry past the cut sets the flag in its own record (under
  *	  the tail's lock, then the metapage's); a fold's commit recomputes it
@@ -45,14 +45,14 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbf_page.h"
 
 /*
  * The partition of an entry, from its first column's hash.
  */
 int
-Scbf2PendingPartition(uint32 hash0)
+ScbfPendingPartition(uint32 hash0)
 {
 	return (int) (hash0 >> 28);
 }
@@ -61,16 +61,16 @@ Scbf2PendingPartition(uint32 hash0)
  * Initialize a new pending page of partition part with the given serial.
  */
 static void
-Scbf2InitPendingPage(Page page, int part, uint32 serial)
+InitPendingPage(Page page, int part, uint32 serial)
 {
-	PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-	Scbf2PageGetOpaque(page)->owner = (uint32) part;
-	Scbf2PageGetOpaque(page)->index = serial;
-	Scbf2PageGetOpaque(page)->type = SCBF_PAGE_PENDING;
-	Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-	Scbf2PageGetPending(page)->next = InvalidBlockNumber;
+	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+	ScbfPageGetOpaque(page)->owner = (uint32) part;
+	ScbfPageGetOpaque(page)->index = serial;
+	ScbfPageGetOpaque(page)->type = SCBF_PAGE_PENDING;
+	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	ScbfPageGetPending(page)->next = InvalidBlockNumber;
 	((PageHeader) page)->pd_lower =
-		Scbf2PendingEntries(page) - (char *) page;
+		ScbfPendingEntries(page) - (char *) page;
 }
 
 /*
@@ -78,17 +78,17 @@ Scbf2InitPendingPage(Page page, int part, uint32 serial)
  * image); returns how many fit.
  */
 static int
-Scbf2FillPendingPage(Page page, Size esize, const char *entries, int n)
+FillPendingPage(Page page, Size esize, const char *entries, int n)
 {
-	Scbf2PendingPageData *pd = Scbf2PageGetPending(page);
-	int			room = (int) (SCBF2_PENDING_BYTES / esize) - pd->nentries;
+	ScbfPendingPageData *pd = ScbfPageGetPending(page);
+	int			room = (int) (SCBF_PENDING_BYTES / esize) - pd->nentries;
 	int			k = Min(Max(room, 0), n);
 
-	memcpy(Scbf2PendingEntries(page) + esize * pd->nentries, entries,
+	memcpy(ScbfPendingEntries(page) + esize * pd->nentries, entries,
 		   esize * k);
 	pd->nentries += k;
 	((PageHeader) page)->pd_lower =
-		(Scbf2PendingEntries(page) + esize * pd->nentries) - (char *) page;
+		(ScbfPendingEntries(page) + esize * pd->nentries) - (char *) page;
 	return k;
 }
 
@@ -98,7 +98,7 @@ Scbf2FillPendingPage(Page page, Size esize, const char *entries, int n)
  * chain first.
  */
 static int
-Scbf2StartPartition(Relation index, int part, Size esize,
+StartPartition(Relation index, int part, Size esize,
 					const char *entries, int n)
 {
 	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
@@ -106,11 +106,11 @@ Scbf2StartPartition(Relation index, int part, Size esize,
 	GenericXLogState *xlog;
 	Page		metapage;
 	Page		newpage;
-	Scbf2MetaPageData *meta;
+	ScbfMetaPageData *meta;
 	int			k;
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	if (Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
+	if (ScbfPageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
 		InvalidBlockNumber)
 	{
 		UnlockReleaseBuffer(metabuf);
@@ -121,14 +121,14 @@ Scbf2StartPartition(Relation index, int part, Size esize,
 	xlog = GenericXLogStart(index);
 	metapage = GenericXLogRegisterBuffer(xlog, metabuf, 0);
 	newpage = GenericXLogRegisterBuffer(xlog, newbuf, GENERIC_XLOG_FULL_IMAGE);
-	Scbf2InitPendingPage(newpage, part, 1);
-	k = Scbf2FillPendingPage(newpage, esize, entries, n);
-	meta = Scbf2PageGetMeta(metapage);
+	InitPendingPage(newpage, part, 1);
+	k = FillPendingPage(newpage, esize, entries, n);
+	meta = ScbfPageGetMeta(metapage);
 	meta->pending[part].head = BufferGetBlockNumber(newbuf);
 	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
 	meta->pending[part].head_serial = 1;
 	meta->pending[part].cut = 0;
-	meta->pending[part].flags |= SCBF2_PENDING_MAYHAVE;
+	meta->pending[part].flags |= SCBF_PENDING_MAYHAVE;
 	GenericXLogFinish(xlog);
 
 	UnlockReleaseBuffer(newbuf);
@@ -142,7 +142,7 @@ Scbf2StartPartition(Relation index, int part, Size esize,
  * the metapage named has a successor by now (start over).
  */
 static int
-Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
+AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 				  const char *entries, int n, BlockNumber nblocks,
 				  bool *foldwanted)
 {
@@ -152,20 +152,20 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	Buffer		newbuf;
 	Buffer		metabuf;
 	Page		newpage;
-	Scbf2MetaPageData *meta;
+	ScbfMetaPageData *meta;
 	uint32		serial;
 	int			k;
 
-	tailbuf = Scbf2ReadPage(index, tailblk, BUFFER_LOCK_EXCLUSIVE,
+	tailbuf = ScbfReadPage(index, tailblk, BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_PENDING, nblocks);
 	tailpage = BufferGetPage(tailbuf);
-	if (Scbf2PageGetOpaque(tailpage)->owner != (uint32) part)
+	if (ScbfPageGetOpaque(tailpage)->owner != (uint32) part)
 	{
 		UnlockReleaseBuffer(tailbuf);
 		ScbfReportCorrupt(index, tailblk,
 						  "The metapage names as a pending tail a page of another partition.");
 	}
-	if (Scbf2PageGetPending(tailpage)->next != InvalidBlockNumber)
+	if (ScbfPageGetPending(tailpage)->next != InvalidBlockNumber)
 	{
 		bool		stale;
 
@@ -176,7 +176,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 		 */
 		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-		stale = Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
+		stale = ScbfPageGetMeta(BufferGetPage(metabuf))->pending[part].tail !=
 			tailblk;
 		UnlockReleaseBuffer(metabuf);
 		UnlockReleaseBuffer(tailbuf);
@@ -186,28 +186,28 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 		return -1;
 	}
 
-	if ((Size) (Scbf2PageGetPending(tailpage)->nentries + 1) * esize <=
-		SCBF2_PENDING_BYTES)
+	if ((Size) (ScbfPageGetPending(tailpage)->nentries + 1) * esize <=
+		SCBF_PENDING_BYTES)
 	{
 		bool		flag = false;
 
 		/* the partition looks empty to probes: flag it in this record */
 		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-		if (!(Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
-			  SCBF2_PENDING_MAYHAVE))
+		if (!(ScbfPageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
+			  SCBF_PENDING_MAYHAVE))
 		{
 			LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-			flag = !(Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
-					 SCBF2_PENDING_MAYHAVE);
+			flag = !(ScbfPageGetMeta(BufferGetPage(metabuf))->pending[part].flags &
+					 SCBF_PENDING_MAYHAVE);
 		}
 		xlog = GenericXLogStart(index);
 		tailpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
-		k = Scbf2FillPendingPage(tailpage, esize, entries, n);
+		k = FillPendingPage(tailpage, esize, entries, n);
 		if (flag)
-			Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0))->pending[part].flags |=
-				SCBF2_PENDING_MAYHAVE;
+			ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0))->pending[part].flags |=
+				SCBF_PENDING_MAYHAVE;
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(metabuf);
 		UnlockReleaseBuffer(tailbuf);
@@ -215,7 +215,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	}
 
 	/* full: link a new tail (lock order: tail, new page, metapage) */
-	serial = Scbf2PageGetOpaque(tailpage)->index + 1;
+	serial = ScbfPageGetOpaque(tailpage)->index + 1;
 	newbuf = ScbfNewBuffer(index);
 	metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -223,13 +223,13 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	xlog = GenericXLogStart(index);
 	tailpage = GenericXLogRegisterBuffer(xlog, tailbuf, 0);
 	newpage = GenericXLogRegisterBuffer(xlog, newbuf, GENERIC_XLOG_FULL_IMAGE);
-	Scbf2InitPendingPage(newpage, part, serial);
-	k = Scbf2FillPendingPage(newpage, esize, entries, n);
-	Scbf2PageGetPending(tailpage)->next = BufferGetBlockNumber(newbuf);
-	meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	InitPendingPage(newpage, part, serial);
+	k = FillPendingPage(newpage, esize, entries, n);
+	ScbfPageGetPending(tailpage)->next = BufferGetBlockNumber(newbuf);
+	meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	meta->pending[part].tail = BufferGetBlockNumber(newbuf);
-	meta->pending[part].flags |= SCBF2_PENDING_MAYHAVE;
-	if (serial - meta->pending[part].head_serial + 1 >= SCBF2_FOLD_PAGES)
+	meta->pending[part].flags |= SCBF_PENDING_MAYHAVE;
+	if (serial - meta->pending[part].head_serial + 1 >= SCBF_FOLD_PAGES)
 		*foldwanted = true;
 	GenericXLogFinish(xlog);
 
@@ -243,7 +243,7 @@ Scbf2AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
  * Append n packed entries to partition part.
  */
 static void
-Scbf2AppendPartition(Relation index, int part, Size esize,
+AppendPartition(Relation index, int part, Size esize,
 					 const char *entries, int n, bool *foldwanted)
 {
 	int			done = 0;
@@ -257,14 +257,14 @@ Scbf2AppendPartition(Relation index, int part, Size esize,
 		CHECK_FOR_INTERRUPTS();
 		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 		LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-		tailblk = Scbf2PageGetMeta(BufferGetPage(metabuf))->pending[part].tail;
+		tailblk = ScbfPageGetMeta(BufferGetPage(metabuf))->pending[part].tail;
 		UnlockReleaseBuffer(metabuf);
 
 		if (tailblk == InvalidBlockNumber)
-			k = Scbf2StartPartition(index, part, esize, entries + esize * done,
+			k = StartPartition(index, part, esize, entries + esize * done,
 									n - done);
 		else
-			k = Scbf2AppendToTail(index, part, tailblk, esize,
+			k = AppendToTail(index, part, tailblk, esize,
 								  entries + esize * done, n - done,
 								  RelationGetNumberOfBlocks(index),
 								  foldwanted);
@@ -281,10 +281,10 @@ Scbf2AppendPartition(Relation index, int part, Size esize,
  * instead of one per partition.  Tails are locked in partition order, then
  * the metapage if a partition needs its flag (at most MAX - 1 tails then).
  * Sets done[i] for the partitions appended; the caller appends the others
- * one by one (Scbf2AppendPartition).
+ * one by one (AppendPartition).
  */
 static void
-Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
+AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 				 char *const *entries, const int *counts, bool *done)
 {
 	Buffer		bufs[MAX_GENERIC_XLOG_PAGES];
@@ -293,14 +293,14 @@ Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 	bool		flag[MAX_GENERIC_XLOG_PAGES];	/* of bufs[i] */
 	BlockNumber nblocks;
 	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
-	Scbf2MetaPageData *meta;
+	ScbfMetaPageData *meta;
 	GenericXLogState *xlog;
 	bool		needmeta = false;
 	int			nlocked = 0;
 	int			i;
 
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-	meta = Scbf2PageGetMeta(BufferGetPage(metabuf));
+	meta = ScbfPageGetMeta(BufferGetPage(metabuf));
 	for (i = 0; i < nparts; i++)
 		tails[i] = meta->pending[parts[i]].tail;
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
@@ -314,13 +314,13 @@ Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 
 		if (tails[i] == InvalidBlockNumber)
 			continue;
-		buf = Scbf2ReadPage(index, tails[i], BUFFER_LOCK_EXCLUSIVE,
+		buf = ScbfReadPage(index, tails[i], BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_PENDING, nblocks);
 		page = BufferGetPage(buf);
-		if (Scbf2PageGetOpaque(page)->owner != (uint32) parts[i] ||
-			Scbf2PageGetPending(page)->next != InvalidBlockNumber ||
-			(Size) (Scbf2PageGetPending(page)->nentries + counts[i]) * esize >
-			SCBF2_PENDING_BYTES)
+		if (ScbfPageGetOpaque(page)->owner != (uint32) parts[i] ||
+			ScbfPageGetPending(page)->next != InvalidBlockNumber ||
+			(Size) (ScbfPageGetPending(page)->nentries + counts[i]) * esize >
+			SCBF_PENDING_BYTES)
 		{
 			/* moved on, or too full: the caller's slow path sorts it out */
 			UnlockReleaseBuffer(buf);
@@ -342,11 +342,11 @@ Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 	 * a partition without a successor is its tail.
 	 */
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
-	meta = Scbf2PageGetMeta(BufferGetPage(metabuf));
+	meta = ScbfPageGetMeta(BufferGetPage(metabuf));
 	for (i = 0; i < nlocked; i++)
 	{
 		flag[i] = !(meta->pending[parts[which[i]]].flags &
-					SCBF2_PENDING_MAYHAVE);
+					SCBF_PENDING_MAYHAVE);
 		needmeta |= flag[i];
 	}
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
@@ -361,18 +361,18 @@ Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 	if (needmeta)
 	{
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-		meta = Scbf2PageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+		meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	}
 	for (i = 0; i < nlocked; i++)
 	{
 		int			g = which[i];
 		Page		page = GenericXLogRegisterBuffer(xlog, bufs[i], 0);
 
-		if (Scbf2FillPendingPage(page, esize, entries[g], counts[g]) != counts[g])
+		if (FillPendingPage(page, esize, entries[g], counts[g]) != counts[g])
 			elog(ERROR, "a pending page of index \"%s\" lost room under its lock",
 				 RelationGetRelationName(index));
 		if (flag[i])
-			meta->pending[parts[g]].flags |= SCBF2_PENDING_MAYHAVE;
+			meta->pending[parts[g]].flags |= SCBF_PENDING_MAYHAVE;
 		done[g] = true;
 	}
 	GenericXLogFinish(xlog);
@@ -385,38 +385,38 @@ Scbf2AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 }
 
 /*
- * Scbf2PendingAppend
+ * ScbfPendingAppend
  *		Append n entries, tids[i] with hashes[i * ncols ..], to the pending
  *		area: WAL-logged, many entries per record (up to a tail page's room
  *		per partition, and the partitions of a small flush together).
- *		Returns true if a partition has grown to SCBF2_FOLD_PAGES pages:
+ *		Returns true if a partition has grown to SCBF_FOLD_PAGES pages:
  *		time to fold.
  */
 bool
-Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
+ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
 				   const uint32 *hashes, int n)
 {
 	bool		foldwanted = false;
-	Size		esize = Scbf2PendingEntrySize(state->ncols);
+	Size		esize = ScbfPendingEntrySize(state->ncols);
 	char	   *packed = palloc(esize * Max(n, 1));
-	int			counts[SCBF2_NPENDING + 1] = {0};
-	int			parts[SCBF2_NPENDING];
-	char	   *starts[SCBF2_NPENDING];
-	int			lengths[SCBF2_NPENDING];
-	bool		done[SCBF2_NPENDING];
+	int			counts[SCBF_NPENDING + 1] = {0};
+	int			parts[SCBF_NPENDING];
+	char	   *starts[SCBF_NPENDING];
+	int			lengths[SCBF_NPENDING];
+	bool		done[SCBF_NPENDING];
 	int			nparts = 0;
 	int			part;
 	int			i;
 
 	/* a counting sort by partition, keeping the batch's order within each */
 	for (i = 0; i < n; i++)
-		counts[Scbf2PendingPartition(hashes[(Size) i * state->ncols]) + 1]++;
-	for (part = 0; part < SCBF2_NPENDING; part++)
+		counts[ScbfPendingPartition(hashes[(Size) i * state->ncols]) + 1]++;
+	for (part = 0; part < SCBF_NPENDING; part++)
 		counts[part + 1] += counts[part];
 	for (i = 0; i < n; i++)
 	{
 		const uint32 *h = hashes + (Size) i * state->ncols;
-		char	   *e = packed + esize * counts[Scbf2PendingPartition(h[0])]++;
+		char	   *e = packed + esize * counts[ScbfPendingPartition(h[0])]++;
 
 		memcpy(e, &tids[i], sizeof(ItemPointerData));
 		/* a column at a time: fixed-size copies the compiler inlines */
@@ -426,7 +426,7 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	}
 
 	/* counts[part] is now the end of partition part */
-	for (part = 0, i = 0; part < SCBF2_NPENDING; part++)
+	for (part = 0, i = 0; part < SCBF_NPENDING; part++)
 	{
 		if (counts[part] > i)
 		{
@@ -444,7 +444,7 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	{
 		int			g = Min(nparts - i, MAX_GENERIC_XLOG_PAGES);
 
-		Scbf2AppendGroup(index, esize, parts + i, g, starts + i, lengths + i,
+		AppendGroup(index, esize, parts + i, g, starts + i, lengths + i,
 						 done + i);
 		/* the next group starts after the last partition this one took */
 		while (g > 0 && !done[i + g - 1])
@@ -454,14 +454,14 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
 	/* the others, each alone, linking new tails as needed */
 	for (i = 0; i < nparts; i++)
 		if (!done[i])
-			Scbf2AppendPartition(index, parts[i], esize, starts[i],
+			AppendPartition(index, parts[i], esize, starts[i],
 								 lengths[i], &foldwanted);
 	pfree(packed);
 	return foldwanted;
 }
 
 /*
- * Scbf2PendingScan
+ * ScbfPendingScan
  *		Call fn for every pending entry of partition part that the metapage
  *		copy meta has not folded yet.  Returns false, having called fn for
  *		some entries or none, if a page of the chain was freed meanwhile
@@ -472,13 +472,13 @@ Scbf2PendingAppend(Relation index, Scbf2State *state, ItemPointer tids,
  * InvalidBlockNumber if the metapage copy says the partition is empty.
  */
 bool
-Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-				 int part, Scbf2PendingFn fn, void *arg,
-				 Scbf2PendingCut *cut)
+ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
+				 int part, ScbfPendingFn fn, void *arg,
+				 ScbfPendingCut *cut)
 {
-	Size		esize = Scbf2PendingEntrySize(state->ncols);
+	Size		esize = ScbfPendingEntrySize(state->ncols);
 	char	   *copy;
-	const Scbf2PendingHead *ph = &meta->pending[part];
+	const ScbfPendingHead *ph = &meta->pending[part];
 	BlockNumber blkno = ph->head;
 	uint32		serial = ph->head_serial;
 	int			skip = ph->cut;
@@ -492,7 +492,7 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		cut->serial = ph->head_serial;
 		cut->nentries = ph->cut;
 	}
-	if (!(ph->flags & SCBF2_PENDING_MAYHAVE))
+	if (!(ph->flags & SCBF_PENDING_MAYHAVE))
 	{
 		/* nothing past the cut: no page to read, nothing for a fold */
 		if (cut)
@@ -501,7 +501,7 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	}
 
 	/* past the empty case, which most probes meet: an lseek per call */
-	copy = palloc(SCBF2_PENDING_BYTES);
+	copy = palloc(SCBF_PENDING_BYTES);
 	nblocks = RelationGetNumberOfBlocks(index);
 
 	while (blkno != InvalidBlockNumber)
@@ -521,30 +521,30 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		buf = ReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (!Scbf2PageHasOpaque(page) ||
-			Scbf2PageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
-			Scbf2PageGetOpaque(page)->owner != (uint32) part ||
-			Scbf2PageGetOpaque(page)->index != serial)
+		if (!ScbfPageHasOpaque(page) ||
+			ScbfPageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
+			ScbfPageGetOpaque(page)->owner != (uint32) part ||
+			ScbfPageGetOpaque(page)->index != serial)
 		{
 			UnlockReleaseBuffer(buf);
 			pfree(copy);
 			return false;
 		}
-		nentries = Scbf2PageGetPending(page)->nentries;
-		if ((Size) nentries * esize > SCBF2_PENDING_BYTES || skip > nentries)
+		nentries = ScbfPageGetPending(page)->nentries;
+		if ((Size) nentries * esize > SCBF_PENDING_BYTES || skip > nentries)
 		{
 			UnlockReleaseBuffer(buf);
 			ScbfReportCorrupt(index, blkno,
 							  "A pending page holds more entries than fit.");
 		}
-		memcpy(copy, Scbf2PendingEntries(page), esize * nentries);
+		memcpy(copy, ScbfPendingEntries(page), esize * nentries);
 		if (cut)
 		{
 			cut->blkno = blkno;
 			cut->serial = serial;
 			cut->nentries = (uint16) nentries;
 		}
-		blkno = Scbf2PageGetPending(page)->next;
+		blkno = ScbfPageGetPending(page)->next;
 		UnlockReleaseBuffer(buf);
 
 		for (i = skip; i < nentries; i++)
@@ -565,36 +565,36 @@ Scbf2PendingScan(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
- * Scbf2ReadPendingPage
+ * ScbfReadPendingPage
  *		What a pending page says, into *pp (its entries palloc'd), for the
  *		diagnostics and the verifier.  ERRCODE_INDEX_CORRUPTED if the block
  *		is outside the index or no pending page; the rest is the caller's
  *		to judge.
  */
 void
-Scbf2ReadPendingPage(Relation index, BlockNumber blkno, int ncols,
-					 Scbf2PendingPageInfo *pp, BlockNumber nblocks)
+ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
+					 ScbfPendingPageInfo *pp, BlockNumber nblocks)
 {
-	Size		esize = Scbf2PendingEntrySize(ncols);
+	Size		esize = ScbfPendingEntrySize(ncols);
 	Buffer		buf;
 	Page		page;
 	int			n;
 	int			i;
 
-	buf = Scbf2ReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_PENDING,
+	buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_PENDING,
 						nblocks);
 	page = BufferGetPage(buf);
-	pp->partition = Scbf2PageGetOpaque(page)->owner;
-	pp->serial = Scbf2PageGetOpaque(page)->index;
-	pp->next = Scbf2PageGetPending(page)->next;
-	pp->nentries = Scbf2PageGetPending(page)->nentries;
-	pp->maxentries = (int) (SCBF2_PENDING_BYTES / esize);
+	pp->partition = ScbfPageGetOpaque(page)->owner;
+	pp->serial = ScbfPageGetOpaque(page)->index;
+	pp->next = ScbfPageGetPending(page)->next;
+	pp->nentries = ScbfPageGetPending(page)->nentries;
+	pp->maxentries = (int) (SCBF_PENDING_BYTES / esize);
 	n = Min(pp->nentries, pp->maxentries);
 	pp->tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
 	pp->hashes = palloc(sizeof(uint32) * ncols * Max(n, 1));
 	for (i = 0; i < n; i++)
 	{
-		const char *e = Scbf2PendingEntries(page) + esize * i;
+		const char *e = ScbfPendingEntries(page) + esize * i;
 
 		memcpy(&pp->tids[i], e, sizeof(ItemPointerData));
 		memcpy(&pp->hashes[i * ncols], e + sizeof(ItemPointerData),

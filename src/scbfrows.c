@@ -28,45 +28,45 @@
 #include "storage/lmgr.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbf_page.h"
 
 /* What the row pass of a build hands to each key of each filter */
-typedef struct Scbf2RowPass
+typedef struct ScbfRowPass
 {
-	Scbf2State *state;
-	Scbf2Band  *band;
+	ScbfState *state;
+	ScbfBand  *band;
 	uint8	   *chunk;			/* pages [first, first + npages) */
 	uint32		first;
 	uint32		npages;
 	uint32		filterno;		/* the filter being emitted */
 	uint32	   *nset;			/* [filter * k + slice] */
-} Scbf2RowPass;
+} ScbfRowPass;
 
 /*
  * Bytes of the accumulator a probe of this band needs.
  */
 Size
-Scbf2RowsBytes(const Scbf2Meta *meta)
+ScbfRowsBytes(const ScbfMeta *meta)
 {
 	return Max(meta->band_width / 8, 1);
 }
 
 /*
- * Scbf2RowsProbe
+ * ScbfRowsProbe
  *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
  *		column col: per hash the AND of its k rows.
  *
- * acc has Scbf2RowsBytes(meta) bytes.  Returns false if a page of the band
+ * acc has ScbfRowsBytes(meta) bytes.  Returns false if a page of the band
  * is not what meta says (a fold moved the band and its old pages were
  * recycled): the caller starts over from a new metapage copy.
  */
 bool
-Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			   int col, const uint32 *hashes, int nhashes, uint8 *acc,
 			   BlockNumber nblocks)
 {
-	Size		nbytes = Scbf2RowsBytes(meta);
+	Size		nbytes = ScbfRowsBytes(meta);
 	uint8	   *one = palloc(nbytes);
 	uint32		pos[SCBF_FILTER_MAX_K];
 	int			h;
@@ -77,7 +77,7 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		return true;
 	for (h = 0; h < nhashes; h++)
 	{
-		Scbf2KeyPositions(state, col, hashes[h], pos);
+		ScbfKeyPositions(state, col, hashes[h], pos);
 		memset(one, 0xFF, nbytes);
 		for (i = 0; i < state->geom.k; i++)
 		{
@@ -93,16 +93,16 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			buf = ReadBuffer(index, blkno);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
-			if (!Scbf2PageHasOpaque(page) ||
-				Scbf2PageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
-				Scbf2PageGetOpaque(page)->owner != meta->band_serial ||
-				Scbf2PageGetOpaque(page)->index != pageno)
+			if (!ScbfPageHasOpaque(page) ||
+				ScbfPageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
+				ScbfPageGetOpaque(page)->owner != meta->band_serial ||
+				ScbfPageGetOpaque(page)->index != pageno)
 			{
 				UnlockReleaseBuffer(buf);
 				pfree(one);
 				return false;
 			}
-			scbf_rows_and(one, Scbf2PageGetRows(page),
+			scbf_rows_and(one, ScbfPageGetRows(page),
 						  (uint32) (row % meta->band_rows_per_page),
 						  meta->band_width);
 			UnlockReleaseBuffer(buf);
@@ -115,45 +115,45 @@ Scbf2RowsProbe(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
- * Scbf2RowsNext
+ * ScbfRowsNext
  *		The first filter at or after `from` that acc holds, or the number
  *		of filters if none.
  */
 uint32
-Scbf2RowsNext(const Scbf2Meta *meta, const uint8 *acc, uint32 from)
+ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc, uint32 from)
 {
 	return scbf_rows_next(acc, meta->nfilters, from);
 }
 
 /*
- * Scbf2RowsHas
- *		True if acc (as Scbf2RowsProbe fills it) holds filter fno.
+ * ScbfRowsHas
+ *		True if acc (as ScbfRowsProbe fills it) holds filter fno.
  */
 bool
-Scbf2RowsHas(const Scbf2Meta *meta, const uint8 *acc, uint32 fno)
+ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
 {
 	return fno < meta->nfilters &&
 		scbf_rows_test(acc, 0, meta->band_width, fno);
 }
 
 /*
- * Scbf2BandPlan
+ * ScbfBandPlan
  *		The band for nfilters filters of k slices of m positions: its width
  *		leaves room for 1/spare more filters (at least 8), rounded up to a
  *		whole byte.
  *
- * A build leaves an eighth (SCBF2_BAND_SPARE_BUILT); a fold that outgrew
- * the band leaves a half (SCBF2_BAND_SPARE_GROWN): each relayout writes
+ * A build leaves an eighth (SCBF_BAND_SPARE_BUILT); a fold that outgrew
+ * the band leaves a half (SCBF_BAND_SPARE_GROWN): each relayout writes
  * the whole band anew, so a growing table pays for it in proportion to how
  * often it comes, as a dynamic array grows by a factor.
  */
 void
-Scbf2BandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
-			  uint32 m, Scbf2Band *band)
+ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
+			  uint32 m, ScbfBand *band)
 {
 	uint64		width = (uint64) nfilters + Max(nfilters / spare, 8);
 	uint64		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
-									   (uint64) SCBF2_PAGE_SPACE * 8);
+									   (uint64) SCBF_PAGE_SPACE * 8);
 
 	/* the spare columns only up to a row of a whole page */
 	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), limit);
@@ -164,7 +164,7 @@ Scbf2BandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
 						RelationGetRelationName(index), nfilters),
 				 errhint("Raise pages_per_segment or false_positive_rate.")));
 	band->width = (uint32) width;
-	band->rows_per_page = scbf_rows_per_page(SCBF2_PAGE_SPACE, band->width);
+	band->rows_per_page = scbf_rows_per_page(SCBF_PAGE_SPACE, band->width);
 	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
 							band->rows_per_page);
 	band->start = InvalidBlockNumber;
@@ -176,14 +176,14 @@ Scbf2BandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
  * the pages of this pass.
  */
 static void
-Scbf2RowPassKey(int col, uint32 hash, void *arg)
+RowPassKey(int col, uint32 hash, void *arg)
 {
-	Scbf2RowPass *rp = (Scbf2RowPass *) arg;
+	ScbfRowPass *rp = (ScbfRowPass *) arg;
 	uint32		k = rp->state->geom.k;
 	uint32		pos[SCBF_FILTER_MAX_K];
 	uint32		i;
 
-	Scbf2KeyPositions(rp->state, col, hash, pos);
+	ScbfKeyPositions(rp->state, col, hash, pos);
 	for (i = 0; i < k; i++)
 	{
 		uint64		row = (uint64) i * rp->state->geom.m + pos[i];
@@ -199,7 +199,7 @@ Scbf2RowPassKey(int col, uint32 hash, void *arg)
 }
 
 /*
- * Scbf2BandBuild
+ * ScbfBandBuild
  *		Write the band of a new index: allocate its pages at the end of the
  *		relation, then fill them in passes of as many pages as
  *		maintenance_work_mem holds, each pass asking `keys` for the keys of
@@ -209,10 +209,10 @@ Scbf2RowPassKey(int col, uint32 hash, void *arg)
  * For ambuild: unlogged, the build WAL-logs the whole index at its end.
  */
 void
-Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
-			   uint32 nfilters, Scbf2KeysFn keys, void *arg, uint32 *nset)
+ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
+			   uint32 nfilters, ScbfKeysFn keys, void *arg, uint32 *nset)
 {
-	Scbf2RowPass rp;
+	ScbfRowPass rp;
 	uint32		chunk_pages;
 	uint32		p;
 
@@ -229,11 +229,11 @@ Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 		else if (BufferGetBlockNumber(buf) != band->start + p)
 			elog(ERROR, "the row band of index \"%s\" is not contiguous",
 				 RelationGetRelationName(index));
-		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-		Scbf2PageGetOpaque(page)->owner = band->serial;
-		Scbf2PageGetOpaque(page)->index = p;
-		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROWS;
-		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+		ScbfPageGetOpaque(page)->owner = band->serial;
+		ScbfPageGetOpaque(page)->index = p;
+		ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROWS;
+		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
 		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
 			(band->rows_per_page * band->width) / 8;
 		MarkBufferDirty(buf);
@@ -252,14 +252,14 @@ Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
 		for (rp.filterno = 0; rp.filterno < nfilters; rp.filterno++)
 		{
 			CHECK_FOR_INTERRUPTS();
-			keys(rp.filterno, Scbf2RowPassKey, &rp, arg);
+			keys(rp.filterno, RowPassKey, &rp, arg);
 		}
 		for (p = 0; p < rp.npages; p++)
 		{
 			Buffer		buf = ReadBuffer(index, band->start + rp.first + p);
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-			memcpy(Scbf2PageGetRows(BufferGetPage(buf)),
+			memcpy(ScbfPageGetRows(BufferGetPage(buf)),
 				   rp.chunk + (Size) p * BLCKSZ,
 				   (band->rows_per_page * band->width) / 8);
 			MarkBufferDirty(buf);
@@ -273,7 +273,7 @@ Scbf2BandBuild(Relation index, Scbf2State *state, Scbf2Band *band,
  * The band a metapage copy describes.
  */
 void
-Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band)
+ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
 {
 	band->start = meta->band_start;
 	band->pages = meta->band_pages;
@@ -283,46 +283,46 @@ Scbf2MetaBand(const Scbf2Meta *meta, Scbf2Band *band)
 }
 
 /* One bit to set or clear: its row in the band and its filter */
-typedef struct Scbf2BitOp
+typedef struct ScbfBitOp
 {
 	uint32		row;			/* slice * m + position */
 	uint32		filterno;
-} Scbf2BitOp;
+} ScbfBitOp;
 
 /*
  * Bit operations being applied: the operations of one pass, and what
  * ordering them by row page needs.  Allocated once per call of
- * Scbf2RowsSet or Scbf2RowsClear and reused by each pass: a fold sets k
+ * ScbfRowsSet or ScbfRowsClear and reused by each pass: a fold sets k
  * bits for each of up to hundreds of thousands of keys, and building them
  * all at once costs more in fresh memory than in the work itself.
  */
-typedef struct Scbf2BitOps
+typedef struct ScbfBitOps
 {
-	Scbf2BitOp *ops;
-	Scbf2BitOp *sorted;
+	ScbfBitOp *ops;
+	ScbfBitOp *sorted;
 	Size		n;
 	Size		max;
 	Size	   *start;			/* per row page: where its operations begin */
-} Scbf2BitOps;
+} ScbfBitOps;
 
 /*
  * Room for max operations of a pass over band.
  */
 static void
-Scbf2BitOpsInit(Scbf2BitOps *bo, const Scbf2Band *band, Size max)
+BitOpsInit(ScbfBitOps *bo, const ScbfBand *band, Size max)
 {
 	bo->max = Max(max, 1);
-	bo->ops = palloc(sizeof(Scbf2BitOp) * bo->max);
-	bo->sorted = palloc(sizeof(Scbf2BitOp) * bo->max);
+	bo->ops = palloc(sizeof(ScbfBitOp) * bo->max);
+	bo->sorted = palloc(sizeof(ScbfBitOp) * bo->max);
 	bo->start = palloc(sizeof(Size) * ((Size) band->pages + 1));
 	bo->n = 0;
 }
 
 /*
- * Release what Scbf2BitOpsInit allocated.
+ * Release what BitOpsInit allocated.
  */
 static void
-Scbf2BitOpsFree(Scbf2BitOps *bo)
+BitOpsFree(ScbfBitOps *bo)
 {
 	pfree(bo->ops);
 	pfree(bo->sorted);
@@ -337,13 +337,13 @@ Scbf2BitOpsFree(Scbf2BitOps *bo)
  * counting sort: few pages, many operations).  Empties the pass.
  */
 static void
-Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
-				 Scbf2BitOps *bo, bool set, Scbf2Filter **filters,
+ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
+				 ScbfBitOps *bo, bool set, ScbfFilter **filters,
 				 BlockNumber nblocks)
 {
 	uint32		rpp = band->rows_per_page;
 	uint32		m = state->geom.m;
-	Scbf2BitOp *ops = bo->sorted;
+	ScbfBitOp *ops = bo->sorted;
 	Size		n = bo->n;
 	Size		i;
 	uint32		p;
@@ -370,10 +370,10 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
 		uint8	   *rows;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = Scbf2ReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
+		buf = ScbfReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_ROWS, nblocks);
 		xlog = GenericXLogStart(index);
-		rows = Scbf2PageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
+		rows = ScbfPageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
 		for (; i < n && ops[i].row / rpp == pageno; i++)
 		{
 			if (!set)
@@ -381,7 +381,7 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
 								ops[i].filterno);
 			else if (scbf_rows_set(rows, ops[i].row % rpp, band->width,
 								   ops[i].filterno) && filters != NULL)
-				Scbf2FilterAddBit(filters[ops[i].filterno], ops[i].row / m);
+				ScbfFilterAddBit(filters[ops[i].filterno], ops[i].row / m);
 		}
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
@@ -390,11 +390,11 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
 }
 
 /*
- * Scbf2RowsSet
+ * ScbfRowsSet
  *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
  *		row page touched; count each bit that was clear in its filter's
  *		table entry (filters[filterno]), unless filters is NULL (the delta's
- *		merge: Scbf2KeyBits counted them).
+ *		merge: ScbfKeyBits counted them).
  *
  * One pass per slice: a slice's rows are contiguous pages of the band, so
  * each pass writes its own pages, and a pass holds one operation per key.
@@ -403,12 +403,12 @@ Scbf2ApplyBitOps(Relation index, Scbf2State *state, const Scbf2Band *band,
  * set before the entry that needs it becomes visible (invariant R1).
  */
 void
-Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
-			 const Scbf2RowKey *keys, int n, Scbf2Filter **filters,
+ScbfRowsSet(Relation index, ScbfState *state, const ScbfBand *band,
+			 const ScbfRowKey *keys, int n, ScbfFilter **filters,
 			 BlockNumber nblocks)
 {
 	uint32		k = state->geom.k;
-	Scbf2BitOps bo;
+	ScbfBitOps bo;
 	uint64	   *fkeys;
 	uint32		s;
 	int			j;
@@ -419,7 +419,7 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 	fkeys = palloc(sizeof(uint64) * n);
 	for (j = 0; j < n; j++)
 		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
-	Scbf2BitOpsInit(&bo, band, (Size) n);
+	BitOpsInit(&bo, band, (Size) n);
 	for (s = 0; s < k; s++)
 	{
 		for (j = 0; j < n; j++)
@@ -429,33 +429,33 @@ Scbf2RowsSet(Relation index, Scbf2State *state, const Scbf2Band *band,
 			bo.ops[bo.n].filterno = keys[j].filterno;
 			bo.n++;
 		}
-		Scbf2ApplyBitOps(index, state, band, &bo, true, filters, nblocks);
+		ApplyBitOps(index, state, band, &bo, true, filters, nblocks);
 	}
-	Scbf2BitOpsFree(&bo);
+	BitOpsFree(&bo);
 	pfree(fkeys);
 }
 
 /*
- * Scbf2KeyBits
+ * ScbfKeyBits
  *		Count in their filters' table entries (filters[filterno]) a set bit
  *		in every slice for each of keys[0 .. n), which go to the delta
  *		instead of the band: an upper bound of the bits they will set, as
  *		some of them are set already (scbfdelta.c).
  */
 void
-Scbf2KeyBits(Scbf2State *state, const Scbf2RowKey *keys, int n,
-			 Scbf2Filter **filters)
+ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
+			 ScbfFilter **filters)
 {
 	int			j;
 	uint32		s;
 
 	for (j = 0; j < n; j++)
 		for (s = 0; s < state->geom.k; s++)
-			Scbf2FilterAddBit(filters[keys[j].filterno], s);
+			ScbfFilterAddBit(filters[keys[j].filterno], s);
 }
 
 /*
- * Scbf2RowsClear
+ * ScbfRowsClear
  *		Clear bits[0 .. n) in the band, WAL-logged, one record per row page
  *		touched.
  *
@@ -464,37 +464,37 @@ Scbf2KeyBits(Scbf2State *state, const Scbf2RowKey *keys, int n,
  * of its filter's visible runs; a crash before leaves the bits set.
  */
 void
-Scbf2RowsClear(Relation index, Scbf2State *state, const Scbf2Band *band,
-			   const Scbf2RowBit *bits, int n, BlockNumber nblocks)
+ScbfRowsClear(Relation index, ScbfState *state, const ScbfBand *band,
+			   const ScbfRowBit *bits, int n, BlockNumber nblocks)
 {
-	Scbf2BitOps bo;
+	ScbfBitOps bo;
 	int			j;
 
 	if (n == 0)
 		return;
-	Scbf2BitOpsInit(&bo, band, (Size) n);
+	BitOpsInit(&bo, band, (Size) n);
 	for (j = 0; j < n; j++)
 	{
 		bo.ops[j].row = bits[j].slice * state->geom.m + bits[j].position;
 		bo.ops[j].filterno = bits[j].filterno;
 	}
 	bo.n = n;
-	Scbf2ApplyBitOps(index, state, band, &bo, false, NULL, nblocks);
-	Scbf2BitOpsFree(&bo);
+	ApplyBitOps(index, state, band, &bo, false, NULL, nblocks);
+	BitOpsFree(&bo);
 }
 
 /*
- * Scbf2BandRelayout
+ * ScbfBandRelayout
  *		A new band for nfilters filters and half as many more (see
- *		Scbf2BandPlan), at the end of the relation, holding the bits of
+ *		ScbfBandPlan), at the end of the relation, holding the bits of
  *		the old band (none if it has no pages); WAL-logged, the pages as full images.  The old band stays
  *		as it is for the probes that still read it; the fold's metapage
  *		record switches to the new one and hands the old one to the
  *		graveyard.
  */
 void
-Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
-				  uint32 nfilters, Scbf2Band *band, BlockNumber nblocks)
+ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
+				  uint32 nfilters, ScbfBand *band, BlockNumber nblocks)
 {
 	uint64		nrows = (uint64) state->geom.k * state->geom.m;
 	Page		oldcopy = palloc(BLCKSZ);
@@ -502,7 +502,7 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 	bool		needLock = !RELATION_IS_LOCAL(index);
 	uint32		p;
 
-	Scbf2BandPlan(index, nfilters, SCBF2_BAND_SPARE_GROWN, state->geom.k,
+	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, state->geom.k,
 				  state->geom.m, band);
 	band->serial = old->serial + 1;
 
@@ -524,11 +524,11 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 				 RelationGetRelationName(index));
 		xlog = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(page, BLCKSZ, sizeof(Scbf2PageOpaqueData));
-		Scbf2PageGetOpaque(page)->owner = band->serial;
-		Scbf2PageGetOpaque(page)->index = p;
-		Scbf2PageGetOpaque(page)->type = SCBF_PAGE_ROWS;
-		Scbf2PageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+		ScbfPageGetOpaque(page)->owner = band->serial;
+		ScbfPageGetOpaque(page)->index = p;
+		ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROWS;
+		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
 		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
 			(band->rows_per_page * band->width) / 8;
 
@@ -541,21 +541,21 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 
 			if (op != oldpage)
 			{
-				Buffer		obuf = Scbf2ReadPage(index, old->start + op,
+				Buffer		obuf = ScbfReadPage(index, old->start + op,
 												 BUFFER_LOCK_SHARE,
 												 SCBF_PAGE_ROWS, nblocks);
 
 				memcpy(oldcopy, BufferGetPage(obuf), BLCKSZ);
 				UnlockReleaseBuffer(obuf);
-				if (Scbf2PageGetOpaque(oldcopy)->owner != old->serial ||
-					Scbf2PageGetOpaque(oldcopy)->index != op)
+				if (ScbfPageGetOpaque(oldcopy)->owner != old->serial ||
+					ScbfPageGetOpaque(oldcopy)->index != op)
 					ScbfReportCorrupt(index, old->start + op,
 									  "A row page is not the one the band has there.");
 				oldpage = op;
 			}
-			memcpy(Scbf2PageGetRows(page) +
+			memcpy(ScbfPageGetRows(page) +
 				   (Size) (r % band->rows_per_page) * band->width / 8,
-				   Scbf2PageGetRows(oldcopy) +
+				   ScbfPageGetRows(oldcopy) +
 				   (Size) (r % old->rows_per_page) * old->width / 8,
 				   old->width / 8);
 		}
@@ -568,45 +568,45 @@ Scbf2BandRelayout(Relation index, Scbf2State *state, const Scbf2Band *old,
 }
 
 /*
- * Scbf2BandPageBytes
+ * ScbfBandPageBytes
  *		Bytes of rows on one page of a band.
  */
 Size
-Scbf2BandPageBytes(const Scbf2Band *band)
+ScbfBandPageBytes(const ScbfBand *band)
 {
 	return ((Size) band->rows_per_page * band->width) / 8;
 }
 
 /*
- * Scbf2BandReadPage
+ * ScbfBandReadPage
  *		Copy the rows of page pageno of a band into rows
- *		(Scbf2BandPageBytes(band) bytes).  Returns false, copying nothing,
+ *		(ScbfBandPageBytes(band) bytes).  Returns false, copying nothing,
  *		if the block is outside the index or is not that page of that band
  *		(type, band serial, page number): the verifier says why.
  */
 bool
-Scbf2BandReadPage(Relation index, const Scbf2Band *band, uint32 pageno,
+ScbfBandReadPage(Relation index, const ScbfBand *band, uint32 pageno,
 				  uint8 *rows, BlockNumber nblocks)
 {
 	BlockNumber blkno = band->start + pageno;
-	Size		nbytes = Scbf2BandPageBytes(band);
+	Size		nbytes = ScbfBandPageBytes(band);
 	Buffer		buf;
 	Page		page;
 	bool		ok;
 
 	if (band->start == InvalidBlockNumber || pageno >= band->pages ||
 		blkno < band->start || blkno == SCBF_METAPAGE_BLKNO ||
-		blkno >= nblocks || nbytes > SCBF2_PAGE_SPACE)
+		blkno >= nblocks || nbytes > SCBF_PAGE_SPACE)
 		return false;
 	buf = ReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	ok = Scbf2PageHasOpaque(page) &&
-		Scbf2PageGetOpaque(page)->type == SCBF_PAGE_ROWS &&
-		Scbf2PageGetOpaque(page)->owner == band->serial &&
-		Scbf2PageGetOpaque(page)->index == pageno;
+	ok = ScbfPageHasOpaque(page) &&
+		ScbfPageGetOpaque(page)->type == SCBF_PAGE_ROWS &&
+		ScbfPageGetOpaque(page)->owner == band->serial &&
+		ScbfPageGetOpaque(page)->index == pageno;
 	if (ok)
-		memcpy(rows, Scbf2PageGetRows(page), nbytes);
+		memcpy(rows, ScbfPageGetRows(page), nbytes);
 	UnlockReleaseBuffer(buf);
 	return ok;
 }

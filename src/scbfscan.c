@@ -9,7 +9,7 @@
  *	  becomes one condition with a set of hashes (one index pass), IS NULL a
  *	  condition on SCBF_NULL_HASH, IS NOT NULL a condition checked in the
  *	  ledger only.  Conditions are ANDed.  amgetbitmap hands them to
- *	  scbf2getbitmap() (scbfscan2.c), which probes the rows, the delta, the
+ *	  ScbfProbeBitmap() (scbfprobe.c), which probes the rows, the delta, the
  *	  ledgers and the pending area; scbf_probe() turns its key into a
  *	  condition the same way (ScbfKeyToCond).
  *
@@ -31,7 +31,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 typedef struct ScbfScanOpaqueData
 {
@@ -53,7 +53,7 @@ scbfbeginscan(Relation r, int nkeys, int norderbys)
 	ScbfScanOpaque so = palloc0(sizeof(ScbfScanOpaqueData));
 
 	/* a version-1 index (or a broken metapage) fails here, clearly */
-	(void) Scbf2GetState(r);
+	(void) ScbfGetState(r);
 	so->keycxt = AllocSetContextCreate(CurrentMemoryContext,
 									   "scbf scan keys",
 									   ALLOCSET_SMALL_SIZES);
@@ -254,7 +254,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	/* this backend's own unwritten entries first (scbfbatch.c) */
 	ScbfBatchFlush(index);
 
-	return scbf2getbitmap(index, so->conds, so->nconds, tbm);
+	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm);
 }
 
 /*

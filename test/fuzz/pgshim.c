@@ -18,7 +18,7 @@
  *	  context reset would after an error.  WAL, the FSM, relation
  *	  extension and fmgr are never reached by the readers: each aborts, so a
  *	  harness that reached one would fail loudly.  The exception is a
- *	  harness that sets pgshim_writable to call a writer (fuzz_index2, the
+ *	  harness that sets pgshim_writable to call a writer (fuzz_index, the
  *	  delta's merge): then an exclusive lock is allowed, and a generic WAL
  *	  record changes the registered pages in place (no WAL is written; the
  *	  harness hands over copies of its pages).  psprintf formats into a

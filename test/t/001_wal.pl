@@ -255,7 +255,7 @@ scbf_same($standby, 'postgres',
 # band, of 1,018 entries) hold, which merges the delta (bits set, then the
 # pages emptied) and sets its own bits at once, and VACUUM's merge before
 # its removals.  (A fold whose keys overflow a partition merges through the
-# same Scbf2DeltaMerge: pg_regress scbf_delta and TAP 002, section 11.)
+# same ScbfDeltaMerge: pg_regress scbf_delta and TAP 002, section 11.)
 # After each, the standby holds the primary's delta entries and its answers (forced)
 # equal the primary's sequential scan, for the values inserted since the
 # build (all of them, but every third of the 30,000 and every eleventh

@@ -380,20 +380,20 @@ sub gdb_session
 }
 
 # ---- 9. crashes inside a fold that an INSERT's flush
-# started (Scbf2ApplyBatch in scbfinsert.c: the flush that links a pending
+# started (ScbfApplyBatch in scbfinsert.c: the flush that links a pending
 # partition's third page folds the whole pending area).  Each round first
 # folds (every partition then holds one page at most), fills one partition
 # with committed rows to exactly two full pages and adds committed rows to
 # other partitions; then an INSERT of 20 rows (5 in that partition, 15 of
 # values no committed row has) links the third page at its commit's flush,
 # and its fold is stopped at the entry of the step the round picks:
-#   1. Scbf2RowsSet: the runs written, no row bit set;
-#   2. Scbf2UpdateTable: the bits set, the filter table not written;
-#   3. Scbf2CommitSerial: the table written, the commit record not;
+#   1. ScbfRowsSet: the runs written, no row bit set;
+#   2. ScbfUpdateTable: the bits set, the filter table not written;
+#   3. ScbfCommitSerial: the table written, the commit record not;
 #   4. its return: the commit record written;
-#   5. Scbf2CommitSerial again, of an INSERT of 20,000 rows, whose flush
+#   5. ScbfCommitSerial again, of an INSERT of 20,000 rows, whose flush
 #      folds them straight into the filters with the pending area
-#      (Scbf2FoldBatch): they never reach a pending page.
+#      (ScbfFoldBatch): they never reach a pending page.
 # The inserting backend has no cost delay to freeze it in, hence gdb.  At
 # the crash and after it every committed row is found through the index
 # (a probe of every value equals a sequential scan, with the count of
@@ -453,13 +453,13 @@ SKIP:
 	my @crashed;    # the values of the crashed INSERTs' rows
 	# the function the fold stops in, where that is, whether after its
 	# return, and the rows of the crashing INSERT: 20, or 20,000, whose
-	# flush folds them straight with the pending area (Scbf2FoldBatch)
+	# flush folds them straight with the pending area (ScbfFoldBatch)
 	my @points = (
-		[ 'Scbf2RowsSet',      'at Scbf2RowsSet: runs written, no row bit set' ],
-		[ 'Scbf2UpdateTable',  'at Scbf2UpdateTable: bits set, the filter table not written' ],
-		[ 'Scbf2CommitSerial', 'at Scbf2CommitSerial: the table written, no commit record' ],
-		[ 'Scbf2CommitSerial', 'after Scbf2CommitSerial: the commit record written', 1 ],
-		[ 'Scbf2CommitSerial', 'at Scbf2CommitSerial of a bulk flush\'s fold: no commit record', 0, 20000 ]);
+		[ 'ScbfRowsSet',      'at ScbfRowsSet: runs written, no row bit set' ],
+		[ 'ScbfUpdateTable',  'at ScbfUpdateTable: bits set, the filter table not written' ],
+		[ 'ScbfCommitSerial', 'at ScbfCommitSerial: the table written, no commit record' ],
+		[ 'ScbfCommitSerial', 'after ScbfCommitSerial: the commit record written', 1 ],
+		[ 'ScbfCommitSerial', 'at ScbfCommitSerial of a bulk flush\'s fold: no commit record', 0, 20000 ]);
 	for my $r (1 .. @points)
 	{
 		my ($func, $where, $finish, $n) = @{ $points[ $r - 1 ] };
@@ -493,9 +493,9 @@ SKIP:
 				  . "WHEN i <= 20 THEN 5000 + 100 * $r + i ELSE 7000 + i % 500 END FROM generate_series(1, $n) i;\n");
 		});
 		like($out // '', $finish
-			? qr/Run till exit from #0\s+Scbf2CommitSerial\b.*\@\@stopped\n#0\s+Scbf2Fold(?:Run)?\b.*\bScbf2Fold\b.*\bBatchXactCallback\b/s
-			: $n > 20 ? qr/\@\@stopped\n#0\s+$func\b.*\bScbf2FoldBatch\b.*\bBatchXactCallback\b/s
-			: qr/\@\@stopped\n#0\s+$func\b.*\bScbf2Fold\b.*\bBatchXactCallback\b/s,
+			? qr/Run till exit from #0\s+ScbfCommitSerial\b.*\@\@stopped\n#0\s+(?:ScbfFold|FoldRun)\b.*\bScbfFold\b.*\bBatchXactCallback\b/s
+			: $n > 20 ? qr/\@\@stopped\n#0\s+$func\b.*\bScbfFoldBatch\b.*\bBatchXactCallback\b/s
+			: qr/\@\@stopped\n#0\s+$func\b.*\bScbfFold\b.*\bBatchXactCallback\b/s,
 			"$what: the INSERT's flush at commit started a fold, stopped $where");
 		# the entries pending at the crash: the INSERT's, unless folded
 		# straight
@@ -545,9 +545,9 @@ SKIP:
 # ---- 10. crashes between a VACUUM's commit and its
 # clearing of row bits (R1: a bit is cleared only after the commit that
 # made it unneeded), twice: in ambulkdelete, after the commit of the
-# removals (Scbf2RowsClear called from Scbf2VacCommit), and in
+# removals (ScbfRowsClear called from VacCommit), and in
 # amvacuumcleanup's release of the columns of filters merged into another
-# (Scbf2RowsClear called from Scbf2VacRelease, after the columns became
+# (ScbfRowsClear called from VacRelease, after the columns became
 # free).  Segment 0 of h has 9 filters (an index built on 100 rows of 10
 # keys, then 1,400 distinct keys folded); deleting all but 14 of those
 # leaves bits to clear (a = 777's among them), and the next VACUUM merges
@@ -583,10 +583,10 @@ SKIP:
 	# 1. in ambulkdelete, after the commit of its removals
 	my ($s, $pid) = gdb_session('h_a');
 	my $g = gdb_attach($pid);
-	my $out = gdb_stop_at($g, ['Scbf2RowsClear'], start => sub {
+	my $out = gdb_stop_at($g, ['ScbfRowsClear'], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacCommit\b.*\bscbfbulkdelete\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+ScbfRowsClear\b.*\bVacCommit\b.*\bscbfbulkdelete\b/s,
 		'bit clearing (removal): stopped before ambulkdelete clears bits');
 	is(q1("SELECT entries_live FROM scbf_index_info('h_a')"), q1('SELECT count(*) FROM h'),
 		'bit clearing (removal): at the crash, the removals have committed');
@@ -619,10 +619,10 @@ SKIP:
 	q1("INSERT INTO h VALUES (-1, -1)");
 	($s, $pid) = gdb_session('h_a');
 	$g = gdb_attach($pid);
-	$out = gdb_stop_at($g, [ 'Scbf2FilterRelease', 'Scbf2RowsClear' ], start => sub {
+	$out = gdb_stop_at($g, [ 'ScbfFilterRelease', 'ScbfRowsClear' ], start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) h;\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2RowsClear\b.*\bScbf2VacRelease\b.*\bscbfvacuumcleanup\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+ScbfRowsClear\b.*\bVacRelease\b.*\bscbfvacuumcleanup\b/s,
 		'bit clearing (release): stopped before the release of merged filters clears their bits');
 	is($roots->(), 1, 'bit clearing (release): at the crash, the 8 merged filters\' columns are free');
 	scbf_same($node, 'postgres', \@probes_h, name => 'bit clearing (release): answers before the clearing');
@@ -655,24 +655,24 @@ SKIP:
 # scbf.delta_band_pages = 0 (postgresql.conf, from here on) every fold of
 # d_a puts its new keys in the delta's 16 partitions of at most 1,018
 # entries (a fold of more keys than a quarter of that sets their bits at
-# once); a fold that finds a partition full merges: Scbf2DeltaMerge sets
-# the bits of every entry in the band (Scbf2RowsSet) and only then empties
-# the pages, and VACUUM merges (Scbf2VacMergeDelta) before it removes
+# once); a fold that finds a partition full merges: ScbfDeltaMerge sets
+# the bits of every entry in the band (ScbfRowsSet) and only then empties
+# the pages, and VACUUM merges (VacMergeDelta) before it removes
 # entries.  Three crashes, each where gdb stops the backend:
 #   a. a fold (scbf_clean_pending, in a transaction that inserted 2,000
-#      rows first) at the entry of Scbf2UpdateTable: Scbf2DeltaAdd has
+#      rows first) at the entry of ScbfUpdateTable: ScbfDeltaAdd has
 #      written the entries of the committed pending rows and of that
 #      transaction's, the fold has not committed;
 #   b. a fold like a's (its transaction inserted 3,500 rows) whose keys
 #      overflow a partition of the delta, which committed folds filled to
 #      some 14,000 entries: the fold merges, and stops once the merge's
-#      Scbf2RowsSet returned (gdb's "finish"), the bits set and no page
-#      emptied yet.  The breakpoint on Scbf2RowsSet is set only once
-#      Scbf2DeltaMerge was entered (gdb_stop_at sets each breakpoint after
+#      ScbfRowsSet returned (gdb's "finish"), the bits set and no page
+#      emptied yet.  The breakpoint on ScbfRowsSet is set only once
+#      ScbfDeltaMerge was entered (gdb_stop_at sets each breakpoint after
 #      the one before was hit), so it is the merge's call, not the fold's
 #      own one for the keys left over;
-#   c. VACUUM after deletes, in Scbf2VacMergeDelta, likewise after the
-#      merge's Scbf2RowsSet returned.
+#   c. VACUUM after deletes, in VacMergeDelta, likewise after the
+#      merge's ScbfRowsSet returned.
 # After each restart the crashed transaction's rows are gone and none is
 # returned, every committed row is found through the index (a probe of
 # every value folded since the build, of every 13th before, against a
@@ -722,19 +722,19 @@ SKIP:
 				  . ')', 'empty' ] ];
 	};
 
-	# a. in a fold, after Scbf2DeltaAdd, before the fold's commit
+	# a. in a fold, after ScbfDeltaAdd, before the fold's commit
 	q1('INSERT INTO d SELECT g, g FROM generate_series(21001, 22000) g');
 	$top = 22000;
 	push @crashed, [ 30001, 32000 ];
 	my ($e0) = $delta->() =~ / (\d+)$/;
 	my ($s, $pid) = gdb_session('d_a');
 	my $g = gdb_attach($pid);
-	my $out = gdb_stop_at($g, ['Scbf2UpdateTable'], start => sub {
+	my $out = gdb_stop_at($g, ['ScbfUpdateTable'], start => sub {
 		$s->query_until(qr/folding/, "\\echo folding\nBEGIN;\n"
 			  . "INSERT INTO d SELECT g, g FROM generate_series(30001, 32000) g;\n"
 			  . "SELECT scbf_clean_pending('d_a');\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+Scbf2UpdateTable\b.*\bScbf2Fold\b.*\bscbf_clean_pending\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+ScbfUpdateTable\b.*\bScbfFold\b.*\bscbf_clean_pending\b/s,
 		'delta (a): a fold stopped before it writes the filter table');
 	is($delta->(), '16 ' . ($e0 + 3000),
 		'delta (a): at the crash, the delta holds the keys of the 1,000 committed pending rows and of the 2,000 uncommitted');
@@ -765,13 +765,13 @@ SKIP:
 	my ($e1) = $delta->() =~ / (\d+)$/;
 	($s, $pid) = gdb_session('d_a');
 	$g = gdb_attach($pid);
-	$out = gdb_stop_at($g, [ 'Scbf2DeltaMerge', 'Scbf2RowsSet' ], finish => 1, start => sub {
+	$out = gdb_stop_at($g, [ 'ScbfDeltaMerge', 'ScbfRowsSet' ], finish => 1, start => sub {
 		$s->query_until(qr/folding/, "\\echo folding\nBEGIN;\n"
 			  . "INSERT INTO d SELECT g, g FROM generate_series(40001, 43500) g;\n"
 			  . "SELECT scbf_clean_pending('d_a');\n");
 	});
 	like($out // '',
-		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2Fold\b.*\bscbf_clean_pending\b/s,
+		qr/Run till exit from #0\s+ScbfRowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfDeltaMerge\b.*\bScbfFold\b.*\bscbf_clean_pending\b/s,
 		'delta (b): a fold merged the delta and stopped once the merge set the bits');
 	my ($e2) = $delta->() =~ / (\d+)$/;
 	cmp_ok($e2, '>', $e1, "delta (b): at the crash, the delta holds $e2 entries (the fold added some), none emptied");
@@ -810,11 +810,11 @@ SKIP:
 	my $e4 = $delta->();
 	($s, $pid) = gdb_session('d_a');
 	$g = gdb_attach($pid);
-	$out = gdb_stop_at($g, [ 'Scbf2VacMergeDelta', 'Scbf2RowsSet' ], finish => 1, start => sub {
+	$out = gdb_stop_at($g, [ 'VacMergeDelta', 'ScbfRowsSet' ], finish => 1, start => sub {
 		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) d;\n");
 	});
 	like($out // '',
-		qr/Run till exit from #0\s+Scbf2RowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2DeltaMerge\b.*\bScbf2VacMergeDelta\b.*\bscbfbulkdelete\b/s,
+		qr/Run till exit from #0\s+ScbfRowsSet\b.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfDeltaMerge\b.*\bVacMergeDelta\b.*\bscbfbulkdelete\b/s,
 		'delta (c): VACUUM stopped in its merge once the bits were set');
 	is($delta->(), $e4, 'delta (c): at the crash, no delta page is emptied');
 	scbf_same($node, 'postgres', $probes_d->(), name => 'delta (c): answers during the merge');
@@ -856,10 +856,10 @@ SKIP:
 	is(q1($counts), '1000 live, 20000 pending, 21000 rows', 'stopped fold: 20,000 entries pending');
 	my ($s, $pid) = gdb_session('sf_a');
 	my $g = gdb_attach($pid);
-	my $out = gdb_stop_at($g, ['Scbf2CommitSerial'], start => sub {
+	my $out = gdb_stop_at($g, ['ScbfCommitSerial'], start => sub {
 		$s->query_until(qr/folding/, "\\echo folding\nSELECT scbf_clean_pending('sf_a');\n\\echo folded\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2CommitSerial\b.*\bScbf2FoldRun\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bFoldRun\b/s,
 		'stopped fold: the fold stopped at its commit');
 	gdb_release($g, "return\n");
 	$s->query_until(qr/folded/, '');

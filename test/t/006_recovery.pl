@@ -100,7 +100,7 @@ check_all($node, 'after the churn with autovacuum on');
 
 # ---- 2. the standby replays all of it.  Autovacuum first goes off on the
 # table: the verifier on a hot standby cannot stop replay, so a VACUUM that
-# replay applies under it may look like corruption (src/scbfverify2.c); the
+# replay applies under it may look like corruption (src/scbfverify.c); the
 # ALTER waits for (or cancels) a running autovacuum, and a worker launched
 # for the table checks its options again before it starts (on 18 the check
 # below once met a page a concurrent autovacuum had just freed)

@@ -146,7 +146,7 @@ verify_clean($node, $_, 'three loads at once', @after_crash) for ('h_a', 'h_t');
 # the delta takes longer than a batch takes to fill); so does the load's
 # last batch at its commit, and the helper's fold after the commit takes
 # them from there.  gdb makes the load's first check
-# (Scbf2HelperBusy) say "busy", whatever the helper is doing.
+# (ScbfHelperBusy) say "busy", whatever the helper is doing.
 SKIP:
 {
 	my $s = $node->background_psql('postgres');
@@ -155,12 +155,12 @@ SKIP:
 	skip "a deferred batch: $why", 1 if $why;
 	$s->query_safe('SET log_min_messages = debug1');
 	my $g = gdb_attach($pid);
-	my $out = gdb_stop_at($g, ['Scbf2HelperBusy'], start => sub {
+	my $out = gdb_stop_at($g, ['ScbfHelperBusy'], start => sub {
 		$s->query_until(qr/loading/, "\\echo loading\n"
 			  . "INSERT INTO h SELECT g, g / 20, md5(g::text) FROM generate_series(750001, 900000) g;\n"
 			  . "\\echo done\n");
 	});
-	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?Scbf2HelperBusy\b.*\bScbfBatchAdd\b/s,
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfHelperBusy\b.*\bScbfBatchAdd\b/s,
 		'a deferred batch: the load stopped where its first full batch asks whether the helper is busy');
 	gdb_release($g, "return (_Bool) 1\n");
 	$s->query_until(qr/done/, '');

@@ -7,16 +7,13 @@
 # answer, never a crash (where no reader can notice, as with a cleared row
 # bit, the verifier is the only defence: then the server must merely
 # survive).  The walks over loops and links past the end of the index, for
-# every reader: 021_format2_walks.pl.
+# every reader: 021_walks.pl.
 #
 # Also: the verifier gives no false alarm while inserts, deletes and VACUUM
 # change the index under it, and it runs, with the other diagnostics, on a
-# hot standby; and an index whose metapage says storage format 1 is refused
-# by every entry point, with a hint to REINDEX it, which then works.
-#
-# (Until format 1 was removed, this test broke format 1's counters,
-# directory, filter heads, ledger pages and room lists; their format-2
-# counterparts are the cases below and 021_format2_walks.pl.)
+# hot standby; and an index whose metapage names another storage format
+# version is refused by every entry point, with a hint to REINDEX it, which
+# then works.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -227,19 +224,6 @@ fresh_index('v2_a', '(a)');
 	scans_survive('a', '7, 8', 'format 2: a metapage field out of range');
 }
 
-# a metapage without the delta's flag (the layout before the delta's
-# fields), or with it but without the inline leaves' (runs whose inline
-# byte count was an unused field): a clear REINDEX error, for the verifier
-# and for scans
-for my $old ([ 0, 'metapage had no delta' ], [ 1, 'ledger roots held no inline leaves' ])
-{
-	fresh_index('v2_a', '(a)');
-	patch('v2_a', [ 0, 38, pack('v', $old->[0]) ]);    # metapage flags
-	verify_fails('v2_a', 'false', qr/has an older layout of storage format 2\n.*DETAIL:  It was built by a development version of scbf whose $old->[1]\.\n(?:.*\n)*?HINT:  REINDEX it/,
-		"format 2: a metapage of an older layout (flags $old->[0])");
-	scans_survive('a', '7, 8', "format 2: a metapage of an older layout (flags $old->[0])");
-}
-
 # pending entries, then a chain that loops (a page whose next is itself);
 # the index goes before anything inserts into v again: an insert would
 # meet the loop too
@@ -299,18 +283,17 @@ is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'standby 
 }
 $standby->stop;
 
-# ---- an index of storage format 1, which this version no longer reads
-# (src/README, D9): its metapage's version patched to 1 (format 1 kept the
-# magic, the version and the page type where format 2 has them).  Every
-# entry point refuses it with ERRCODE_INDEX_CORRUPTED and the REINDEX hint,
-# as the hash AM does for an index of a wrong hash version; the planner
-# costs it as disabled, so queries that need not use it still run; REINDEX
-# makes it an index of format 2 that answers as a sequential scan does.
+# ---- an index of another storage format version, which this version does
+# not read: its metapage's version patched to 1.  Every entry point refuses
+# it with ERRCODE_INDEX_CORRUPTED and the REINDEX hint, as the hash AM does
+# for an index of a wrong hash version; the planner costs it as disabled,
+# so queries that need not use it still run; REINDEX makes it an index of
+# the current version that answers as a sequential scan does.
 fresh_index('v1_a', '(a)');
-is(u32(read_page('v1_a', 0), 28), 2, 'format 1: the metapage version is where the test patches it');
+is(u32(read_page('v1_a', 0), 28), 2, 'version 1: the metapage version is where the test patches it');
 patch('v1_a', [ 0, 28, pack('V', 1) ]);
-is(u32(read_page('v1_a', 0), 28), 1, 'format 1: the metapage says version 1');
-my $v1re = qr/ERROR:  XX002: index "v1_a" has storage format version 1\n.*DETAIL:  This version of scbf reads storage format version 2 only: format 1 \(per-segment counting filter chains\) is no longer supported\.\n(?:.*\n)*?HINT:  REINDEX it\./;
+is(u32(read_page('v1_a', 0), 28), 1, 'version 1: the metapage says version 1');
+my $v1re = qr/ERROR:  XX002: index "v1_a" has storage format version 1\n.*DETAIL:  This version of scbf reads storage format version 2 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
 for my $case (
 	[ 'a query', "SET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 7" ],
 	[ 'an insert', "INSERT INTO v VALUES (7, 'format 1')" ],
@@ -321,21 +304,21 @@ for my $case (
 	[ 'scbf_verify', "SELECT scbf_verify('v1_a', true)" ])
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$case->[1]");
-	isnt($ret, 0, "format 1: $case->[0] fails");
-	like($err, $v1re, "format 1: $case->[0]: ERRCODE_INDEX_CORRUPTED, storage format version 1, REINDEX hint");
+	isnt($ret, 0, "version 1: $case->[0] fails");
+	like($err, $v1re, "version 1: $case->[0]: ERRCODE_INDEX_CORRUPTED, storage format version 1, REINDEX hint");
 }
-is(q1('SELECT count(*) FROM v'), q1('SELECT count(*) FROM v_copy'), 'format 1: the refused insert added no row');
+is(q1('SELECT count(*) FROM v'), q1('SELECT count(*) FROM v_copy'), 'version 1: the refused insert added no row');
 # the planner does not pick an index it cannot read unless forced to (the
 # query above was): other queries on the table go on
 is(q1('SELECT count(*) FROM v WHERE a = 7'), q1('SELECT count(*) FROM v_copy WHERE a = 7'),
-	'format 1: with sequential scans allowed, a query on the table is answered without the index');
+	'version 1: with sequential scans allowed, a query on the table is answered without the index');
 q1('REINDEX INDEX v1_a');
-is(u32(read_page('v1_a', 0), 28), 2, 'format 1: REINDEX wrote storage format version 2');
+is(u32(read_page('v1_a', 0), 28), 2, 'version 1: REINDEX wrote storage format version 2');
 scbf_same($node, 'postgres', [ 'SELECT * FROM v WHERE a = 7', 'SELECT * FROM v WHERE a IN (1, 250, 499)' ],
-	name => 'format 1: after REINDEX');
+	name => 'version 1: after REINDEX');
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v1_a', true)");
-	ok($ret == 0 && $err eq '', 'format 1: after REINDEX, verify is clean') or diag($err);
+	ok($ret == 0 && $err eq '', 'version 1: after REINDEX, verify is clean') or diag($err);
 }
 $node->safe_psql('postgres', 'DROP INDEX v1_a');
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * scbfinspect2.c
+ * scbfinspect.c
  *	  The diagnostic functions (scbf_index_info, scbf_segments,
  *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
  *
@@ -20,20 +20,20 @@
  *		saturated and stale counters are NULL.
  *
  *	  Everything is read as of one metapage copy, through the page-kind
- *	  modules' functions (scbf2.h): this file does not include scbf_page.h.
+ *	  modules' functions (scbf.h): this file does not include scbf_page.h.
  *	  The pages a fold or VACUUM supersedes are freed only once no snapshot
  *	  is older than the supersession, so on a primary the walk finds them;
  *	  on a standby a page may be recycled under it, and the whole walk
- *	  starts over from a new copy (as scans do, scbfscan2.c).
+ *	  starts over from a new copy (as scans do, scbfprobe.c).
  *
- *	  scbf_probe runs the steps of a probe (scbfscan2.c) with a record of
+ *	  scbf_probe runs the steps of a probe (scbfprobe.c) with a record of
  *	  each: the filters whose rows say "maybe" for the value and what their
  *	  ledgers hold, then the pending partitions the probe reads.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  src/scbfinspect2.c
+ *	  src/scbfinspect.c
  *
  *-------------------------------------------------------------------------
  */
@@ -51,16 +51,16 @@
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* Attempts of a walk that pages keep moving under (standby) */
-#define SCBF2_DIAG_RETRIES		20
+#define SCBF_DIAG_RETRIES		20
 
 /* Attempts before a walk on a primary takes the fold lock in share mode */
-#define SCBF2_DIAG_UNLOCKED		3
+#define SCBF_DIAG_UNLOCKED		3
 
 /* What the diagnostics know of one filter in use */
-typedef struct Scbf2FilterStat
+typedef struct ScbfFilterStat
 {
 	uint32		filterno;
 	uint32		segno;
@@ -74,32 +74,32 @@ typedef struct Scbf2FilterStat
 	uint64		entries;		/* visible ledger entries of column 1 */
 	uint64		nulls[INDEX_MAX_KEYS];	/* per column */
 	uint32		ledger_pages;	/* roots + leaves of visible runs */
-} Scbf2FilterStat;
+} ScbfFilterStat;
 
 /* What the walk over the filter table gathers */
-typedef struct Scbf2DiagCensus
+typedef struct ScbfDiagCensus
 {
-	Scbf2Meta  *meta;
-	Scbf2MetaInfoData mi;
+	ScbfMeta  *meta;
+	ScbfMetaInfoData mi;
 	uint32		nfilters;		/* in use */
-	Scbf2FilterStat *filters;	/* by segment, then chain position */
+	ScbfFilterStat *filters;	/* by segment, then chain position */
 	uint64		pending;		/* entries past the cuts */
-} Scbf2DiagCensus;
+} ScbfDiagCensus;
 
 /* Counts of a ledger scan */
-typedef struct Scbf2CountArg
+typedef struct ScbfCountArg
 {
 	uint64		items;
 	uint64		nulls;
-} Scbf2CountArg;
+} ScbfCountArg;
 
 /*
- * Scbf2LedgerScan callback: count items, and those of the NULL hash.
+ * ScbfLedgerScan callback: count items, and those of the NULL hash.
  */
 static void
-Scbf2CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
-	Scbf2CountArg *ca = (Scbf2CountArg *) arg;
+	ScbfCountArg *ca = (ScbfCountArg *) arg;
 
 	ca->items += nitems;
 	if (hash == SCBF_NULL_HASH)
@@ -107,10 +107,10 @@ Scbf2CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 }
 
 /*
- * Scbf2PendingScan callback: count entries.
+ * ScbfPendingScan callback: count entries.
  */
 static void
-Scbf2CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
+CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
 {
 	(*(uint64 *) arg)++;
 }
@@ -119,10 +119,10 @@ Scbf2CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
  * qsort comparator of filter statistics: segment, chain position, number.
  */
 static int
-Scbf2CmpFilterStat(const void *a, const void *b)
+CmpFilterStat(const void *a, const void *b)
 {
-	const Scbf2FilterStat *x = a;
-	const Scbf2FilterStat *y = b;
+	const ScbfFilterStat *x = a;
+	const ScbfFilterStat *y = b;
 
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
@@ -136,39 +136,39 @@ Scbf2CmpFilterStat(const void *a, const void *b)
  * a leaf was recycled under a standby's walk.
  */
 static bool
-Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
-				Scbf2Filter *f, uint32 filterno, BlockNumber nblocks,
-				Scbf2FilterStat *fs)
+StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
+				ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
+				ScbfFilterStat *fs)
 {
 	uint32		nset[SCBF_ROWS_MAX_K];
 	uint32		i;
 	int			col;
 
-	memset(fs, 0, sizeof(Scbf2FilterStat));
+	memset(fs, 0, sizeof(ScbfFilterStat));
 	fs->filterno = filterno;
-	fs->segno = Scbf2FilterSegment(f);
-	fs->position = Scbf2FilterPosition(f);
-	fs->state = Scbf2FilterStateName(f);
-	fs->table_entries = Scbf2FilterEntries(f);
-	fs->nkeys = Scbf2FilterKeys(f);
-	Scbf2FilterGetBits(f, nset);
+	fs->segno = ScbfFilterSegment(f);
+	fs->position = ScbfFilterPosition(f);
+	fs->state = ScbfFilterStateName(f);
+	fs->table_entries = ScbfFilterEntries(f);
+	fs->nkeys = ScbfFilterKeys(f);
+	ScbfFilterGetBits(f, nset);
 	for (i = 0; i < state->geom.k && i < SCBF_ROWS_MAX_K; i++)
 	{
 		fs->slice_fill[i] = (double) nset[i] / state->geom.m;
 		fs->fill += fs->slice_fill[i] / state->geom.k;
 	}
-	fs->fpr = Scbf2FilterFpr(f, state->geom.k, state->geom.m);
+	fs->fpr = ScbfFilterFpr(f, state->geom.k, state->geom.m);
 
 	for (col = 0; col < state->ncols; col++)
 	{
-		BlockNumber root = Scbf2FilterRoot(f, col);
-		Scbf2RootInfo ri;
-		Scbf2CountArg ca;
+		BlockNumber root = ScbfFilterRoot(f, col);
+		ScbfRootInfo ri;
+		ScbfCountArg ca;
 		int			r;
 
 		if (root == InvalidBlockNumber)
 			continue;
-		Scbf2ReadRootInfo(index, root, &ri, nblocks);
+		ScbfReadRootInfo(index, root, &ri, nblocks);
 		fs->ledger_pages++;
 		for (r = 0; r < ri.nruns; r++)
 			if (ri.runs[r].made <= c->mi.fold_serial &&
@@ -176,8 +176,8 @@ Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 				fs->ledger_pages += ri.runs[r].nleaves -
 					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
-		if (!Scbf2LedgerScan(index, root, col, c->mi.fold_serial,
-							 Scbf2CountPosting, &ca, nblocks))
+		if (!ScbfLedgerScan(index, root, col, c->mi.fold_serial,
+							 CountPosting, &ca, nblocks))
 			return false;
 		if (col == 0)
 			fs->entries = ca.items;
@@ -190,18 +190,18 @@ Scbf2StatFilter(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
  * One attempt at the census: false if a page moved under a standby's walk.
  */
 static bool
-Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
+TryCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 			   bool ledgers, bool pending)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	Scbf2Filter **table;
+	ScbfFilter **table;
 	uint32		fno;
 	int			part;
 
-	c->meta = Scbf2ReadMeta(index);
-	Scbf2MetaInfo(c->meta, &c->mi);
-	table = Scbf2ReadTable(index, state, c->meta, nblocks);
-	c->filters = palloc(sizeof(Scbf2FilterStat) * Max(c->mi.nfilters, 1));
+	c->meta = ScbfReadMeta(index);
+	ScbfMetaInfo(c->meta, &c->mi);
+	table = ScbfReadTable(index, state, c->meta, nblocks);
+	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
 	c->nfilters = 0;
 	c->pending = 0;
 	for (fno = 0; fno < c->mi.nfilters; fno++)
@@ -213,48 +213,48 @@ Scbf2TryCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		 * starts now, and its entries are the other's too: left out until
 		 * a VACUUM releases its column
 		 */
-		if (!Scbf2FilterVisible(table[fno], c->mi.fold_serial))
+		if (!ScbfFilterVisible(table[fno], c->mi.fold_serial))
 			continue;
 		if (ledgers)
 		{
-			if (!Scbf2StatFilter(index, state, c, table[fno], fno, nblocks,
+			if (!StatFilter(index, state, c, table[fno], fno, nblocks,
 								 &c->filters[c->nfilters]))
 				return false;
 		}
 		else
 		{
-			Scbf2FilterStat *fs = &c->filters[c->nfilters];
+			ScbfFilterStat *fs = &c->filters[c->nfilters];
 
-			memset(fs, 0, sizeof(Scbf2FilterStat));
+			memset(fs, 0, sizeof(ScbfFilterStat));
 			fs->filterno = fno;
-			fs->segno = Scbf2FilterSegment(table[fno]);
-			fs->position = Scbf2FilterPosition(table[fno]);
+			fs->segno = ScbfFilterSegment(table[fno]);
+			fs->position = ScbfFilterPosition(table[fno]);
 		}
 		c->nfilters++;
 	}
-	qsort(c->filters, c->nfilters, sizeof(Scbf2FilterStat),
-		  Scbf2CmpFilterStat);
-	for (part = 0; pending && part < SCBF2_NPENDING; part++)
-		if (!Scbf2PendingScan(index, state, c->meta, part, Scbf2CountPending,
+	qsort(c->filters, c->nfilters, sizeof(ScbfFilterStat),
+		  CmpFilterStat);
+	for (part = 0; pending && part < SCBF_NPENDING; part++)
+		if (!ScbfPendingScan(index, state, c->meta, part, CountPending,
 							  &c->pending, NULL))
 			return false;
 	return true;
 }
 
 /*
- * Scbf2RetryLock
+ * RetryLock
  *		Before attempt `attempt` of a walk: on a primary, from the
- *		SCBF2_DIAG_UNLOCKED-th on, take the fold lock in share mode (no
+ *		SCBF_DIAG_UNLOCKED-th on, take the fold lock in share mode (no
  *		fold commits until the caller releases it; *locked says whether it
- *		did); on a standby, give up after SCBF2_DIAG_RETRIES.
+ *		did); on a standby, give up after SCBF_DIAG_RETRIES.
  */
 static void
-Scbf2RetryLock(Relation index, int attempt, bool *locked)
+RetryLock(Relation index, int attempt, bool *locked)
 {
 	CHECK_FOR_INTERRUPTS();
-	if (attempt < SCBF2_DIAG_UNLOCKED || *locked)
+	if (attempt < SCBF_DIAG_UNLOCKED || *locked)
 	{
-		if (*locked && attempt > SCBF2_DIAG_UNLOCKED)
+		if (*locked && attempt > SCBF_DIAG_UNLOCKED)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" changed during a walk that holds its fold lock",
@@ -267,7 +267,7 @@ Scbf2RetryLock(Relation index, int attempt, bool *locked)
 		LockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
 		*locked = true;
 	}
-	else if (attempt >= SCBF2_DIAG_RETRIES)
+	else if (attempt >= SCBF_DIAG_RETRIES)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("index \"%s\" kept changing during a diagnostic on the standby",
@@ -276,13 +276,13 @@ Scbf2RetryLock(Relation index, int attempt, bool *locked)
 }
 
 /*
- * Scbf2GetCensus
+ * GetCensus
  *		The filters in use and, with ledgers, their ledgers' counts; with
  *		pending, the entries of the pending area past the cuts: all as of
  *		one metapage copy, read again while pages move under the walk.
  */
 static void
-Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
+GetCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 			   bool ledgers, bool pending)
 {
 	bool		locked = false;
@@ -290,8 +290,8 @@ Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 
 	for (attempt = 0;; attempt++)
 	{
-		Scbf2RetryLock(index, attempt, &locked);
-		if (Scbf2TryCensus(index, state, c, ledgers, pending))
+		RetryLock(index, attempt, &locked);
+		if (TryCensus(index, state, c, ledgers, pending))
 			break;
 	}
 	if (locked)
@@ -303,7 +303,7 @@ Scbf2GetCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
  * 1 - prod(1 - fpr) over filters[0 .. n).
  */
 static double
-Scbf2ChainFpr(const Scbf2FilterStat *filters, int n)
+ChainFpr(const ScbfFilterStat *filters, int n)
 {
 	double		pass = 1.0;
 	int			i;
@@ -317,7 +317,7 @@ Scbf2ChainFpr(const Scbf2FilterStat *filters, int n)
  * Segments of the table now: those a scan considers.
  */
 static uint32
-Scbf2HeapSegments(Relation heap, Scbf2State *state)
+HeapSegments(Relation heap, ScbfState *state)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(heap);
 
@@ -330,26 +330,26 @@ Scbf2HeapSegments(Relation heap, Scbf2State *state)
  */
 
 /* What a structure says of a block it names */
-typedef struct Scbf2PageRef
+typedef struct ScbfPageRef
 {
-	Scbf2PageKind kind;			/* SCBF2_KIND_NEW: named by nothing */
+	ScbfPageKind kind;			/* SCBF_KIND_NEW: named by nothing */
 	int64		segno;			/* -1: NULL */
 	int64		serial;
 	int32		block_index;
 	bool		has_block_index;
 	BlockNumber next;			/* InvalidBlockNumber: NULL */
-} Scbf2PageRef;
+} ScbfPageRef;
 
 /*
  * Name block blkno as a page of the given kind, unless it lies outside the
  * index or something named it already (the verifier reports both).
  */
-static Scbf2PageRef *
-Scbf2Name(Scbf2PageRef *refs, BlockNumber nblocks, BlockNumber blkno,
-		  Scbf2PageKind kind)
+static ScbfPageRef *
+NameBlock(ScbfPageRef *refs, BlockNumber nblocks, BlockNumber blkno,
+		  ScbfPageKind kind)
 {
 	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
-		refs[blkno].kind != SCBF2_KIND_NEW)
+		refs[blkno].kind != SCBF_KIND_NEW)
 		return NULL;
 	refs[blkno].kind = kind;
 	refs[blkno].segno = -1;
@@ -364,21 +364,21 @@ Scbf2Name(Scbf2PageRef *refs, BlockNumber nblocks, BlockNumber blkno,
  * end of the index (a loop ends where a page is named twice).
  */
 static void
-Scbf2NameChain(Relation index, Scbf2PageRef *refs, BlockNumber nblocks,
+NameChain(Relation index, ScbfPageRef *refs, BlockNumber nblocks,
 			   BlockNumber blkno, BlockNumber stop, int part)
 {
 	while (blkno != InvalidBlockNumber && blkno != stop)
 	{
-		Scbf2PageInfo pi;
-		Scbf2PageRef *ref;
+		ScbfPageInfo pi;
+		ScbfPageRef *ref;
 
 		CHECK_FOR_INTERRUPTS();
 		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 			return;
-		Scbf2InspectPage(index, blkno, &pi);
-		if (pi.kind != SCBF2_KIND_PENDING)
+		ScbfInspectPage(index, blkno, &pi);
+		if (pi.kind != SCBF_KIND_PENDING)
 			return;
-		ref = Scbf2Name(refs, nblocks, blkno, SCBF2_KIND_PENDING);
+		ref = NameBlock(refs, nblocks, blkno, SCBF_KIND_PENDING);
 		if (ref == NULL)
 			return;
 		ref->serial = pi.index;
@@ -390,26 +390,26 @@ Scbf2NameChain(Relation index, Scbf2PageRef *refs, BlockNumber nblocks,
 }
 
 /*
- * Scbf2PageCensus
+ * PageCensus
  *		refs[0 .. nblocks): what the structures of a metapage copy name each
  *		block: the filter table, the band, every root of a filter in use and
  *		every leaf of every run it lists, the pending chains and the
  *		graveyard.  Superseded band pages in a grave are named rows of their
  *		old band serial.
  */
-static Scbf2PageRef *
-Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
+static ScbfPageRef *
+PageCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 				BlockNumber nblocks)
 {
-	Scbf2PageRef *refs = palloc0(sizeof(Scbf2PageRef) * Max(nblocks, 1));
-	Scbf2Filter **table;
+	ScbfPageRef *refs = palloc0(sizeof(ScbfPageRef) * Max(nblocks, 1));
+	ScbfFilter **table;
 	uint32		i;
 	int			part;
 
 	for (i = 0; i < c->mi.ntablepages && i < c->mi.max_table_pages; i++)
 	{
-		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.tablepages[i],
-									  SCBF2_KIND_TABLE);
+		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.tablepages[i],
+									  SCBF_KIND_TABLE);
 
 		if (ref)
 		{
@@ -419,8 +419,8 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 	}
 	for (i = 0; i < c->mi.band.pages; i++)
 	{
-		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.band.start + i,
-									  SCBF2_KIND_ROWS);
+		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.band.start + i,
+									  SCBF_KIND_ROWS);
 
 		if (ref)
 		{
@@ -432,8 +432,8 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 
 	for (i = 0; i < c->mi.delta.pages; i++)
 	{
-		Scbf2PageRef *ref = Scbf2Name(refs, nblocks, c->mi.delta.start + i,
-									  SCBF2_KIND_DELTA);
+		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.delta.start + i,
+									  SCBF_KIND_DELTA);
 
 		if (ref)
 		{
@@ -443,48 +443,48 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		}
 	}
 
-	table = Scbf2ReadTable(index, state, c->meta, nblocks);
+	table = ScbfReadTable(index, state, c->meta, nblocks);
 	for (i = 0; i < c->mi.nfilters; i++)
 	{
 		int			col;
 
-		if (!Scbf2FilterInUse(table[i]))
+		if (!ScbfFilterInUse(table[i]))
 			continue;
 		for (col = 0; col < state->ncols; col++)
 		{
-			BlockNumber root = Scbf2FilterRoot(table[i], col);
-			Scbf2PageRef *ref;
-			Scbf2PageInfo pi;
-			Scbf2RootInfo ri;
+			BlockNumber root = ScbfFilterRoot(table[i], col);
+			ScbfPageRef *ref;
+			ScbfPageInfo pi;
+			ScbfRootInfo ri;
 			int			r;
 
 			CHECK_FOR_INTERRUPTS();
 			if (root == InvalidBlockNumber || root >= nblocks)
 				continue;
-			Scbf2InspectPage(index, root, &pi);
-			if (pi.kind != SCBF2_KIND_ROOT)
+			ScbfInspectPage(index, root, &pi);
+			if (pi.kind != SCBF_KIND_ROOT)
 				continue;
-			ref = Scbf2Name(refs, nblocks, root, SCBF2_KIND_ROOT);
+			ref = NameBlock(refs, nblocks, root, SCBF_KIND_ROOT);
 			if (ref == NULL)
 				continue;
-			ref->segno = Scbf2FilterSegment(table[i]);
+			ref->segno = ScbfFilterSegment(table[i]);
 			ref->serial = i;
 			ref->block_index = col + 1;
 			ref->has_block_index = true;
-			Scbf2ReadRootInfo(index, root, &ri, nblocks);
+			ScbfReadRootInfo(index, root, &ri, nblocks);
 			for (r = 0; r < ri.nruns; r++)
 			{
 				int			l;
 
 				for (l = 0; l < ri.runs[r].nleaves; l++)
 				{
-					Scbf2PageRef *lref = Scbf2Name(refs, nblocks,
+					ScbfPageRef *lref = NameBlock(refs, nblocks,
 												   ri.runs[r].leaves[l],
-												   SCBF2_KIND_LEAF);
+												   SCBF_KIND_LEAF);
 
 					if (lref == NULL)
 						continue;
-					lref->segno = Scbf2FilterSegment(table[i]);
+					lref->segno = ScbfFilterSegment(table[i]);
 					lref->serial = i;
 					lref->block_index = l;
 					lref->has_block_index = true;
@@ -495,12 +495,12 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		}
 	}
 
-	for (part = 0; part < SCBF2_NPENDING; part++)
-		Scbf2NameChain(index, refs, nblocks, c->mi.pending[part].head,
+	for (part = 0; part < SCBF_NPENDING; part++)
+		NameChain(index, refs, nblocks, c->mi.pending[part].head,
 					   InvalidBlockNumber, part);
 	for (i = 0; i < c->mi.ngraves && i < c->mi.max_graves; i++)
 	{
-		Scbf2GraveInfo *g = &c->mi.graves[i];
+		ScbfGraveInfo *g = &c->mi.graves[i];
 
 		if (g->band)
 		{
@@ -508,14 +508,14 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 
 			for (p = 0; p < g->n && g->first + p < nblocks; p++)
 			{
-				Scbf2PageInfo pi;
-				Scbf2PageRef *ref;
+				ScbfPageInfo pi;
+				ScbfPageRef *ref;
 
 				CHECK_FOR_INTERRUPTS();
-				Scbf2InspectPage(index, g->first + p, &pi);
-				if (pi.kind != SCBF2_KIND_ROWS)
+				ScbfInspectPage(index, g->first + p, &pi);
+				if (pi.kind != SCBF_KIND_ROWS)
 					continue;
-				ref = Scbf2Name(refs, nblocks, g->first + p, SCBF2_KIND_ROWS);
+				ref = NameBlock(refs, nblocks, g->first + p, SCBF_KIND_ROWS);
 				if (ref)
 				{
 					ref->serial = pi.owner;
@@ -526,12 +526,12 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
 		}
 		else
 		{
-			Scbf2PageInfo pi;
+			ScbfPageInfo pi;
 
 			if (g->first == SCBF_METAPAGE_BLKNO || g->first >= nblocks)
 				continue;
-			Scbf2InspectPage(index, g->first, &pi);
-			Scbf2NameChain(index, refs, nblocks, g->first, g->stop,
+			ScbfInspectPage(index, g->first, &pi);
+			NameChain(index, refs, nblocks, g->first, g->stop,
 						   (int) pi.owner);
 		}
 	}
@@ -542,29 +542,29 @@ Scbf2PageCensus(Relation index, Scbf2State *state, Scbf2DiagCensus *c,
  * The name scbf_pages gives a page kind.
  */
 static const char *
-Scbf2KindName(Scbf2PageKind kind)
+KindName(ScbfPageKind kind)
 {
 	switch (kind)
 	{
-		case SCBF2_KIND_NEW:
+		case SCBF_KIND_NEW:
 			return "new";
-		case SCBF2_KIND_UNKNOWN:
+		case SCBF_KIND_UNKNOWN:
 			return "unknown";
-		case SCBF2_KIND_META:
+		case SCBF_KIND_META:
 			return "meta";
-		case SCBF2_KIND_TABLE:
+		case SCBF_KIND_TABLE:
 			return "table";
-		case SCBF2_KIND_ROWS:
+		case SCBF_KIND_ROWS:
 			return "rows";
-		case SCBF2_KIND_ROOT:
+		case SCBF_KIND_ROOT:
 			return "root";
-		case SCBF2_KIND_LEAF:
+		case SCBF_KIND_LEAF:
 			return "leaf";
-		case SCBF2_KIND_PENDING:
+		case SCBF_KIND_PENDING:
 			return "pending";
-		case SCBF2_KIND_DELTA:
+		case SCBF_KIND_DELTA:
 			return "delta";
-		case SCBF2_KIND_FREE:
+		case SCBF_KIND_FREE:
 			return "free";
 	}
 	return "unknown";
@@ -576,15 +576,15 @@ Scbf2KindName(Scbf2PageKind kind)
  * never initialized or no scbf page at all), else "unreferenced".
  */
 static const char *
-Scbf2PageKindOf(const Scbf2PageInfo *pi, const Scbf2PageRef *ref,
+PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
 				BlockNumber blkno)
 {
-	if (pi->kind == SCBF2_KIND_NEW || pi->kind == SCBF2_KIND_UNKNOWN ||
-		pi->kind == SCBF2_KIND_FREE ||
-		(pi->kind == SCBF2_KIND_META && blkno == SCBF_METAPAGE_BLKNO))
-		return Scbf2KindName(pi->kind);
+	if (pi->kind == SCBF_KIND_NEW || pi->kind == SCBF_KIND_UNKNOWN ||
+		pi->kind == SCBF_KIND_FREE ||
+		(pi->kind == SCBF_KIND_META && blkno == SCBF_METAPAGE_BLKNO))
+		return KindName(pi->kind);
 	if (ref->kind == pi->kind)
-		return Scbf2KindName(pi->kind);
+		return KindName(pi->kind);
 	return "unreferenced";
 }
 
@@ -594,29 +594,29 @@ Scbf2PageKindOf(const Scbf2PageInfo *pi, const Scbf2PageRef *ref,
  */
 
 /*
- * Scbf2IndexInfo
+ * ScbfIndexInfo
  *		scbf_index_info's row for a format-2 index: the layout, the filters
  *		and their chains, the pages by kind (a census of every block, as
  *		scbf_pages classifies them), the entries of the ledgers and of the
  *		pending area.
  */
 Datum
-Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
+ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
-	Scbf2State *state = Scbf2GetState(index);
+	ScbfState *state = ScbfGetState(index);
 	TupleDesc	tupdesc;
-	Scbf2DiagCensus c;
-	Scbf2PageRef *refs;
+	ScbfDiagCensus c;
+	ScbfPageRef *refs;
 	Datum		values[28];
 	bool		nulls[28];
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	uint64		pages[SCBF2_KIND_FREE + 2];
+	uint64		pages[SCBF_KIND_FREE + 2];
 	uint64		entries = 0;
 	uint32		nsegments = 0;
 	uint32		max_chain = 0;
 	uint32	   *hist;
-	uint32		heapsegs = Scbf2HeapSegments(heap, state);
+	uint32		heapsegs = HeapSegments(heap, state);
 	uint32		empty;
 	double		sum_fill = 0;
 	double		worst_fill = 0;
@@ -633,7 +633,7 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	Scbf2GetCensus(index, state, &c, true, true);
+	GetCensus(index, state, &c, true, true);
 	hist = palloc0(sizeof(uint32) * (c.nfilters + 2));
 	for (f = 0; f < c.nfilters;)
 	{
@@ -647,7 +647,7 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 			worst_fill = Max(worst_fill, c.filters[g].fill);
 			g++;
 		}
-		fpr = Scbf2ChainFpr(&c.filters[f], g - f);
+		fpr = ChainFpr(&c.filters[f], g - f);
 		nsegments++;
 		max_chain = Max(max_chain, g - f);
 		hist[g - f]++;
@@ -663,18 +663,18 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 
 	/* every block, by the kind scbf_pages gives it */
 	nblocks = RelationGetNumberOfBlocks(index);
-	refs = Scbf2PageCensus(index, state, &c, nblocks);
+	refs = PageCensus(index, state, &c, nblocks);
 	memset(pages, 0, sizeof(pages));
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
-		Scbf2PageInfo pi;
+		ScbfPageInfo pi;
 		const char *kind;
 
 		CHECK_FOR_INTERRUPTS();
-		Scbf2InspectPage(index, blkno, &pi);
-		kind = Scbf2PageKindOf(&pi, &refs[blkno], blkno);
+		ScbfInspectPage(index, blkno, &pi);
+		kind = PageKindOf(&pi, &refs[blkno], blkno);
 		if (strcmp(kind, "unreferenced") == 0)
-			pages[SCBF2_KIND_FREE + 1]++;
+			pages[SCBF_KIND_FREE + 1]++;
 		else
 			pages[pi.kind]++;
 	}
@@ -704,11 +704,11 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	else
 		values[i++] = PointerGetDatum(construct_empty_array(INT4OID));
 	values[i++] = Int64GetDatum(nblocks);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_META]);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROWS] + pages[SCBF2_KIND_DELTA]);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_ROOT] + pages[SCBF2_KIND_LEAF]);
-	values[i++] = Int64GetDatum(pages[SCBF2_KIND_FREE] + pages[SCBF2_KIND_NEW]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_DELTA]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_FREE] + pages[SCBF_KIND_NEW]);
 	values[i++] = Int64GetDatum(entries);
 	values[i++] = Int64GetDatum(c.pending);
 	values[i++] = Float8GetDatum(c.nfilters ? sum_fill / c.nfilters : 0);
@@ -743,23 +743,23 @@ Scbf2IndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
  */
 
 /*
- * Scbf2Segments
+ * ScbfSegments
  *		scbf_segments' rows for a format-2 index: one per segment of the
  *		table (and any segment past its end that still has filters), those
  *		without a filter flagged "empty" (a probe reads nothing of them but
  *		their pending entries).
  */
 void
-Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
+ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2DiagCensus c;
-	uint32		nsegs = Scbf2HeapSegments(heap, state);
+	ScbfState *state = ScbfGetState(index);
+	ScbfDiagCensus c;
+	uint32		nsegs = HeapSegments(heap, state);
 	uint32		segno;
 	uint32		f = 0;
 
-	Scbf2GetCensus(index, state, &c, true, false);
+	GetCensus(index, state, &c, true, false);
 	if (c.nfilters > 0)
 		nsegs = Max(nsegs, c.filters[c.nfilters - 1].segno + 1);
 	for (segno = 0; segno < nsegs; segno++)
@@ -800,7 +800,7 @@ Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		values[i++] = Int32GetDatum(ledger_pages);
 		values[i++] = Int64GetDatum(entries);
 		values[i++] = ScbfInt8Array(nulls_per_col, state->ncols);
-		values[i++] = Float8GetDatum(Scbf2ChainFpr(&c.filters[f], g - f));
+		values[i++] = Float8GetDatum(ChainFpr(&c.filters[f], g - f));
 		values[i++] = Float8GetDatum(g > f ? fill / (g - f) : 0);
 		nulls[i++] = true;		/* saturated: no counters */
 		values[i++] = ScbfTextArray(flags, nflags);
@@ -811,23 +811,23 @@ Scbf2Segments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 }
 
 /*
- * Scbf2Filters
+ * ScbfFilters
  *		scbf_filters' rows for a format-2 index: one per filter in use, of
  *		segment segno (all segments if segno < 0), by segment and chain
  *		position.
  */
 void
-Scbf2Filters(FunctionCallInfo fcinfo, Relation index, int64 segno)
+ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2DiagCensus c;
+	ScbfState *state = ScbfGetState(index);
+	ScbfDiagCensus c;
 	uint32		f;
 
-	Scbf2GetCensus(index, state, &c, true, false);
+	GetCensus(index, state, &c, true, false);
 	for (f = 0; f < c.nfilters; f++)
 	{
-		Scbf2FilterStat *fs = &c.filters[f];
+		ScbfFilterStat *fs = &c.filters[f];
 		Datum		values[15];
 		bool		nulls[15];
 		int			i = 0;
@@ -862,35 +862,35 @@ Scbf2Filters(FunctionCallInfo fcinfo, Relation index, int64 segno)
  */
 
 /*
- * Scbf2Pages
+ * ScbfPages
  *		scbf_pages' rows for a format-2 index: one per block, its kind as
- *		Scbf2PageKindOf says and what the structure that names it says of
+ *		PageKindOf says and what the structure that names it says of
  *		it (see README.md for each kind's columns).
  */
 void
-Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
+ScbfPages(FunctionCallInfo fcinfo, Relation index)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2DiagCensus c;
-	Scbf2PageRef *refs;
+	ScbfState *state = ScbfGetState(index);
+	ScbfDiagCensus c;
+	ScbfPageRef *refs;
 	BlockNumber nblocks;
 	BlockNumber blkno;
 
-	Scbf2GetCensus(index, state, &c, false, false);
+	GetCensus(index, state, &c, false, false);
 	nblocks = RelationGetNumberOfBlocks(index);
-	refs = Scbf2PageCensus(index, state, &c, nblocks);
+	refs = PageCensus(index, state, &c, nblocks);
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
-		Scbf2PageInfo pi;
-		Scbf2PageRef *ref = &refs[blkno];
+		ScbfPageInfo pi;
+		ScbfPageRef *ref = &refs[blkno];
 		const char *kind;
 		Datum		values[7];
 		bool		nulls[7];
 
 		CHECK_FOR_INTERRUPTS();
-		Scbf2InspectPage(index, blkno, &pi);
-		kind = Scbf2PageKindOf(&pi, ref, blkno);
+		ScbfInspectPage(index, blkno, &pi);
+		kind = PageKindOf(&pi, ref, blkno);
 		memset(nulls, true, sizeof(nulls));
 		values[0] = Int64GetDatum(blkno);
 		values[1] = CStringGetTextDatum(kind);
@@ -900,7 +900,7 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
 			values[5] = Int32GetDatum(pi.count);
 			nulls[5] = false;
 		}
-		else if (pi.kind == ref->kind && pi.kind != SCBF2_KIND_NEW)
+		else if (pi.kind == ref->kind && pi.kind != SCBF_KIND_NEW)
 		{
 			if (ref->segno >= 0)
 			{
@@ -917,7 +917,7 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
 				values[4] = Int32GetDatum(ref->block_index);
 				nulls[4] = false;
 			}
-			if (pi.kind == SCBF2_KIND_TABLE)
+			if (pi.kind == SCBF_KIND_TABLE)
 			{
 				int64		first = (int64) ref->block_index *
 					c.mi.entries_per_table_page;
@@ -927,8 +927,8 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
 													  0));
 				nulls[5] = false;
 			}
-			else if (pi.kind == SCBF2_KIND_ROOT || pi.kind == SCBF2_KIND_LEAF ||
-					 pi.kind == SCBF2_KIND_PENDING || pi.kind == SCBF2_KIND_DELTA)
+			else if (pi.kind == SCBF_KIND_ROOT || pi.kind == SCBF_KIND_LEAF ||
+					 pi.kind == SCBF_KIND_PENDING || pi.kind == SCBF_KIND_DELTA)
 			{
 				values[5] = Int32GetDatum(pi.count);
 				nulls[5] = false;
@@ -950,7 +950,7 @@ Scbf2Pages(FunctionCallInfo fcinfo, Relation index)
  */
 
 /* One row of scbf_probe, kept until the attempt completes */
-typedef struct Scbf2ProbeRow
+typedef struct ScbfProbeRow
 {
 	bool		pending;		/* a pending partition, else a filter */
 	uint32		segno;
@@ -958,10 +958,10 @@ typedef struct Scbf2ProbeRow
 	uint32		filterno;		/* pending: the partition */
 	int64		matches;
 	int64		heappages;
-} Scbf2ProbeRow;
+} ScbfProbeRow;
 
 /* What the pending part of a probe collects */
-typedef struct Scbf2ProbePending
+typedef struct ScbfProbePending
 {
 	int			col;
 	const uint32 *hashes;
@@ -970,13 +970,13 @@ typedef struct Scbf2ProbePending
 	BlockNumber *blocks;
 	int			nblocks;
 	int			maxblocks;
-} Scbf2ProbePending;
+} ScbfProbePending;
 
 /*
  * qsort/bsearch comparator of uint32s.
  */
 static int
-Scbf2CmpU32(const void *a, const void *b)
+CmpU32(const void *a, const void *b)
 {
 	uint32		x = *(const uint32 *) a;
 	uint32		y = *(const uint32 *) b;
@@ -988,12 +988,12 @@ Scbf2CmpU32(const void *a, const void *b)
  * Distinct values among sorted v[0 .. n).
  */
 static int64
-Scbf2Distinct(uint32 *v, int n)
+Distinct(uint32 *v, int n)
 {
 	int64		d = 0;
 	int			i;
 
-	qsort(v, n, sizeof(uint32), Scbf2CmpU32);
+	qsort(v, n, sizeof(uint32), CmpU32);
 	for (i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])
 			d++;
@@ -1001,17 +1001,17 @@ Scbf2Distinct(uint32 *v, int n)
 }
 
 /*
- * Scbf2PendingScan callback of scbf_probe: a pending entry whose column
+ * ScbfPendingScan callback of scbf_probe: a pending entry whose column
  * hash is one of the value's.
  */
 static void
-Scbf2ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
+ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
 {
-	Scbf2ProbePending *pp = (Scbf2ProbePending *) arg;
+	ScbfProbePending *pp = (ScbfProbePending *) arg;
 	uint32		h = hashes[pp->col];
 
 	if (bsearch(&h, pp->hashes, pp->nhashes, sizeof(uint32),
-				Scbf2CmpU32) == NULL)
+				CmpU32) == NULL)
 		return;
 	pp->matches++;
 	if (pp->nblocks == pp->maxblocks)
@@ -1029,48 +1029,48 @@ Scbf2ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
  * a page moved under a standby's probe.
  */
 static bool
-Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
-			  Scbf2ProbeRow **rows, int *nrows)
+TryProbe(Relation index, ScbfState *state, ScbfCond *cond,
+			  ScbfProbeRow **rows, int *nrows)
 {
-	Scbf2Meta  *meta = Scbf2ReadMeta(index);
-	Scbf2MetaInfoData mi;
+	ScbfMeta  *meta = ScbfReadMeta(index);
+	ScbfMetaInfoData mi;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	uint64		fold_serial = Scbf2MetaFoldSerial(meta);
-	uint32		nfilters = Scbf2MetaFilters(meta);
+	uint64		fold_serial = ScbfMetaFoldSerial(meta);
+	uint32		nfilters = ScbfMetaFilters(meta);
 	int			maxrows = 16;
-	bool		parts[SCBF2_NPENDING];
+	bool		parts[SCBF_NPENDING];
 	int			part;
 	int			i;
 
-	Scbf2MetaInfo(meta, &mi);
+	ScbfMetaInfo(meta, &mi);
 	*nrows = 0;
-	*rows = palloc(sizeof(Scbf2ProbeRow) * maxrows);
+	*rows = palloc(sizeof(ScbfProbeRow) * maxrows);
 	if (nfilters > 0)
 	{
-		uint8	   *acc = palloc0(Scbf2RowsBytes(meta));
+		uint8	   *acc = palloc0(ScbfRowsBytes(meta));
 		uint32		fno;
 
 		/* the delta before the rows, as a probe reads them (scbfdelta.c) */
-		if (!Scbf2DeltaProbe(index, meta, cond->col, cond->hashes,
+		if (!ScbfDeltaProbe(index, meta, cond->col, cond->hashes,
 							 cond->nhashes, acc, nblocks) ||
-			!Scbf2RowsProbe(index, state, meta, cond->col, cond->hashes,
+			!ScbfRowsProbe(index, state, meta, cond->col, cond->hashes,
 							cond->nhashes, acc, nblocks))
 			return false;
-		for (fno = Scbf2RowsNext(meta, acc, 0); fno < nfilters;
-			 fno = Scbf2RowsNext(meta, acc, fno + 1))
+		for (fno = ScbfRowsNext(meta, acc, 0); fno < nfilters;
+			 fno = ScbfRowsNext(meta, acc, fno + 1))
 		{
-			Scbf2Filter *f;
-			Scbf2ProbeRow *row;
+			ScbfFilter *f;
+			ScbfProbeRow *row;
 			uint16	   *items;
 			uint32	   *blocks;
 			int			n;
 
 			CHECK_FOR_INTERRUPTS();
-			f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
+			f = ScbfReadFilter(index, state, meta, fno, nblocks);
 			/* as the scan: not a filter merged into another (its target's) */
-			if (!Scbf2FilterVisible(f, fold_serial))
+			if (!ScbfFilterVisible(f, fold_serial))
 				continue;
-			n = Scbf2LedgerLookup(index, Scbf2FilterRoot(f, cond->col),
+			n = ScbfLedgerLookup(index, ScbfFilterRoot(f, cond->col),
 								  cond->col, fold_serial, cond->hashes,
 								  cond->nhashes, &items, nblocks);
 			if (n < 0)
@@ -1078,29 +1078,29 @@ Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
 			if (*nrows == maxrows)
 			{
 				maxrows *= 2;
-				*rows = repalloc(*rows, sizeof(Scbf2ProbeRow) * maxrows);
+				*rows = repalloc(*rows, sizeof(ScbfProbeRow) * maxrows);
 			}
 			row = &(*rows)[(*nrows)++];
 			row->pending = false;
-			row->segno = Scbf2FilterSegment(f);
-			row->position = Scbf2FilterPosition(f);
+			row->segno = ScbfFilterSegment(f);
+			row->position = ScbfFilterPosition(f);
 			row->filterno = fno;
 			row->matches = n;
 			blocks = palloc(sizeof(uint32) * Max(n, 1));
 			for (i = 0; i < n; i++)
 				blocks[i] = ScbfTidRelBlock(items[i]);
-			row->heappages = Scbf2Distinct(blocks, n);
+			row->heappages = Distinct(blocks, n);
 		}
 	}
 
-	/* the partitions a probe of this column reads (scbfscan2.c) */
+	/* the partitions a probe of this column reads (scbfprobe.c) */
 	memset(parts, cond->col != 0, sizeof(parts));
 	for (i = 0; cond->col == 0 && i < cond->nhashes; i++)
-		parts[Scbf2PendingPartition(cond->hashes[i])] = true;
-	for (part = 0; part < SCBF2_NPENDING; part++)
+		parts[ScbfPendingPartition(cond->hashes[i])] = true;
+	for (part = 0; part < SCBF_NPENDING; part++)
 	{
-		Scbf2ProbePending pp;
-		Scbf2ProbeRow *row;
+		ScbfProbePending pp;
+		ScbfProbeRow *row;
 
 		if (!parts[part] || !mi.pending[part].mayhave)
 			continue;
@@ -1108,25 +1108,25 @@ Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
 		pp.col = cond->col;
 		pp.hashes = cond->hashes;
 		pp.nhashes = cond->nhashes;
-		if (!Scbf2PendingScan(index, state, meta, part,
-							  Scbf2ProbePendingEntry, &pp, NULL))
+		if (!ScbfPendingScan(index, state, meta, part,
+							  ProbePendingEntry, &pp, NULL))
 			return false;
 		if (*nrows == maxrows)
 		{
 			maxrows *= 2;
-			*rows = repalloc(*rows, sizeof(Scbf2ProbeRow) * maxrows);
+			*rows = repalloc(*rows, sizeof(ScbfProbeRow) * maxrows);
 		}
 		row = &(*rows)[(*nrows)++];
 		row->pending = true;
 		row->filterno = part;
 		row->matches = pp.matches;
-		row->heappages = Scbf2Distinct(pp.blocks, pp.nblocks);
+		row->heappages = Distinct(pp.blocks, pp.nblocks);
 	}
 	return true;
 }
 
 /*
- * Scbf2Probe
+ * ScbfInspectProbe
  *		scbf_probe's rows for a format-2 index and a scan key on one
  *		column: a row per filter whose rows say "maybe" for the value
  *		(verdict "maybe", the matches its ledger holds), then a row per
@@ -1134,11 +1134,11 @@ Scbf2TryProbe(Relation index, Scbf2State *state, ScbfCond *cond,
  *		entries past the cut); see README.md for the columns.
  */
 void
-Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
+ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2ProbeRow *rows = NULL;
+	ScbfState *state = ScbfGetState(index);
+	ScbfProbeRow *rows = NULL;
 	ScbfCond	cond;
 	bool		locked = false;
 	int			nrows = 0;
@@ -1163,8 +1163,8 @@ Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 
 	for (attempt = 0;; attempt++)
 	{
-		Scbf2RetryLock(index, attempt, &locked);
-		if (Scbf2TryProbe(index, state, &cond, &rows, &nrows))
+		RetryLock(index, attempt, &locked);
+		if (TryProbe(index, state, &cond, &rows, &nrows))
 			break;
 	}
 	if (locked)
@@ -1172,7 +1172,7 @@ Scbf2Probe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 
 	for (r = 0; r < nrows; r++)
 	{
-		Scbf2ProbeRow *row = &rows[r];
+		ScbfProbeRow *row = &rows[r];
 		Datum		values[8];
 		bool		nulls[8];
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * scbfscan2.c
+ * scbfprobe.c
  *	  Bitmap scans of an scbf index of storage format 2.
  *
  * NOTES
@@ -28,7 +28,7 @@
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  src/scbfscan2.c
+ *	  src/scbfprobe.c
  *
  *-------------------------------------------------------------------------
  */
@@ -41,46 +41,46 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /*
  * How often a probe starts over when folds keep recycling pages before it
  * takes the fold lock (primary) or gives up (standby)
  */
-#define SCBF2_SCAN_RETRIES		3
-#define SCBF2_STANDBY_RETRIES	20
+#define SCBF_SCAN_RETRIES		3
+#define SCBF_STANDBY_RETRIES	20
 
 /*
  * Conditions of at most this many hashes keep each hash's candidate
  * filters (a bit per filter each), to look up only those hashes per filter
  */
-#define SCBF2_SCAN_MASKED_HASHES	64
+#define SCBF_SCAN_MASKED_HASHES	64
 
 /* Per condition, the candidate filters of each of its hashes */
-typedef struct Scbf2HashMasks
+typedef struct ScbfHashMasks
 {
 	uint8	  **masks;			/* per condition: NULL, or one mask per hash */
 	uint32	   *subset;			/* scratch: the hashes of one filter */
 	ScbfCond   *conds;			/* scratch: the conditions for one filter
 								 * (the probe's own if no hash has a mask) */
-} Scbf2HashMasks;
+} ScbfHashMasks;
 
-/* Items of a whole ledger, collected by Scbf2CollectAll */
-typedef struct Scbf2Collect
+/* Items of a whole ledger, collected by CollectAll */
+typedef struct ScbfCollect
 {
 	bool		notnull;		/* leave out the NULL hash */
 	uint16	   *items;
 	int			nitems;
 	int			maxitems;
-} Scbf2Collect;
+} ScbfCollect;
 
 /*
- * Scbf2LedgerScan callback: collect the items of a posting list.
+ * ScbfLedgerScan callback: collect the items of a posting list.
  */
 static void
-Scbf2CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
-	Scbf2Collect *c = (Scbf2Collect *) arg;
+	ScbfCollect *c = (ScbfCollect *) arg;
 
 	if (c->notnull && hash == SCBF_NULL_HASH)
 		return;
@@ -97,7 +97,7 @@ Scbf2CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
  * qsort comparator for 16-bit items.
  */
 static int
-Scbf2CmpItem(const void *a, const void *b)
+CmpItem(const void *a, const void *b)
 {
 	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
 }
@@ -107,10 +107,10 @@ Scbf2CmpItem(const void *a, const void *b)
  * sorted and distinct; -1 if a standby's probe met a recycled leaf.
  */
 static int
-Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
+CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
 				bool notnull, uint16 **items, BlockNumber nblocks)
 {
-	Scbf2Collect c;
+	ScbfCollect c;
 	int			n = 0;
 	int			i;
 
@@ -118,10 +118,10 @@ Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	c.maxitems = 256;
 	c.nitems = 0;
 	c.items = palloc(sizeof(uint16) * c.maxitems);
-	if (!Scbf2LedgerScan(index, root, col, fold_serial, Scbf2CollectPosting,
+	if (!ScbfLedgerScan(index, root, col, fold_serial, CollectPosting,
 						 &c, nblocks))
 		return -1;
-	qsort(c.items, c.nitems, sizeof(uint16), Scbf2CmpItem);
+	qsort(c.items, c.nitems, sizeof(uint16), CmpItem);
 	for (i = 0; i < c.nitems; i++)
 		if (n == 0 || c.items[i] != c.items[n - 1])
 			c.items[n++] = c.items[i];
@@ -133,7 +133,7 @@ Scbf2CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
  * a[0 .. na) := the items in both a and b (both sorted, distinct).
  */
 static int
-Scbf2Intersect(uint16 *a, int na, const uint16 *b, int nb)
+Intersect(uint16 *a, int na, const uint16 *b, int nb)
 {
 	int			i = 0;
 	int			j = 0;
@@ -158,10 +158,10 @@ Scbf2Intersect(uint16 *a, int na, const uint16 *b, int nb)
 /*
  * The items of one filter that satisfy every condition, sorted and
  * distinct; -1 if a standby's probe met a leaf recycled under it (see
- * Scbf2ReadLeaf in scbfledger.c).
+ * ReadLeaf in scbfledger.c).
  */
 static int
-Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
+FilterItems(Relation index, ScbfFilter *f, ScbfCond *conds, int nconds,
 				 uint64 fold_serial, uint16 **items, BlockNumber nblocks)
 {
 	int			n = -1;			/* no condition restricted them yet */
@@ -170,18 +170,18 @@ Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
 	for (c = 0; c < nconds && n != 0; c++)
 	{
 		ScbfCond   *cond = &conds[c];
-		BlockNumber root = Scbf2FilterRoot(f, cond->col);
+		BlockNumber root = ScbfFilterRoot(f, cond->col);
 		uint16	   *these;
 		int			nthese;
 
 		if (cond->kind == SCBF_COND_ANY)
 			continue;
 		if (cond->kind == SCBF_COND_EQ)
-			nthese = Scbf2LedgerLookup(index, root, cond->col, fold_serial,
+			nthese = ScbfLedgerLookup(index, root, cond->col, fold_serial,
 									   cond->hashes, cond->nhashes, &these,
 									   nblocks);
 		else
-			nthese = Scbf2CollectAll(index, root, cond->col, fold_serial,
+			nthese = CollectAll(index, root, cond->col, fold_serial,
 									 true, &these, nblocks);
 		if (nthese < 0)
 			return -1;
@@ -191,28 +191,28 @@ Scbf2FilterItems(Relation index, Scbf2Filter *f, ScbfCond *conds, int nconds,
 			n = nthese;
 		}
 		else
-			n = Scbf2Intersect(*items, n, these, nthese);
+			n = Intersect(*items, n, these, nthese);
 	}
 	if (n < 0)
-		n = Scbf2CollectAll(index, Scbf2FilterRoot(f, 0), 0, fold_serial,
+		n = CollectAll(index, ScbfFilterRoot(f, 0), 0, fold_serial,
 							false, items, nblocks);
 	return n;
 }
 
-/* What Scbf2PendingMatch needs */
-typedef struct Scbf2PendingArg
+/* What PendingMatch needs */
+typedef struct ScbfPendingArg
 {
 	ScbfCond   *conds;
 	int			nconds;
 	TIDBitmap  *tbm;
 	int64		ntuples;
-} Scbf2PendingArg;
+} ScbfPendingArg;
 
 /*
  * qsort/bsearch comparator for uint32 hashes.
  */
 static int
-Scbf2CmpHash(const void *a, const void *b)
+CmpHash(const void *a, const void *b)
 {
 	uint32		x = *(const uint32 *) a;
 	uint32		y = *(const uint32 *) b;
@@ -221,13 +221,13 @@ Scbf2CmpHash(const void *a, const void *b)
 }
 
 /*
- * Scbf2PendingScan callback: a pending entry that satisfies every
+ * ScbfPendingScan callback: a pending entry that satisfies every
  * condition goes into the bitmap.
  */
 static void
-Scbf2PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
+PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
 {
-	Scbf2PendingArg *pa = (Scbf2PendingArg *) arg;
+	ScbfPendingArg *pa = (ScbfPendingArg *) arg;
 	int			c;
 
 	for (c = 0; c < pa->nconds; c++)
@@ -237,7 +237,7 @@ Scbf2PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
 
 		if (cond->kind == SCBF_COND_EQ &&
 			bsearch(&h, cond->hashes, cond->nhashes, sizeof(uint32),
-					Scbf2CmpHash) == NULL)
+					CmpHash) == NULL)
 			return;
 		if (cond->kind == SCBF_COND_NOTNULL && h == SCBF_NULL_HASH)
 			return;
@@ -251,7 +251,7 @@ Scbf2PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
  * equality condition on the first column, else all.
  */
 static void
-Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
+PendingParts(ScbfCond *conds, int nconds, bool *parts)
 {
 	int			c;
 	int			i;
@@ -260,26 +260,26 @@ Scbf2PendingParts(ScbfCond *conds, int nconds, bool *parts)
 	{
 		if (conds[c].kind != SCBF_COND_EQ || conds[c].col != 0)
 			continue;
-		memset(parts, 0, sizeof(bool) * SCBF2_NPENDING);
+		memset(parts, 0, sizeof(bool) * SCBF_NPENDING);
 		for (i = 0; i < conds[c].nhashes; i++)
-			parts[Scbf2PendingPartition(conds[c].hashes[i])] = true;
+			parts[ScbfPendingPartition(conds[c].hashes[i])] = true;
 		return;
 	}
-	memset(parts, 1, sizeof(bool) * SCBF2_NPENDING);
+	memset(parts, 1, sizeof(bool) * SCBF_NPENDING);
 }
 
 /*
  * The filters that may hold a match, into acc: the AND over the equality
  * conditions of the OR over each one's hashes of their k rows and of the
  * filters the delta names for them.  False if the band or the delta moved
- * (see Scbf2RowsProbe).
+ * (see ScbfRowsProbe).
  */
 static bool
-Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-			   ScbfCond *conds, int nconds, uint8 *acc, Scbf2HashMasks *hm,
+ProbeRows(Relation index, ScbfState *state, const ScbfMeta *meta,
+			   ScbfCond *conds, int nconds, uint8 *acc, ScbfHashMasks *hm,
 			   BlockNumber nblocks)
 {
-	Size		nbytes = Scbf2RowsBytes(meta);
+	Size		nbytes = ScbfRowsBytes(meta);
 	uint8	   *one = palloc(nbytes);
 	int			c;
 
@@ -306,9 +306,9 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			if (into != one)
 				memset(into, 0, nbytes);
 			/* the delta before the rows: see scbfdelta.c */
-			if (!Scbf2DeltaProbe(index, meta, cond->col, hashes, nhashes,
+			if (!ScbfDeltaProbe(index, meta, cond->col, hashes, nhashes,
 								 into, nblocks) ||
-				!Scbf2RowsProbe(index, state, meta, cond->col, hashes,
+				!ScbfRowsProbe(index, state, meta, cond->col, hashes,
 								nhashes, into, nblocks))
 			{
 				pfree(one);
@@ -326,11 +326,11 @@ Scbf2ProbeRows(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 }
 
 /*
- * Free what Scbf2ScanFilters allocated for a probe: the per-hash masks and
+ * Free what ScanFilters allocated for a probe: the per-hash masks and
  * their scratch, and acc.
  */
 static void
-Scbf2HashMasksFree(Scbf2HashMasks *hm, ScbfCond *conds, int nconds,
+HashMasksFree(ScbfHashMasks *hm, ScbfCond *conds, int nconds,
 				   uint8 *acc)
 {
 	int			c;
@@ -351,10 +351,10 @@ Scbf2HashMasksFree(Scbf2HashMasks *hm, ScbfCond *conds, int nconds,
  * none (then no entry of the filter can match).
  */
 static bool
-Scbf2FilterConds(const Scbf2Meta *meta, ScbfCond *conds, int nconds,
-				 Scbf2HashMasks *hm, uint32 fno)
+FilterConds(const ScbfMeta *meta, ScbfCond *conds, int nconds,
+				 ScbfHashMasks *hm, uint32 fno)
 {
-	Size		nbytes = Scbf2RowsBytes(meta);
+	Size		nbytes = ScbfRowsBytes(meta);
 	uint32	   *subset = hm->subset;
 	int			c;
 
@@ -368,7 +368,7 @@ Scbf2FilterConds(const Scbf2Meta *meta, ScbfCond *conds, int nconds,
 		if (hm->masks[c] == NULL)
 			continue;
 		for (h = 0; h < conds[c].nhashes; h++)
-			if (Scbf2RowsHas(meta, hm->masks[c] + h * nbytes, fno))
+			if (ScbfRowsHas(meta, hm->masks[c] + h * nbytes, fno))
 				subset[n++] = conds[c].hashes[h];
 		if (n == 0)
 			return false;
@@ -385,15 +385,15 @@ Scbf2FilterConds(const Scbf2Meta *meta, ScbfCond *conds, int nconds,
  * the probe (on a standby), when the probe starts over.
  */
 static bool
-Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
+ScanFilters(Relation index, ScbfState *state, const ScbfMeta *meta,
 				 ScbfCond *conds, int nconds, TIDBitmap *tbm, int64 *ntuples)
 {
-	uint32		nfilters = Scbf2MetaFilters(meta);
-	uint64		fold_serial = Scbf2MetaFoldSerial(meta);
+	uint32		nfilters = ScbfMetaFilters(meta);
+	uint64		fold_serial = ScbfMetaFoldSerial(meta);
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
 	MemoryContext filtercxt;
 	MemoryContext oldcxt;
-	Scbf2HashMasks hm;
+	ScbfHashMasks hm;
 	uint8	   *acc;
 	uint32		fno;
 	int			nsubset = 0;
@@ -401,52 +401,52 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 
 	if (nfilters == 0)
 		return true;
-	acc = palloc(Scbf2RowsBytes(meta));
+	acc = palloc(ScbfRowsBytes(meta));
 	hm.masks = palloc0(sizeof(uint8 *) * nconds);
 	for (c = 0; c < nconds; c++)
 		if (conds[c].kind == SCBF_COND_EQ && conds[c].nhashes > 1 &&
-			conds[c].nhashes <= SCBF2_SCAN_MASKED_HASHES)
+			conds[c].nhashes <= SCBF_SCAN_MASKED_HASHES)
 		{
-			hm.masks[c] = palloc(Scbf2RowsBytes(meta) * conds[c].nhashes);
+			hm.masks[c] = palloc(ScbfRowsBytes(meta) * conds[c].nhashes);
 			nsubset += conds[c].nhashes;
 		}
 	hm.subset = palloc(sizeof(uint32) * Max(nsubset, 1));
 	hm.conds = nsubset > 0 ? palloc(sizeof(ScbfCond) * nconds) : conds;
-	if (!Scbf2ProbeRows(index, state, meta, conds, nconds, acc, &hm, nblocks))
+	if (!ProbeRows(index, state, meta, conds, nconds, acc, &hm, nblocks))
 	{
-		Scbf2HashMasksFree(&hm, conds, nconds, acc);
+		HashMasksFree(&hm, conds, nconds, acc);
 		return false;
 	}
 
 	filtercxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "scbf scan filter context",
 									  ALLOCSET_DEFAULT_SIZES);
-	for (fno = Scbf2RowsNext(meta, acc, 0); fno < nfilters;
-		 fno = Scbf2RowsNext(meta, acc, fno + 1))
+	for (fno = ScbfRowsNext(meta, acc, 0); fno < nfilters;
+		 fno = ScbfRowsNext(meta, acc, fno + 1))
 	{
-		Scbf2Filter *f;
+		ScbfFilter *f;
 		uint16	   *items = NULL;
 		BlockNumber segstart;
 		int			n;
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
-		if (nsubset > 0 && !Scbf2FilterConds(meta, conds, nconds, &hm, fno))
+		if (nsubset > 0 && !FilterConds(meta, conds, nconds, &hm, fno))
 			continue;
 		oldcxt = MemoryContextSwitchTo(filtercxt);
-		f = Scbf2ReadFilter(index, state, meta, fno, nblocks);
-		if (Scbf2FilterVisible(f, fold_serial))
+		f = ScbfReadFilter(index, state, meta, fno, nblocks);
+		if (ScbfFilterVisible(f, fold_serial))
 		{
-			n = Scbf2FilterItems(index, f, hm.conds, nconds, fold_serial,
+			n = FilterItems(index, f, hm.conds, nconds, fold_serial,
 								 &items, nblocks);
 			if (n < 0)
 			{
 				MemoryContextSwitchTo(oldcxt);
 				MemoryContextDelete(filtercxt);
-				Scbf2HashMasksFree(&hm, conds, nconds, acc);
+				HashMasksFree(&hm, conds, nconds, acc);
 				return false;
 			}
-			segstart = Scbf2FilterSegment(f) * state->pages_per_segment;
+			segstart = ScbfFilterSegment(f) * state->pages_per_segment;
 			for (i = 0; i < n; i++)
 			{
 				ItemPointerData tid;
@@ -461,12 +461,12 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 		MemoryContextReset(filtercxt);
 	}
 	MemoryContextDelete(filtercxt);
-	Scbf2HashMasksFree(&hm, conds, nconds, acc);
+	HashMasksFree(&hm, conds, nconds, acc);
 	return true;
 }
 
 /*
- * scbf2getbitmap
+ * ScbfProbeBitmap
  *		amgetbitmap of a format-2 index, for the conditions scbfrescan made
  *		(none of them unsatisfiable).
  *
@@ -476,39 +476,39 @@ Scbf2ScanFilters(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  * older than the serial that superseded them, so on a primary a probe
  * always finds them.  A standby has no such protection:
  * there a probe that meets a recycled page, or ends after VACUUM's census
- * began to recycle (Scbf2RecycledSince: a released filter or a tidied run
+ * began to recycle (ScbfRecycledSince: a released filter or a tidied run
  * leaves no recycled page to meet), starts over from a new copy (a TID
  * added twice to the bitmap is added once).  On a primary, a probe
- * that had to start over SCBF2_SCAN_RETRIES times takes the fold lock in
+ * that had to start over SCBF_SCAN_RETRIES times takes the fold lock in
  * share mode, so that no fold commits until it is done.
  */
 int64
-scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
+ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
 {
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2PendingArg pa;
-	bool		parts[SCBF2_NPENDING];
+	ScbfState *state = ScbfGetState(index);
+	ScbfPendingArg pa;
+	bool		parts[SCBF_NPENDING];
 	bool		locked = false;
 	int			attempt;
 
 	pa.conds = conds;
 	pa.nconds = nconds;
 	pa.tbm = tbm;
-	Scbf2PendingParts(conds, nconds, parts);
+	PendingParts(conds, nconds, parts);
 	for (attempt = 0;; attempt++)
 	{
-		Scbf2Meta  *meta;
+		ScbfMeta  *meta;
 		bool		complete;
 		int			part;
 
-		if (attempt >= SCBF2_SCAN_RETRIES && !locked)
+		if (attempt >= SCBF_SCAN_RETRIES && !locked)
 		{
 			if (!RecoveryInProgress())
 			{
 				LockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
 				locked = true;
 			}
-			else if (attempt >= SCBF2_STANDBY_RETRIES)
+			else if (attempt >= SCBF_STANDBY_RETRIES)
 				ereport(ERROR,
 						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 						 errmsg("index \"%s\" kept changing during a scan on the standby",
@@ -517,23 +517,23 @@ scbf2getbitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm)
 								   attempt),
 						 errhint("Retry the query.")));
 		}
-		else if (attempt > SCBF2_SCAN_RETRIES)
+		else if (attempt > SCBF_SCAN_RETRIES)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" changed during a scan that holds its fold lock",
 							RelationGetRelationName(index)),
 					 errhint("Please REINDEX it.")));
 		CHECK_FOR_INTERRUPTS();
-		meta = Scbf2ReadMeta(index);
+		meta = ScbfReadMeta(index);
 		pa.ntuples = 0;
-		complete = Scbf2ScanFilters(index, state, meta, conds, nconds, tbm,
+		complete = ScanFilters(index, state, meta, conds, nconds, tbm,
 									&pa.ntuples);
-		for (part = 0; part < SCBF2_NPENDING && complete; part++)
+		for (part = 0; part < SCBF_NPENDING && complete; part++)
 			if (parts[part])
-				complete = Scbf2PendingScan(index, state, meta, part,
-											Scbf2PendingMatch, &pa, NULL);
+				complete = ScbfPendingScan(index, state, meta, part,
+											PendingMatch, &pa, NULL);
 		if (complete && RecoveryInProgress() &&
-			Scbf2RecycledSince(index, meta))
+			ScbfRecycledSince(index, meta))
 			complete = false;
 		pfree(meta);
 		if (complete)

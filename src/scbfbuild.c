@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * scbfbuild2.c
+ * scbfbuild.c
  *	  Build an scbf index of storage format 2: one pass over the heap in
  *	  block order, then the row band from the ledger.
  *
@@ -8,7 +8,7 @@
  *	  The heap is scanned without syncscan, so tuples arrive one segment at
  *	  a time.  The filters' one geometry (k slices of m positions) is
  *	  chosen from the first segments' distinct keys (src/README, D6): the
- *	  build holds up to SCBF2_SIZING_SEGMENTS segments, sizes the filters
+ *	  build holds up to SCBF_SIZING_SEGMENTS segments, sizes the filters
  *	  for the 90th percentile of their keys with headroom, and from then on
  *	  writes each segment as it completes.  A segment with more distinct
  *	  keys than a filter takes is split into several filters by ranges of
@@ -24,7 +24,7 @@
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  src/scbfbuild2.c
+ *	  src/scbfbuild.c
  *
  *-------------------------------------------------------------------------
  */
@@ -41,30 +41,30 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* Segments held to choose the filter geometry from */
-#define SCBF2_SIZING_SEGMENTS		16
+#define SCBF_SIZING_SEGMENTS		16
 
 /* Distinct keys a filter is sized for when no segment gives a measure */
-#define SCBF2_KEYS_PER_PAGE_GUESS	64
+#define SCBF_KEYS_PER_PAGE_GUESS	64
 
 /*
  * Bounds that keep a sample of unrepresentative segments from making
  * filters too small: a filter is sized for at least this many keys (a
- * segment is split into at most SCBF2_MAX_SPLIT filters).
+ * segment is split into at most SCBF_MAX_SPLIT filters).
  */
-#define SCBF2_MIN_FILTER_KEYS		64
+#define SCBF_MIN_FILTER_KEYS		64
 
 /* A segment's entries, held until the geometry is chosen or late */
-typedef struct Scbf2HeldSegment
+typedef struct ScbfHeldSegment
 {
 	uint32		segno;
 	int			n;
 	char	   *entries;
-} Scbf2HeldSegment;
+} ScbfHeldSegment;
 
-typedef struct Scbf2BuildState
+typedef struct ScbfBuildState
 {
 	Relation	index;
 	int			ncols;
@@ -89,7 +89,7 @@ typedef struct Scbf2BuildState
 	List	   *late;
 
 	/* the filters written */
-	Scbf2Filter **filters;
+	ScbfFilter **filters;
 	uint32		nfilters;
 	uint32		maxfilters;
 
@@ -102,17 +102,17 @@ typedef struct Scbf2BuildState
 	MemoryContext buildcxt;		/* lives as long as the build */
 	MemoryContext segcxt;		/* reset after each segment written */
 	MemoryContext tuplecxt;		/* reset after each tuple */
-} Scbf2BuildState;
+} ScbfBuildState;
 
 /*
  * The pairs of column col of n entries, sorted; *distinct gets their
  * number of distinct hashes.
  */
-static Scbf2Pair *
-Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
+static ScbfPair *
+SortColumn(ScbfBuildState *bs, const char *entries, int n, int col,
 				uint32 *distinct)
 {
-	Scbf2Pair  *pairs = palloc(sizeof(Scbf2Pair) * Max(n, 1));
+	ScbfPair  *pairs = palloc(sizeof(ScbfPair) * Max(n, 1));
 	int			i;
 
 	for (i = 0; i < n; i++)
@@ -120,7 +120,7 @@ Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
 		pairs[i].hash = ScbfEntryGetHash(entries + bs->esize * i, col);
 		pairs[i].item = ScbfEntryGetTid(entries + bs->esize * i);
 	}
-	Scbf2SortPairs(pairs, n);
+	ScbfSortPairs(pairs, n);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 		if (i == 0 || pairs[i].hash != pairs[i - 1].hash)
@@ -132,7 +132,7 @@ Scbf2SortColumn(Scbf2BuildState *bs, const char *entries, int n, int col,
  * Distinct keys of n entries, summed over the columns.
  */
 static uint32
-Scbf2DistinctKeys(Scbf2BuildState *bs, const char *entries, int n)
+DistinctKeys(ScbfBuildState *bs, const char *entries, int n)
 {
 	uint32		total = 0;
 	int			col;
@@ -141,7 +141,7 @@ Scbf2DistinctKeys(Scbf2BuildState *bs, const char *entries, int n)
 	{
 		uint32		d;
 
-		pfree(Scbf2SortColumn(bs, entries, n, col, &d));
+		pfree(SortColumn(bs, entries, n, col, &d));
 		total += d;
 	}
 	return total;
@@ -152,13 +152,13 @@ Scbf2DistinctKeys(Scbf2BuildState *bs, const char *entries, int n)
  * written together, except those of late entries).
  */
 static uint16
-Scbf2NextPosition(Scbf2BuildState *bs, uint32 segno)
+NextPosition(ScbfBuildState *bs, uint32 segno)
 {
 	int64		i;
 
 	for (i = (int64) bs->nfilters - 1; i >= 0; i--)
-		if (Scbf2FilterSegment(bs->filters[i]) == segno)
-			return (uint16) (Scbf2FilterPosition(bs->filters[i]) + 1);
+		if (ScbfFilterSegment(bs->filters[i]) == segno)
+			return (uint16) (ScbfFilterPosition(bs->filters[i]) + 1);
 	return 0;
 }
 
@@ -167,12 +167,12 @@ Scbf2NextPosition(Scbf2BuildState *bs, uint32 segno)
  * column, and its table entry in memory.
  */
 static void
-Scbf2WriteFilter(Scbf2BuildState *bs, uint32 segno, const char *entries,
+WriteFilter(ScbfBuildState *bs, uint32 segno, const char *entries,
 				 int n)
 {
 	uint32		filterno = bs->nfilters;
 	MemoryContext oldcxt;
-	Scbf2Filter *f;
+	ScbfFilter *f;
 	uint32		nkeys = 0;
 	uint32	   *hashes = palloc(sizeof(uint32) * n);
 	uint16	   *items = palloc(sizeof(uint16) * n);
@@ -183,31 +183,31 @@ Scbf2WriteFilter(Scbf2BuildState *bs, uint32 segno, const char *entries,
 	{
 		bs->maxfilters *= 2;
 		bs->filters = repalloc_huge(bs->filters,
-									sizeof(Scbf2Filter *) * bs->maxfilters);
+									sizeof(ScbfFilter *) * bs->maxfilters);
 	}
 	oldcxt = MemoryContextSwitchTo(bs->buildcxt);
-	f = Scbf2NewFilter(bs->ncols, segno, Scbf2NextPosition(bs, segno),
+	f = ScbfNewFilter(bs->ncols, segno, NextPosition(bs, segno),
 					   (uint32) n, 0);
 	MemoryContextSwitchTo(oldcxt);
 	for (col = 0; col < bs->ncols; col++)
 	{
 		uint32		distinct;
 		uint32		npages;
-		Scbf2Pair  *pairs = Scbf2SortColumn(bs, entries, n, col, &distinct);
+		ScbfPair  *pairs = SortColumn(bs, entries, n, col, &distinct);
 
 		for (i = 0; i < n; i++)
 		{
 			hashes[i] = pairs[i].hash;
 			items[i] = pairs[i].item;
 		}
-		Scbf2FilterSetRoot(f, col,
-						   Scbf2LedgerWrite(bs->index, segno, filterno, col, 0,
+		ScbfFilterSetRoot(f, col,
+						   ScbfLedgerWrite(bs->index, segno, filterno, col, 0,
 											hashes, items, n, &npages));
 		bs->nledger_pages += npages;
 		nkeys += distinct;
 		pfree(pairs);
 	}
-	Scbf2FilterSetKeys(f, nkeys);
+	ScbfFilterSetKeys(f, nkeys);
 	bs->filters[bs->nfilters++] = f;
 	bs->nentries_total += n;
 	pfree(hashes);
@@ -219,20 +219,20 @@ Scbf2WriteFilter(Scbf2BuildState *bs, uint32 segno, const char *entries,
  * of the first column's hash when it has more keys than a filter takes.
  */
 static void
-Scbf2WriteSegment(Scbf2BuildState *bs, uint32 segno, char *entries, int n)
+WriteSegment(ScbfBuildState *bs, uint32 segno, char *entries, int n)
 {
-	uint32		keys = Scbf2DistinctKeys(bs, entries, n);
+	uint32		keys = DistinctKeys(bs, entries, n);
 	uint32		nsplit = Min(Max((keys + bs->capacity - 1) / bs->capacity, 1),
-							 SCBF2_MAX_SPLIT);
+							 SCBF_MAX_SPLIT);
 	char	   *part;
 	uint32		s;
 	int			i;
 
-	if (Scbf2NextPosition(bs, segno) == 0)
+	if (NextPosition(bs, segno) == 0)
 		bs->nsegments++;
 	if (nsplit == 1)
 	{
-		Scbf2WriteFilter(bs, segno, entries, n);
+		WriteFilter(bs, segno, entries, n);
 		return;
 	}
 	part = palloc(bs->esize * n);
@@ -248,7 +248,7 @@ Scbf2WriteSegment(Scbf2BuildState *bs, uint32 segno, char *entries, int n)
 				memcpy(part + bs->esize * np++, e, bs->esize);
 		}
 		if (np > 0)
-			Scbf2WriteFilter(bs, segno, part, np);
+			WriteFilter(bs, segno, part, np);
 	}
 	pfree(part);
 }
@@ -257,7 +257,7 @@ Scbf2WriteSegment(Scbf2BuildState *bs, uint32 segno, char *entries, int n)
  * qsort comparator for doubles.
  */
 static int
-Scbf2CmpDouble(const void *a, const void *b)
+CmpDouble(const void *a, const void *b)
 {
 	double		x = *(const double *) a;
 	double		y = *(const double *) b;
@@ -270,10 +270,10 @@ Scbf2CmpDouble(const void *a, const void *b)
  * pages: a segment that ends early (the table's last one; the only one of
  * a small table) is scaled up by the pages it lacks, as if its keys grew
  * with its rows.  Sizing filters by a partial segment would make every
- * later, full one split into SCBF2_MAX_SPLIT filters past their target.
+ * later, full one split into SCBF_MAX_SPLIT filters past their target.
  */
 static double
-Scbf2FullSegmentKeys(Scbf2BuildState *bs, Scbf2HeldSegment *hs)
+FullSegmentKeys(ScbfBuildState *bs, ScbfHeldSegment *hs)
 {
 	BlockNumber used = 0;
 	int			i;
@@ -281,7 +281,7 @@ Scbf2FullSegmentKeys(Scbf2BuildState *bs, Scbf2HeldSegment *hs)
 	for (i = 0; i < hs->n; i++)
 		used = Max(used,
 				   ScbfTidRelBlock(ScbfEntryGetTid(hs->entries + bs->esize * i)) + 1);
-	return (double) Scbf2DistinctKeys(bs, hs->entries, hs->n) *
+	return (double) DistinctKeys(bs, hs->entries, hs->n) *
 		bs->pages_per_segment / Max(used, 1);
 }
 
@@ -291,7 +291,7 @@ Scbf2FullSegmentKeys(Scbf2BuildState *bs, Scbf2HeldSegment *hs)
  * write the held segments.
  */
 static void
-Scbf2ChooseGeometry(Scbf2BuildState *bs)
+ChooseGeometry(ScbfBuildState *bs)
 {
 	int			nheld = list_length(bs->held);
 	double	   *keys = palloc(sizeof(double) * Max(nheld, 1));
@@ -300,24 +300,24 @@ Scbf2ChooseGeometry(Scbf2BuildState *bs)
 	int			i = 0;
 
 	foreach(lc, bs->held)
-		keys[i++] = Scbf2FullSegmentKeys(bs, lfirst(lc));
+		keys[i++] = FullSegmentKeys(bs, lfirst(lc));
 	if (nheld == 0)
-		target = (double) bs->pages_per_segment * SCBF2_KEYS_PER_PAGE_GUESS;
+		target = (double) bs->pages_per_segment * SCBF_KEYS_PER_PAGE_GUESS;
 	else
 	{
-		qsort(keys, nheld, sizeof(double), Scbf2CmpDouble);
+		qsort(keys, nheld, sizeof(double), CmpDouble);
 		target = keys[Min((int) ceil(0.9 * nheld), nheld) - 1];
 	}
-	target = Max(target * SCBF_SIZING_HEADROOM, SCBF2_MIN_FILTER_KEYS);
+	target = Max(target * SCBF_SIZING_HEADROOM, SCBF_MIN_FILTER_KEYS);
 	bs->m = scbf_rows_m(target, bs->fill);
 	bs->capacity = scbf_rows_capacity(bs->m, bs->fill);
 	pfree(keys);
 
 	foreach(lc, bs->held)
 	{
-		Scbf2HeldSegment *hs = lfirst(lc);
+		ScbfHeldSegment *hs = lfirst(lc);
 
-		Scbf2WriteSegment(bs, hs->segno, hs->entries, hs->n);
+		WriteSegment(bs, hs->segno, hs->entries, hs->n);
 		pfree(hs->entries);
 	}
 	list_free_deep(bs->held);
@@ -329,13 +329,13 @@ Scbf2ChooseGeometry(Scbf2BuildState *bs)
  * chosen) or write it.
  */
 static void
-Scbf2FinishSegment(Scbf2BuildState *bs)
+FinishSegment(ScbfBuildState *bs)
 {
 	if (!bs->have_segment || bs->nentries == 0)
 		return;
 	if (bs->m == 0)
 	{
-		Scbf2HeldSegment *hs = palloc(sizeof(Scbf2HeldSegment));
+		ScbfHeldSegment *hs = palloc(sizeof(ScbfHeldSegment));
 
 		hs->segno = bs->segno;
 		hs->n = bs->nentries;
@@ -343,15 +343,15 @@ Scbf2FinishSegment(Scbf2BuildState *bs)
 		memcpy(hs->entries, bs->entries, bs->esize * bs->nentries);
 		bs->held = lappend(bs->held, hs);
 		bs->held_bytes += bs->esize * bs->nentries;
-		if (list_length(bs->held) >= SCBF2_SIZING_SEGMENTS ||
+		if (list_length(bs->held) >= SCBF_SIZING_SEGMENTS ||
 			bs->held_bytes > (Size) maintenance_work_mem * 1024 / 4)
-			Scbf2ChooseGeometry(bs);
+			ChooseGeometry(bs);
 	}
 	else
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(bs->segcxt);
 
-		Scbf2WriteSegment(bs, bs->segno, bs->entries, bs->nentries);
+		WriteSegment(bs, bs->segno, bs->entries, bs->nentries);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(bs->segcxt);
 	}
@@ -362,10 +362,10 @@ Scbf2FinishSegment(Scbf2BuildState *bs)
  * table_index_build_scan callback: one heap tuple.
  */
 static void
-Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
+BuildCallback(Relation index, ItemPointer tid, Datum *values,
 				   bool *isnull, bool tupleIsAlive, void *state)
 {
-	Scbf2BuildState *bs = (Scbf2BuildState *) state;
+	ScbfBuildState *bs = (ScbfBuildState *) state;
 	BlockNumber blk = ItemPointerGetBlockNumber(tid);
 	uint32		segno = blk / bs->pages_per_segment;
 	MemoryContext oldcxt = MemoryContextSwitchTo(bs->buildcxt);
@@ -375,7 +375,7 @@ Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
 	if (bs->have_segment && segno < bs->segno)
 	{
 		/* out of order: written as an extra filter of its segment */
-		Scbf2HeldSegment *hs = palloc(sizeof(Scbf2HeldSegment));
+		ScbfHeldSegment *hs = palloc(sizeof(ScbfHeldSegment));
 
 		hs->segno = segno;
 		hs->n = 1;
@@ -386,7 +386,7 @@ Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
 	{
 		if (!bs->have_segment || segno != bs->segno)
 		{
-			Scbf2FinishSegment(bs);
+			FinishSegment(bs);
 			bs->have_segment = true;
 			bs->segno = segno;
 		}
@@ -418,10 +418,10 @@ Scbf2BuildCallback(Relation index, ItemPointer tid, Datum *values,
  * qsort comparator of late entries by segment.
  */
 static int
-Scbf2CmpLate(const ListCell *a, const ListCell *b)
+CmpLate(const ListCell *a, const ListCell *b)
 {
-	const Scbf2HeldSegment *x = lfirst(a);
-	const Scbf2HeldSegment *y = lfirst(b);
+	const ScbfHeldSegment *x = lfirst(a);
+	const ScbfHeldSegment *y = lfirst(b);
 
 	return (x->segno > y->segno) - (x->segno < y->segno);
 }
@@ -430,7 +430,7 @@ Scbf2CmpLate(const ListCell *a, const ListCell *b)
  * Write the late entries, one extra filter per segment.
  */
 static void
-Scbf2WriteLate(Scbf2BuildState *bs)
+WriteLate(ScbfBuildState *bs)
 {
 	char	   *entries;
 	int			n = 0;
@@ -438,17 +438,17 @@ Scbf2WriteLate(Scbf2BuildState *bs)
 
 	if (bs->late == NIL)
 		return;
-	list_sort(bs->late, Scbf2CmpLate);
+	list_sort(bs->late, CmpLate);
 	entries = palloc(bs->esize * list_length(bs->late));
 	foreach(lc, bs->late)
 	{
-		Scbf2HeldSegment *hs = lfirst(lc);
+		ScbfHeldSegment *hs = lfirst(lc);
 
 		memcpy(entries + bs->esize * n++, hs->entries, bs->esize);
 		if (lnext(bs->late, lc) == NULL ||
-			((Scbf2HeldSegment *) lfirst(lnext(bs->late, lc)))->segno != hs->segno)
+			((ScbfHeldSegment *) lfirst(lnext(bs->late, lc)))->segno != hs->segno)
 		{
-			Scbf2WriteSegment(bs, hs->segno, entries, n);
+			WriteSegment(bs, hs->segno, entries, n);
 			n = 0;
 		}
 	}
@@ -456,64 +456,63 @@ Scbf2WriteLate(Scbf2BuildState *bs)
 }
 
 /* What the row pass needs to enumerate a filter's keys */
-typedef struct Scbf2KeysArg
+typedef struct ScbfKeysArg
 {
-	Scbf2BuildState *bs;
+	ScbfBuildState *bs;
 	BlockNumber nblocks;
-	Scbf2KeyFn	emit;
+	ScbfKeyFn	emit;
 	void	   *emit_arg;
 	int			col;
-} Scbf2KeysArg;
+} ScbfKeysArg;
 
 /*
- * Scbf2LedgerScan callback: each hash of a posting list is a key.
+ * ScbfLedgerScan callback: each hash of a posting list is a key.
  */
 static void
-Scbf2EmitPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+EmitPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
-	Scbf2KeysArg *ka = (Scbf2KeysArg *) arg;
+	ScbfKeysArg *ka = (ScbfKeysArg *) arg;
 
 	ka->emit(ka->col, hash, ka->emit_arg);
 }
 
 /*
- * Scbf2KeysFn of the build: a filter's keys, from its ledger.
+ * ScbfKeysFn of the build: a filter's keys, from its ledger.
  */
 static void
-Scbf2BuildFilterKeys(uint32 filterno, Scbf2KeyFn emit, void *emit_arg, void *arg)
+BuildFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 {
-	Scbf2KeysArg *ka = (Scbf2KeysArg *) arg;
-	Scbf2Filter *f = ka->bs->filters[filterno];
+	ScbfKeysArg *ka = (ScbfKeysArg *) arg;
+	ScbfFilter *f = ka->bs->filters[filterno];
 
 	ka->emit = emit;
 	ka->emit_arg = emit_arg;
 	for (ka->col = 0; ka->col < ka->bs->ncols; ka->col++)
-		(void) Scbf2LedgerScan(ka->bs->index, Scbf2FilterRoot(f, ka->col),
-							   ka->col, 0, Scbf2EmitPosting, ka, ka->nblocks);
+		(void) ScbfLedgerScan(ka->bs->index, ScbfFilterRoot(f, ka->col),
+							   ka->col, 0, EmitPosting, ka, ka->nblocks);
 }
 
 /*
- * The options in force: reloptions, else the format-2 defaults.
+ * The options in force: reloptions, else the defaults.
  */
 static void
-Scbf2GetOptions(Relation index, int *pages_per_segment, double *fpr)
+GetOptions(Relation index, int *pages_per_segment, double *fpr)
 {
 	ScbfOptions *opts = (ScbfOptions *) index->rd_options;
 
 	*pages_per_segment = opts ? opts->pages_per_segment :
 		SCBF_DEFAULT_PAGES_PER_SEGMENT;
-	*fpr = opts && opts->false_positive_rate_set ?
-		opts->false_positive_rate : SCBF2_DEFAULT_FPR;
+	*fpr = opts ? opts->false_positive_rate : SCBF_DEFAULT_FPR;
 }
 
 /*
  * Fill in a layout's frozen part for an index with these options.
  */
 static void
-Scbf2InitLayout(Relation index, Scbf2Layout *layout)
+InitLayout(Relation index, ScbfLayout *layout)
 {
-	memset(layout, 0, sizeof(Scbf2Layout));
-	Scbf2GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
+	memset(layout, 0, sizeof(ScbfLayout));
+	GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
 	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
 	layout->band.start = InvalidBlockNumber;
@@ -523,9 +522,9 @@ Scbf2InitLayout(Relation index, Scbf2Layout *layout)
  * Write the band, the filter table and the metapage of a built index.
  */
 static void
-Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
+BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 {
-	Scbf2State	state;
+	ScbfState	state;
 	uint32	   *nset;
 	Buffer		metabuf;
 	double		sum_fpr = 0;
@@ -538,30 +537,30 @@ Scbf2BuildFinish(Scbf2BuildState *bs, Scbf2Layout *layout)
 	layout->nsegments = bs->nsegments;
 	layout->nledger_pages = bs->nledger_pages;
 
-	Scbf2InitState(&state, layout);
+	ScbfInitState(&state, layout);
 	nset = palloc0(sizeof(uint32) * Max(bs->nfilters, 1) * layout->k);
 	if (bs->nfilters > 0)
 	{
-		Scbf2KeysArg ka;
+		ScbfKeysArg ka;
 
-		Scbf2BandPlan(bs->index, bs->nfilters, SCBF2_BAND_SPARE_BUILT,
+		ScbfBandPlan(bs->index, bs->nfilters, SCBF_BAND_SPARE_BUILT,
 					  layout->k, layout->m, &layout->band);
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
-		Scbf2BandBuild(bs->index, &state, &layout->band, bs->nfilters,
-					   Scbf2BuildFilterKeys, &ka, nset);
+		ScbfBandBuild(bs->index, &state, &layout->band, bs->nfilters,
+					   BuildFilterKeys, &ka, nset);
 	}
 	for (f = 0; f < bs->nfilters; f++)
 	{
-		Scbf2FilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);
-		sum_fpr += Scbf2FilterFpr(bs->filters[f], layout->k, layout->m);
+		ScbfFilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);
+		sum_fpr += ScbfFilterFpr(bs->filters[f], layout->k, layout->m);
 	}
 	layout->mean_fpr = bs->nfilters ? sum_fpr / bs->nfilters : 0;
-	Scbf2WriteTable(bs->index, bs->ncols, bs->filters, bs->nfilters, layout);
+	ScbfWriteTable(bs->index, bs->ncols, bs->filters, bs->nfilters, layout);
 
 	metabuf = ReadBuffer(bs->index, SCBF_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	Scbf2InitMetaPage(BufferGetPage(metabuf), layout);
+	ScbfInitMetaPage(BufferGetPage(metabuf), layout);
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
 }
@@ -574,8 +573,8 @@ IndexBuildResult *
 scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
 	IndexBuildResult *result;
-	Scbf2BuildState bs;
-	Scbf2Layout layout;
+	ScbfBuildState bs;
+	ScbfLayout layout;
 	Buffer		metabuf;
 	double		reltuples;
 
@@ -588,7 +587,7 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	Assert(BufferGetBlockNumber(metabuf) == SCBF_METAPAGE_BLKNO);
 	UnlockReleaseBuffer(metabuf);
 
-	Scbf2InitLayout(index, &layout);
+	InitLayout(index, &layout);
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
 	bs.ncols = layout.ncols;
@@ -600,7 +599,7 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.maxentries = 1024;
 	bs.entries = palloc(bs.esize * bs.maxentries);
 	bs.maxfilters = 64;
-	bs.filters = palloc(sizeof(Scbf2Filter *) * bs.maxfilters);
+	bs.filters = palloc(sizeof(ScbfFilter *) * bs.maxfilters);
 	bs.buildcxt = CurrentMemoryContext;
 	bs.segcxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "scbf build segment context",
@@ -613,12 +612,12 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 								 PROGRESS_SCBF_PHASE_SCAN);
 	/* no syncscan: we want the heap blocks in physical order */
 	reltuples = table_index_build_scan(heap, index, indexInfo, false, true,
-									   Scbf2BuildCallback, (void *) &bs, NULL);
-	Scbf2FinishSegment(&bs);
+									   BuildCallback, (void *) &bs, NULL);
+	FinishSegment(&bs);
 	if (bs.m == 0)
-		Scbf2ChooseGeometry(&bs);
-	Scbf2WriteLate(&bs);
-	Scbf2BuildFinish(&bs, &layout);
+		ChooseGeometry(&bs);
+	WriteLate(&bs);
+	BuildFinish(&bs, &layout);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 PROGRESS_SCBF_PHASE_LOG);
@@ -643,17 +642,17 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 void
 scbfbuildempty(Relation index)
 {
-	Scbf2Layout layout;
+	ScbfLayout layout;
 	Page		metapage = (Page) palloc0(BLCKSZ);
 
-	Scbf2InitLayout(index, &layout);
+	InitLayout(index, &layout);
 	layout.m = scbf_rows_m((double) layout.pages_per_segment *
-						   SCBF2_KEYS_PER_PAGE_GUESS * SCBF_SIZING_HEADROOM,
+						   SCBF_KEYS_PER_PAGE_GUESS * SCBF_SIZING_HEADROOM,
 						   scbf_rows_fill(layout.target_fpr, layout.k));
 	layout.capacity = scbf_rows_capacity(layout.m,
 										 scbf_rows_fill(layout.target_fpr,
 														layout.k));
-	Scbf2InitMetaPage(metapage, &layout);
+	ScbfInitMetaPage(metapage, &layout);
 
 	PageSetChecksumInplace(metapage, SCBF_METAPAGE_BLKNO);
 	smgrwrite(RelationGetSmgr(index), INIT_FORKNUM, SCBF_METAPAGE_BLKNO,

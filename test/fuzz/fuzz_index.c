@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
- * fuzz_index2.c
+ * fuzz_index.c
  *	  libFuzzer harness of the page readers of storage format 2: the
  *	  metapage, the filter table, the band of rows, the delta, ledger roots
  *	  and leaves with their posting lists, and the pending chains, read
  *	  through the functions the scan, the fold and the diagnostics call
- *	  (src/scbf2.h).
+ *	  (src/scbf.h).
  *
  * NOTES
  *	  An input is a whole small index: its bytes cut into 8 kB pages (the
@@ -17,34 +17,34 @@
  *	  The harness then does what a scan does, each step under a catch of
  *	  ereport(ERROR), which is a clean end:
  *
- *	  - Scbf2GetState and Scbf2ReadMeta: the metapage check accepts the
+ *	  - ScbfGetState and ScbfReadMeta: the metapage check accepts the
  *		page or raises an error;
- *	  - Scbf2ReadTable, and Scbf2ReadFilter of every filter: when both
+ *	  - ScbfReadTable, and ScbfReadFilter of every filter: when both
  *		succeed, the entries they copy are the same;
- *	  - Scbf2RowsProbe of some hashes in each column: the filters it
+ *	  - ScbfRowsProbe of some hashes in each column: the filters it
  *		selects are the ones the harness finds itself in the pages' bytes
  *		(per hash, the AND of its k rows, read as the metapage's comment in
  *		src/scbf_page.h lays the band out), for a set of hashes the union
  *		of those for each (unless the band moved under it, which it
- *		reports), and Scbf2RowsNext walks them in order, below the filter
+ *		reports), and ScbfRowsNext walks them in order, below the filter
  *		count;
- *	  - for the filters in use, in each column, Scbf2LedgerScan of the
+ *	  - for the filters in use, in each column, ScbfLedgerScan of the
  *		ledger (every posting list visible at the fold serial) and
- *		Scbf2LedgerLookup of some of the hashes it met and of others: the
+ *		ScbfLedgerLookup of some of the hashes it met and of others: the
  *		lookup's items are sorted and distinct, and each was in a posting
  *		list of that hash in the scan;
- *	  - Scbf2PendingScan of every partition: the cut it reports lies in the
+ *	  - ScbfPendingScan of every partition: the cut it reports lies in the
  *		index;
- *	  - the delta, if the metapage names one: Scbf2ReadDeltaPage (the
- *		diagnostics' reader) of every partition, and Scbf2DeltaProbe (the
+ *	  - the delta, if the metapage names one: ScbfReadDeltaPage (the
+ *		diagnostics' reader) of every partition, and ScbfDeltaProbe (the
  *		scan's) of the hashes found there and of some from the input, in
  *		each column, each alone and all together: the filters a probe that
  *		succeeded names are those of the entries of the hash and column on
- *		its partition's page, as Scbf2ReadDeltaPage read them (below the
+ *		its partition's page, as ScbfReadDeltaPage read them (below the
  *		filter count), all together the union of each;
- *	  - last, on a copy of the pages, Scbf2DeltaMerge (the fold's and
+ *	  - last, on a copy of the pages, ScbfDeltaMerge (the fold's and
  *		VACUUM's; its reading loop checks each page with
- *		Scbf2DeltaReadPage, the check Scbf2DeltaAdd uses too), with two
+ *		DeltaReadPage, the check ScbfDeltaAdd uses too), with two
  *		extra keys from the input: it sets bits in the band and empties the
  *		delta's pages, so pgshim_writable lets it lock pages exclusively
  *		and change them in place (no WAL).  If it succeeds, it merged as
@@ -59,8 +59,8 @@
  *	  failed check aborts.
  *
  *	  The corpus keeps the inputs of bugs found here, fixed since:
- *	  rows-pd-special and pending-pd-special (Scbf2RowsProbe and
- *	  Scbf2PendingScan read a row or pending page's special space at a
+ *	  rows-pd-special and pending-pd-special (ScbfRowsProbe and
+ *	  ScbfPendingScan read a row or pending page's special space at a
  *	  corrupt pd_special, up to 56 kB past the page); band-width-oom (a
  *	  metapage of no filters but a band hundreds of megabytes wide, which
  *	  the metapage check let through: a probe allocated its width per
@@ -69,7 +69,7 @@
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  test/fuzz/fuzz_index2.c
+ *	  test/fuzz/fuzz_index.c
  *
  *-------------------------------------------------------------------------
  */
@@ -83,7 +83,7 @@
 #include "miscadmin.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbf_page.h"
 #include "pgshim.h"
 
@@ -101,7 +101,7 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 	do { \
 		if (!(cond)) \
 		{ \
-			fprintf(stderr, "fuzz_index2: check failed at line %d: %s\n", \
+			fprintf(stderr, "fuzz_index: check failed at line %d: %s\n", \
 					__LINE__, #cond); \
 			abort(); \
 		} \
@@ -158,7 +158,7 @@ typedef struct SeenList
 	int			nitems;
 } SeenList;
 
-/* What Scbf2LedgerScan handed over */
+/* What ScbfLedgerScan handed over */
 typedef struct Seen
 {
 	int			nlists;
@@ -211,7 +211,7 @@ SeenAll(const Seen *seen, uint32 hash)
 	return false;
 }
 
-/* Scbf2PendingScan callback: count the entries */
+/* ScbfPendingScan callback: count the entries */
 static void
 CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
 {
@@ -241,7 +241,7 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 	uint16	   *items;
 	int			n;
 
-	if (!TRY(Scbf2LedgerScan(&fake_index, root, col, fold_serial,
+	if (!TRY(ScbfLedgerScan(&fake_index, root, col, fold_serial,
 							 SeenPosting, seen, nblocks)))
 	{
 		/* a lookup may still succeed: it reads fewer leaves */
@@ -262,7 +262,7 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 
 		if (i > 0 && i < nhashes && hashes[i] == hashes[i - 1])
 			continue;
-		if (!TRY(n = Scbf2LedgerLookup(&fake_index, root, col, fold_serial,
+		if (!TRY(n = ScbfLedgerLookup(&fake_index, root, col, fold_serial,
 									   h, nh, &items, nblocks)))
 			continue;
 		CHECK(n >= 0);
@@ -282,11 +282,11 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
  * The filters that may hold any of hashes[0 .. n) in column col, read from
  * the band's bytes directly: per hash, the AND of row slice * m + position
  * of each slice, row r on page band_start + r / rows_per_page at byte
- * (r % rows_per_page) * width / 8.  Only after Scbf2RowsProbe succeeded on
+ * (r % rows_per_page) * width / 8.  Only after ScbfRowsProbe succeeded on
  * the same band, so every page it reads is a row page of the index.
  */
 static void
-ExpectedRows(Scbf2State *state, Scbf2Meta *meta, int col,
+ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 			 const uint32 *hashes, int n, uint8 *expected)
 {
 	uint32		width = meta->band_width;
@@ -298,13 +298,13 @@ ExpectedRows(Scbf2State *state, Scbf2Meta *meta, int col,
 	memset(expected, 0, Max(nbytes, 1));
 	for (int h = 0; h < n; h++)
 	{
-		Scbf2KeyPositions(state, col, hashes[h], pos);
+		ScbfKeyPositions(state, col, hashes[h], pos);
 		memset(one, 0xFF, nbytes);
 		for (uint32 i = 0; i < state->geom.k; i++)
 		{
 			uint64		row = (uint64) i * state->geom.m + pos[i];
 			Page		page = cur_pages[meta->band_start + row / rpp];
-			const uint8 *bytes = Scbf2PageGetRows(page) +
+			const uint8 *bytes = ScbfPageGetRows(page) +
 				(Size) (row % rpp) * width / 8;
 
 			for (Size b = 0; b < nbytes; b++)
@@ -320,25 +320,25 @@ ExpectedRows(Scbf2State *state, Scbf2Meta *meta, int col,
  * The rows: probes of some hashes in column col.
  */
 static void
-FuzzRows(Scbf2State *state, Scbf2Meta *meta, int col, const uint32 *hashes,
+FuzzRows(ScbfState *state, ScbfMeta *meta, int col, const uint32 *hashes,
 		 BlockNumber nblocks)
 {
-	Size		nbytes = Scbf2RowsBytes(meta);
-	uint32		nfilters = Scbf2MetaFilters(meta);
+	Size		nbytes = ScbfRowsBytes(meta);
+	uint32		nfilters = ScbfMetaFilters(meta);
 	uint8	   *all = calloc(1, nbytes);
 	uint8	   *each = calloc(1, nbytes);
 	bool		ok_all;
 	bool		ok_each = true;
 	bool		moved = false;
 
-	if (!TRY(ok_all = Scbf2RowsProbe(&fake_index, state, meta, col, hashes,
+	if (!TRY(ok_all = ScbfRowsProbe(&fake_index, state, meta, col, hashes,
 									 FUZZ_HASHES, all, nblocks)))
 		goto done;
 	for (int i = 0; i < FUZZ_HASHES; i++)
 	{
 		bool		ok;
 
-		if (!TRY(ok = Scbf2RowsProbe(&fake_index, state, meta, col,
+		if (!TRY(ok = ScbfRowsProbe(&fake_index, state, meta, col,
 									 &hashes[i], 1, each, nblocks)))
 			ok_each = false;
 		else if (!ok)
@@ -360,8 +360,8 @@ FuzzRows(Scbf2State *state, Scbf2Meta *meta, int col, const uint32 *hashes,
 		uint32		prev = 0;
 		bool		first = true;
 
-		for (uint32 c = Scbf2RowsNext(meta, all, 0); c < nfilters;
-			 c = Scbf2RowsNext(meta, all, c + 1))
+		for (uint32 c = ScbfRowsNext(meta, all, 0); c < nfilters;
+			 c = ScbfRowsNext(meta, all, c + 1))
 		{
 			CHECK(first || c > prev);
 			CHECK(all[c / 8] & (1 << (c % 8)));
@@ -374,35 +374,35 @@ done:
 	free(each);
 }
 
-/* The delta's keys, as Scbf2ReadDeltaPage read each partition */
+/* The delta's keys, as ScbfReadDeltaPage read each partition */
 typedef struct DeltaKeys
 {
-	Scbf2Delta	delta;
+	ScbfDelta	delta;
 	uint32		nparts;			/* partitions read: Min(pages, blocks) */
 	int		   *nkeys;			/* per partition; -1: not the delta's */
-	Scbf2RowKey **keys;
+	ScbfRowKey **keys;
 	bool		complete;		/* every partition read */
 } DeltaKeys;
 
 /*
- * Read the delta's partitions with Scbf2ReadDeltaPage (the diagnostics').
+ * Read the delta's partitions with ScbfReadDeltaPage (the diagnostics').
  */
 static void
-ReadDelta(const Scbf2Meta *meta, DeltaKeys *dk, BlockNumber nblocks)
+ReadDelta(const ScbfMeta *meta, DeltaKeys *dk, BlockNumber nblocks)
 {
-	Scbf2MetaDelta(meta, &dk->delta);
+	ScbfMetaDelta(meta, &dk->delta);
 	dk->nparts = Min(dk->delta.pages, nblocks);
 	dk->complete = dk->nparts == dk->delta.pages;
 	dk->nkeys = calloc(Max(dk->nparts, 1), sizeof(int));
-	dk->keys = calloc(Max(dk->nparts, 1), sizeof(Scbf2RowKey *));
+	dk->keys = calloc(Max(dk->nparts, 1), sizeof(ScbfRowKey *));
 	for (uint32 p = 0; p < dk->nparts; p++)
 	{
 		int			n = -1;
 
-		if (!TRY(n = Scbf2ReadDeltaPage(&fake_index, &dk->delta, p,
+		if (!TRY(n = ScbfReadDeltaPage(&fake_index, &dk->delta, p,
 										&dk->keys[p], nblocks)))
 			n = -1;
-		CHECK(n >= -1 && n <= (int) SCBF2_DELTA_PER_PAGE);
+		CHECK(n >= -1 && n <= (int) SCBF_DELTA_PER_PAGE);
 		CHECK(n == -1 || dk->keys[p] != NULL);
 		dk->nkeys[p] = n;
 		if (n < 0)
@@ -421,19 +421,19 @@ FreeDelta(DeltaKeys *dk)
 
 /*
  * The filters the delta names for hash in column col, read from its
- * partition's page with Scbf2ReadDeltaPage, into expected; false if that
+ * partition's page with ScbfReadDeltaPage, into expected; false if that
  * is not the delta's page.
  */
 static bool
-ExpectedDelta(const Scbf2Meta *meta, const Scbf2Delta *delta, int col,
+ExpectedDelta(const ScbfMeta *meta, const ScbfDelta *delta, int col,
 			  uint32 hash, uint8 *expected, BlockNumber nblocks)
 {
-	uint32		part = Scbf2DeltaPartition(hash, col, delta->pages);
-	Scbf2RowKey *keys;
+	uint32		part = ScbfDeltaPartition(hash, col, delta->pages);
+	ScbfRowKey *keys;
 	int			n = -1;
 
 	CHECK(part < delta->pages);
-	if (!TRY(n = Scbf2ReadDeltaPage(&fake_index, delta, part, &keys,
+	if (!TRY(n = ScbfReadDeltaPage(&fake_index, delta, part, &keys,
 									nblocks)) || n < 0)
 		return false;
 	for (int e = 0; e < n; e++)
@@ -447,14 +447,14 @@ ExpectedDelta(const Scbf2Meta *meta, const Scbf2Delta *delta, int col,
 
 /*
  * The delta: probes of the hashes its pages hold and of extra[], in each
- * column, checked against what Scbf2ReadDeltaPage read.
+ * column, checked against what ScbfReadDeltaPage read.
  */
 static void
-FuzzDelta(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
+FuzzDelta(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 		  BlockNumber nblocks)
 {
 	DeltaKeys	dk;
-	Size		nbytes = Max((meta->nfilters + 7) / 8, Scbf2RowsBytes(meta));
+	Size		nbytes = Max((meta->nfilters + 7) / 8, ScbfRowsBytes(meta));
 	uint32		hashes[16 + FUZZ_HASHES];
 	int			nhashes = 0;
 	uint8	   *all = calloc(1, nbytes);
@@ -481,7 +481,7 @@ FuzzDelta(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 
 		memset(all, 0, nbytes);
 		memset(each, 0, nbytes);
-		if (!TRY(ok_all = Scbf2DeltaProbe(&fake_index, meta, col, hashes,
+		if (!TRY(ok_all = ScbfDeltaProbe(&fake_index, meta, col, hashes,
 										  nhashes, all, nblocks)))
 			ok_all = false;
 		for (int i = 0; i < nhashes; i++)
@@ -490,7 +490,7 @@ FuzzDelta(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 
 			memset(one, 0, nbytes);
 			memset(expected, 0, nbytes);
-			if (!TRY(ok = Scbf2DeltaProbe(&fake_index, meta, col,
+			if (!TRY(ok = ScbfDeltaProbe(&fake_index, meta, col,
 										  &hashes[i], 1, one, nblocks)) ||
 				!ok)
 			{
@@ -525,20 +525,20 @@ done:
  * copies), with two extra keys of the input's hashes.
  */
 static void
-FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
+FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 		  BlockNumber nblocks)
 {
 	DeltaKeys	dk;
-	Scbf2Band	band;
-	Scbf2RowKey xkeys[2];
+	ScbfBand	band;
+	ScbfRowKey xkeys[2];
 	int			nextra = 0;
 	int			expect = 0;
 	int			merged = -1;
-	Size		nbytes = Scbf2RowsBytes(meta);
+	Size		nbytes = ScbfRowsBytes(meta);
 	uint8	   *acc = calloc(1, nbytes);
 
 	ReadDelta(meta, &dk, nblocks);
-	Scbf2MetaBand(meta, &band);
+	ScbfMetaBand(meta, &band);
 	if (dk.delta.pages == 0)
 		goto done;
 	for (int i = 0; i < 2 && band.width > 0; i++)
@@ -553,7 +553,7 @@ FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 			expect += dk.keys[p][e].filterno < band.width;
 
 	pgshim_writable = true;
-	if (!TRY(merged = Scbf2DeltaMerge(&fake_index, state, &dk.delta, &band,
+	if (!TRY(merged = ScbfDeltaMerge(&fake_index, state, &dk.delta, &band,
 									  xkeys, nextra, nblocks)))
 		merged = -1;
 	pgshim_writable = false;
@@ -567,10 +567,10 @@ FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 	CHECK(merged == expect);
 	for (uint32 p = 0; p < dk.nparts; p++)
 	{
-		Scbf2RowKey *keys;
+		ScbfRowKey *keys;
 		int			n = -1;
 
-		CHECK(TRY(n = Scbf2ReadDeltaPage(&fake_index, &dk.delta, p, &keys,
+		CHECK(TRY(n = ScbfReadDeltaPage(&fake_index, &dk.delta, p, &keys,
 										 nblocks)));
 		CHECK(n == 0);
 	}
@@ -578,7 +578,7 @@ FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 	/* the rows name each key's filter */
 	for (uint32 p = 0; p <= dk.nparts; p++)
 	{
-		const Scbf2RowKey *keys = p < dk.nparts ? dk.keys[p] : xkeys;
+		const ScbfRowKey *keys = p < dk.nparts ? dk.keys[p] : xkeys;
 		int			n = p < dk.nparts ? dk.nkeys[p] : nextra;
 
 		for (int e = 0; e < n; e++)
@@ -589,11 +589,11 @@ FuzzMerge(Scbf2State *state, Scbf2Meta *meta, const uint32 *extra,
 				keys[e].filterno >= meta->nfilters)
 				continue;
 			memset(acc, 0, nbytes);
-			if (!TRY(ok = Scbf2RowsProbe(&fake_index, state, meta,
+			if (!TRY(ok = ScbfRowsProbe(&fake_index, state, meta,
 										 keys[e].col, &keys[e].hash, 1, acc,
 										 nblocks)) || !ok)
 				continue;
-			CHECK(Scbf2RowsHas(meta, acc, keys[e].filterno));
+			CHECK(ScbfRowsHas(meta, acc, keys[e].filterno));
 		}
 	}
 done:
@@ -607,9 +607,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	BlockNumber nblocks = Max((size + BLCKSZ - 1) / BLCKSZ, 1);
 	Page		pages[FUZZ_MAX_BLOCKS];
 	uint32		hashes[FUZZ_HASHES];
-	Scbf2State *state;
-	Scbf2Meta  *meta;
-	Scbf2Filter **table = NULL;
+	ScbfState *state;
+	ScbfMeta  *meta;
+	ScbfFilter **table = NULL;
 	uint32		nfilters;
 	uint64		fold_serial;
 
@@ -646,39 +646,39 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* the column count the metapage claims is the index's */
-	fake_form_index.indnkeyatts = Scbf2PageGetMeta(pages[0])->ncols;
+	fake_form_index.indnkeyatts = ScbfPageGetMeta(pages[0])->ncols;
 
-	if (!TRY(state = Scbf2GetState(&fake_index)))
+	if (!TRY(state = ScbfGetState(&fake_index)))
 		goto done;
 	CHECK(state->ncols >= 1 && state->ncols <= INDEX_MAX_KEYS);
 	CHECK(state->geom.k >= 1 && state->geom.k <= SCBF_ROWS_MAX_K);
 	CHECK(state->geom.m >= 1);
-	if (!TRY(meta = Scbf2ReadMeta(&fake_index)))
+	if (!TRY(meta = ScbfReadMeta(&fake_index)))
 		goto done;
-	nfilters = Scbf2MetaFilters(meta);
-	fold_serial = Scbf2MetaFoldSerial(meta);
+	nfilters = ScbfMetaFilters(meta);
+	fold_serial = ScbfMetaFoldSerial(meta);
 	NOTE("%u blocks, %d columns, %u filters, fold serial %llu\n", nblocks,
 		 state->ncols, nfilters, (unsigned long long) fold_serial);
 
 	/* the filter table, whole and entry by entry */
-	if (!TRY(table = Scbf2ReadTable(&fake_index, state, meta, nblocks)))
+	if (!TRY(table = ScbfReadTable(&fake_index, state, meta, nblocks)))
 		table = NULL;
 	for (uint32 c = 0; c < Min(nfilters, FUZZ_MAX_FILTERS); c++)
 	{
-		Scbf2Filter *f;
+		ScbfFilter *f;
 
-		if (!TRY(f = Scbf2ReadFilter(&fake_index, state, meta, c, nblocks)))
+		if (!TRY(f = ScbfReadFilter(&fake_index, state, meta, c, nblocks)))
 			continue;
 		if (table)
-			CHECK(Scbf2FilterSegment(f) == Scbf2FilterSegment(table[c]) &&
-				  Scbf2FilterEntries(f) == Scbf2FilterEntries(table[c]) &&
-				  Scbf2FilterKeys(f) == Scbf2FilterKeys(table[c]));
-		if (!Scbf2FilterInUse(f))
+			CHECK(ScbfFilterSegment(f) == ScbfFilterSegment(table[c]) &&
+				  ScbfFilterEntries(f) == ScbfFilterEntries(table[c]) &&
+				  ScbfFilterKeys(f) == ScbfFilterKeys(table[c]));
+		if (!ScbfFilterInUse(f))
 			continue;
-		(void) Scbf2FilterFpr(f, state->geom.k, state->geom.m);
+		(void) ScbfFilterFpr(f, state->geom.k, state->geom.m);
 		for (int col = 0; col < state->ncols && col < 4; col++)
 		{
-			BlockNumber root = Scbf2FilterRoot(f, col);
+			BlockNumber root = ScbfFilterRoot(f, col);
 
 			if (root != InvalidBlockNumber)
 				FuzzLedger(root, col, fold_serial, hashes, nblocks);
@@ -691,13 +691,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FuzzRows(state, meta, col, hashes, nblocks);
 
 	/* the pending partitions */
-	for (int part = 0; part < SCBF2_NPENDING; part++)
+	for (int part = 0; part < SCBF_NPENDING; part++)
 	{
-		Scbf2PendingCut cut;
+		ScbfPendingCut cut;
 		int			calls = 0;
 		bool		ok = false;
 
-		if (!TRY(ok = Scbf2PendingScan(&fake_index, state, meta, part,
+		if (!TRY(ok = ScbfPendingScan(&fake_index, state, meta, part,
 									   CountPending, &calls, &cut)) || !ok)
 			continue;
 		if (calls > 0)

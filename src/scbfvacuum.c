@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * scbfvacuum2.c
+ * scbfvacuum.c
  *	  VACUUM of an scbf index of storage format 2.
  *
  * NOTES
@@ -11,10 +11,10 @@
  *	  - ambulkdelete reads the pairs of the first column's visible runs and
  *		asks the callback once per heap TID (every column has the same
  *		TIDs); amvacuumcleanup asks nothing and only merges;
- *	  - a filter that lost entries, or whose ledger has SCBF2_MERGE_RUNS
+ *	  - a filter that lost entries, or whose ledger has SCBF_MERGE_RUNS
  *		visible runs, gets per column one run of serial S + 1 holding the
  *		surviving pairs of all its runs, in place of them
- *		(Scbf2LedgerReplace: readers at S keep the old runs);
+ *		(ScbfLedgerReplace: readers at S keep the old runs);
  *	  - its positions are recounted from the surviving hashes (src/README,
  *		D3: the ledger is the counting filter), which gives its set bits
  *		per slice and the bits no surviving entry needs any more.
@@ -35,7 +35,7 @@
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  src/scbfvacuum2.c
+ *	  src/scbfvacuum.c
  *
  *-------------------------------------------------------------------------
  */
@@ -49,19 +49,19 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 
 /* Filters one commit takes at most */
-#define SCBF2_VACUUM_GROUP		256
+#define SCBF_VACUUM_GROUP		256
 
 /* Bits to clear one commit takes at most */
-#define SCBF2_VACUUM_BITS		(1 << 20)
+#define SCBF_VACUUM_BITS		(1 << 20)
 
 /* One VACUUM pass over the filters */
-typedef struct Scbf2VacState
+typedef struct ScbfVacState
 {
 	Relation	index;
-	Scbf2State *state;
+	ScbfState *state;
 	IndexBulkDeleteCallback callback;	/* NULL in amvacuumcleanup */
 	void	   *callback_state;
 	IndexBulkDeleteResult *stats;
@@ -69,18 +69,18 @@ typedef struct Scbf2VacState
 	MemoryContext filtercxt;	/* reset after each filter */
 
 	/* the group the next commit takes */
-	Scbf2Meta  *meta;
+	ScbfMeta  *meta;
 	uint64		serial;			/* the group's: committed + 1 */
-	Scbf2Filter **filters;
+	ScbfFilter **filters;
 	bool	   *changed;
 	uint32		nfilters;
 	int			ngroup;
-	Scbf2RowBit *bits;			/* to clear after the commit */
+	ScbfRowBit *bits;			/* to clear after the commit */
 	int			nbits;
 	int			maxbits;
 	int64		nentries_delta;
 	int64		npages_delta;
-} Scbf2VacState;
+} ScbfVacState;
 
 /*
  * Start a group: the metapage and the filter table as of the committed
@@ -88,19 +88,19 @@ typedef struct Scbf2VacState
  * undone (written by the group's commit, if it has one).
  */
 static void
-Scbf2VacStart(Scbf2VacState *vs)
+VacStart(ScbfVacState *vs)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(vs->passcxt);
 	uint32		c;
 
-	vs->meta = Scbf2ReadMeta(vs->index);
-	vs->serial = Scbf2MetaFoldSerial(vs->meta) + 1;
-	vs->nfilters = Scbf2MetaFilters(vs->meta);
-	vs->filters = Scbf2ReadTable(vs->index, vs->state, vs->meta,
+	vs->meta = ScbfReadMeta(vs->index);
+	vs->serial = ScbfMetaFoldSerial(vs->meta) + 1;
+	vs->nfilters = ScbfMetaFilters(vs->meta);
+	vs->filters = ScbfReadTable(vs->index, vs->state, vs->meta,
 								 RelationGetNumberOfBlocks(vs->index));
 	vs->changed = palloc0(sizeof(bool) * Max(vs->nfilters, 1));
 	for (c = 0; c < vs->nfilters; c++)
-		if (Scbf2FilterUndoGone(vs->filters[c], vs->serial))
+		if (ScbfFilterUndoGone(vs->filters[c], vs->serial))
 			vs->changed[c] = true;
 	vs->ngroup = 0;
 	vs->nbits = 0;
@@ -114,28 +114,28 @@ Scbf2VacStart(Scbf2VacState *vs)
  * its serial, then the bits no entry needs any more.
  */
 static void
-Scbf2VacCommit(Scbf2VacState *vs)
+VacCommit(ScbfVacState *vs)
 {
-	Scbf2Commit fc;
-	Scbf2Band	band;
+	ScbfCommit fc;
+	ScbfBand	band;
 	int			part;
 
 	memset(&fc, 0, sizeof(fc));
 	fc.serial = vs->serial;
-	for (part = 0; part < SCBF2_NPENDING; part++)
+	for (part = 0; part < SCBF_NPENDING; part++)
 		fc.cuts[part].blkno = InvalidBlockNumber;
 	fc.band_changed = false;
 	fc.delta_changed = false;
 	fc.nfilters = vs->nfilters;
-	Scbf2UpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
+	ScbfUpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
 					 vs->nfilters, vs->nfilters, &fc.tablepages,
 					 &fc.ntablepages, RelationGetNumberOfBlocks(vs->index));
 	fc.nentries_delta = vs->nentries_delta;
 	fc.nledger_pages_delta = vs->npages_delta;
-	Scbf2CommitSerial(vs->index, &fc);
+	ScbfCommitSerial(vs->index, &fc);
 
-	Scbf2MetaBand(vs->meta, &band);
-	Scbf2RowsClear(vs->index, vs->state, &band, vs->bits, vs->nbits,
+	ScbfMetaBand(vs->meta, &band);
+	ScbfRowsClear(vs->index, vs->state, &band, vs->bits, vs->nbits,
 				   RelationGetNumberOfBlocks(vs->index));
 }
 
@@ -143,7 +143,7 @@ Scbf2VacCommit(Scbf2VacState *vs)
  * qsort comparator of uint64 rows.
  */
 static int
-Scbf2CmpRow(const void *a, const void *b)
+CmpRow(const void *a, const void *b)
 {
 	uint64		x = *(const uint64 *) a;
 	uint64		y = *(const uint64 *) b;
@@ -156,7 +156,7 @@ Scbf2CmpRow(const void *a, const void *b)
  * of column col, appended to rows[*nrows ..]; returns the distinct hashes.
  */
 static uint32
-Scbf2VacRows(Scbf2VacState *vs, int col, const Scbf2Pair *pairs, int n,
+VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
 			 uint64 *rows, int *nrows)
 {
 	uint32		k = vs->state->geom.k;
@@ -171,7 +171,7 @@ Scbf2VacRows(Scbf2VacState *vs, int col, const Scbf2Pair *pairs, int n,
 		if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 			continue;
 		distinct++;
-		Scbf2KeyPositions(vs->state, col, pairs[i].hash, pos);
+		ScbfKeyPositions(vs->state, col, pairs[i].hash, pos);
 		for (s = 0; s < k; s++)
 			rows[(*nrows)++] = (uint64) s * vs->state->geom.m + pos[s];
 	}
@@ -182,12 +182,12 @@ Scbf2VacRows(Scbf2VacState *vs, int col, const Scbf2Pair *pairs, int n,
  * Sort rows[0 .. n) and drop repeats; returns the count left.
  */
 static int
-Scbf2VacUniqueRows(uint64 *rows, int n)
+VacUniqueRows(uint64 *rows, int n)
 {
 	int			m = 0;
 	int			i;
 
-	qsort(rows, n, sizeof(uint64), Scbf2CmpRow);
+	qsort(rows, n, sizeof(uint64), CmpRow);
 	for (i = 0; i < n; i++)
 		if (m == 0 || rows[i] != rows[m - 1])
 			rows[m++] = rows[i];
@@ -199,7 +199,7 @@ Scbf2VacUniqueRows(uint64 *rows, int n)
  * old[0 .. nold) and not in new[0 .. nnew) (both sorted, distinct).
  */
 static void
-Scbf2VacAddBits(Scbf2VacState *vs, uint32 c, const uint64 *old, int nold,
+VacAddBits(ScbfVacState *vs, uint32 c, const uint64 *old, int nold,
 				const uint64 *new, int nnew)
 {
 	uint32		m = vs->state->geom.m;
@@ -219,7 +219,7 @@ Scbf2VacAddBits(Scbf2VacState *vs, uint32 c, const uint64 *old, int nold,
 			oldcxt = MemoryContextSwitchTo(vs->passcxt);
 			vs->maxbits *= 2;
 			vs->bits = repalloc_huge(vs->bits,
-									 sizeof(Scbf2RowBit) * vs->maxbits);
+									 sizeof(ScbfRowBit) * vs->maxbits);
 			MemoryContextSwitchTo(oldcxt);
 		}
 		vs->bits[vs->nbits].filterno = c;
@@ -234,7 +234,7 @@ Scbf2VacAddBits(Scbf2VacState *vs, uint32 c, const uint64 *old, int nold,
  * calls dead, as a map indexed by item; returns how many there are.
  */
 static int
-Scbf2VacDead(Scbf2VacState *vs, uint32 segno, const Scbf2Pair *pairs, int n,
+VacDead(ScbfVacState *vs, uint32 segno, const ScbfPair *pairs, int n,
 			 bool *dead)
 {
 	bool	   *asked = palloc0(sizeof(bool) * (PG_UINT16_MAX + 1));
@@ -264,22 +264,22 @@ Scbf2VacDead(Scbf2VacState *vs, uint32 segno, const Scbf2Pair *pairs, int n,
 
 /*
  * VACUUM one filter: remove the entries of dead TIDs and merge the runs of
- * every column into one when it lost entries or has SCBF2_MERGE_RUNS runs;
+ * every column into one when it lost entries or has SCBF_MERGE_RUNS runs;
  * recount its bits.  Leaves the filter alone if a root has no room for
  * the merged run beside the runs probes may still read (a later VACUUM,
  * once they are dropped, does it).
  */
 static void
-Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
+VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 {
-	Scbf2Filter *f = vs->filters[c];
+	ScbfFilter *f = vs->filters[c];
 	int			ncols = vs->state->ncols;
 	uint32		k = vs->state->geom.k;
 	uint64		committed = vs->serial - 1;
-	uint32		segno = Scbf2FilterSegment(f);
-	Scbf2Pair  *pairs[INDEX_MAX_KEYS];
+	uint32		segno = ScbfFilterSegment(f);
+	ScbfPair  *pairs[INDEX_MAX_KEYS];
 	int			npairs[INDEX_MAX_KEYS];
-	Scbf2Run   *runs[INDEX_MAX_KEYS];
+	ScbfRun   *runs[INDEX_MAX_KEYS];
 	bool	   *dead = NULL;
 	int			ndead = 0;
 	int			nruns;
@@ -294,23 +294,23 @@ Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
 	int			col;
 	int			i;
 
-	nruns = Scbf2LedgerRuns(vs->index, Scbf2FilterRoot(f, 0), 0, committed,
+	nruns = ScbfLedgerRuns(vs->index, ScbfFilterRoot(f, 0), 0, committed,
 							nblocks);
-	if (vs->callback == NULL && nruns < SCBF2_MERGE_RUNS)
+	if (vs->callback == NULL && nruns < SCBF_MERGE_RUNS)
 		return;
-	npairs[0] = Scbf2LedgerPairs(vs->index, Scbf2FilterRoot(f, 0), 0,
+	npairs[0] = ScbfLedgerPairs(vs->index, ScbfFilterRoot(f, 0), 0,
 								 committed, &pairs[0], nblocks);
 	if (vs->callback != NULL)
 	{
 		dead = palloc0(sizeof(bool) * (PG_UINT16_MAX + 1));
-		ndead = Scbf2VacDead(vs, segno, pairs[0], npairs[0], dead);
+		ndead = VacDead(vs, segno, pairs[0], npairs[0], dead);
 	}
-	if (ndead == 0 && nruns < SCBF2_MERGE_RUNS)
+	if (ndead == 0 && nruns < SCBF_MERGE_RUNS)
 		return;
 
 	/* every column's pairs, the dead ones dropped, encoded as one run */
 	for (col = 1; col < ncols; col++)
-		npairs[col] = Scbf2LedgerPairs(vs->index, Scbf2FilterRoot(f, col),
+		npairs[col] = ScbfLedgerPairs(vs->index, ScbfFilterRoot(f, col),
 									   col, committed, &pairs[col], nblocks);
 	for (col = 0; col < ncols; col++)
 		totalpairs += npairs[col];
@@ -322,11 +322,11 @@ Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
 		uint16	   *items = palloc(sizeof(uint16) * Max(npairs[col], 1));
 		int			n = 0;
 
-		Scbf2VacRows(vs, col, pairs[col], npairs[col], oldrows, &nold);
+		VacRows(vs, col, pairs[col], npairs[col], oldrows, &nold);
 		for (i = 0; i < npairs[col]; i++)
 			if (dead == NULL || !dead[pairs[col][i].item])
 				pairs[col][n++] = pairs[col][i];
-		nkeys += Scbf2VacRows(vs, col, pairs[col], n, newrows, &nnew);
+		nkeys += VacRows(vs, col, pairs[col], n, newrows, &nnew);
 		if (col == 0)
 			nkept = n;
 		for (i = 0; i < n; i++)
@@ -334,31 +334,31 @@ Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
 			hashes[i] = pairs[col][i].hash;
 			items[i] = pairs[col][i].item;
 		}
-		runs[col] = Scbf2LedgerEncode(vs->index, segno, col, vs->serial,
+		runs[col] = ScbfLedgerEncode(vs->index, segno, col, vs->serial,
 									  hashes, items, n);
-		if (!Scbf2LedgerHasRoom(vs->index, Scbf2FilterRoot(f, col), col,
+		if (!ScbfLedgerHasRoom(vs->index, ScbfFilterRoot(f, col), col,
 								runs[col], vs->meta, true, nblocks))
 			return;
 	}
 
 	/* the runs; the table entry; the bits to clear once committed */
 	for (col = 0; col < ncols; col++)
-		vs->npages_delta += Scbf2LedgerReplace(vs->index,
-											   Scbf2FilterRoot(f, col), c, col,
+		vs->npages_delta += ScbfLedgerReplace(vs->index,
+											   ScbfFilterRoot(f, col), c, col,
 											   runs[col], vs->meta, nblocks);
-	nold = Scbf2VacUniqueRows(oldrows, nold);
-	nnew = Scbf2VacUniqueRows(newrows, nnew);
+	nold = VacUniqueRows(oldrows, nold);
+	nnew = VacUniqueRows(newrows, nnew);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nnew; i++)
 		nset[Min(newrows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
-	Scbf2FilterSetEntries(f, (uint32) nkept);
-	Scbf2FilterSetKeys(f, nkeys);
-	Scbf2FilterSetBits(f, k, nset);
+	ScbfFilterSetEntries(f, (uint32) nkept);
+	ScbfFilterSetKeys(f, nkeys);
+	ScbfFilterSetBits(f, k, nset);
 	vs->changed[c] = true;
 	vs->ngroup++;
 	vs->nentries_delta -= npairs[0] - nkept;
 	vs->stats->tuples_removed += npairs[0] - nkept;
-	Scbf2VacAddBits(vs, c, oldrows, nold, newrows, nnew);
+	VacAddBits(vs, c, oldrows, nold, newrows, nnew);
 }
 
 /*
@@ -371,16 +371,16 @@ Scbf2VacuumFilter(Scbf2VacState *vs, uint32 c, BlockNumber nblocks)
  * have no room for the run.
  */
 static void
-Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
+VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 {
 	int			ncols = vs->state->ncols;
 	uint32		k = vs->state->geom.k;
 	uint64		committed = vs->serial - 1;
 	uint32		target = cs[0];
-	Scbf2Filter *tf = vs->filters[target];
-	uint32		segno = Scbf2FilterSegment(tf);
-	Scbf2Run   *runs[INDEX_MAX_KEYS];
-	Scbf2RowKey *keys = NULL;
+	ScbfFilter *tf = vs->filters[target];
+	uint32		segno = ScbfFilterSegment(tf);
+	ScbfRun   *runs[INDEX_MAX_KEYS];
+	ScbfRowKey *keys = NULL;
 	int			nkeys = 0;
 	uint64	   *rows = NULL;
 	int			nrows = 0;
@@ -388,13 +388,13 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	uint32		nentries = 0;
 	uint32		nset[SCBF_ROWS_MAX_K];
 	bool		active = false;
-	Scbf2Band	band;
+	ScbfBand	band;
 	int			col;
 	int			i;
 
 	for (col = 0; col < ncols; col++)
 	{
-		Scbf2Pair  *all = NULL;
+		ScbfPair  *all = NULL;
 		int			nall = 0;
 		uint32	   *hashes;
 		uint16	   *items;
@@ -402,17 +402,17 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 
 		for (i = 0; i < n; i++)
 		{
-			Scbf2Pair  *pairs;
-			int			np = Scbf2LedgerPairs(vs->index,
-											  Scbf2FilterRoot(vs->filters[cs[i]], col),
+			ScbfPair  *pairs;
+			int			np = ScbfLedgerPairs(vs->index,
+											  ScbfFilterRoot(vs->filters[cs[i]], col),
 											  col, committed, &pairs, nblocks);
 
-			all = all ? repalloc_huge(all, sizeof(Scbf2Pair) * (nall + np + 1))
-				: palloc(sizeof(Scbf2Pair) * (np + 1));
-			memcpy(all + nall, pairs, sizeof(Scbf2Pair) * np);
+			all = all ? repalloc_huge(all, sizeof(ScbfPair) * (nall + np + 1))
+				: palloc(sizeof(ScbfPair) * (np + 1));
+			memcpy(all + nall, pairs, sizeof(ScbfPair) * np);
 			nall += np;
 		}
-		Scbf2SortPairs(all, nall);
+		ScbfSortPairs(all, nall);
 		hashes = palloc(sizeof(uint32) * Max(nall, 1));
 		items = palloc(sizeof(uint16) * Max(nall, 1));
 		for (i = 0; i < nall; i++)
@@ -427,10 +427,10 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			nentries = (uint32) m;
 		if (keys == NULL)
 		{
-			keys = palloc(sizeof(Scbf2RowKey) * Max((Size) m * ncols, 1));
+			keys = palloc(sizeof(ScbfRowKey) * Max((Size) m * ncols, 1));
 			rows = palloc(sizeof(uint64) * Max((Size) m * ncols * k, 1));
 		}
-		distinct += Scbf2VacRows(vs, col, all, nall, rows, &nrows);
+		distinct += VacRows(vs, col, all, nall, rows, &nrows);
 		for (i = 0; i < m; i++)
 		{
 			if (i > 0 && hashes[i] == hashes[i - 1])
@@ -440,40 +440,40 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			keys[nkeys].hash = hashes[i];
 			nkeys++;
 		}
-		runs[col] = Scbf2LedgerEncode(vs->index, segno, col, vs->serial,
+		runs[col] = ScbfLedgerEncode(vs->index, segno, col, vs->serial,
 									  hashes, items, m);
-		if (!Scbf2LedgerHasRoom(vs->index, Scbf2FilterRoot(tf, col), col,
+		if (!ScbfLedgerHasRoom(vs->index, ScbfFilterRoot(tf, col), col,
 								runs[col], vs->meta, true, nblocks))
 			return;
 	}
 
 	/* the bits first, then the runs, then the table entries */
-	Scbf2MetaBand(vs->meta, &band);
-	Scbf2RowsSet(vs->index, vs->state, &band, keys, nkeys, vs->filters,
+	ScbfMetaBand(vs->meta, &band);
+	ScbfRowsSet(vs->index, vs->state, &band, keys, nkeys, vs->filters,
 				 RelationGetNumberOfBlocks(vs->index));
 	for (col = 0; col < ncols; col++)
-		vs->npages_delta += Scbf2LedgerReplace(vs->index,
-											   Scbf2FilterRoot(tf, col), target,
+		vs->npages_delta += ScbfLedgerReplace(vs->index,
+											   ScbfFilterRoot(tf, col), target,
 											   col, runs[col], vs->meta,
 											   RelationGetNumberOfBlocks(vs->index));
-	nrows = Scbf2VacUniqueRows(rows, nrows);
+	nrows = VacUniqueRows(rows, nrows);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nrows; i++)
 		nset[Min(rows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	for (i = 0; i < n; i++)
 	{
-		active |= Scbf2FilterIsActive(vs->filters[cs[i]]);
+		active |= ScbfFilterIsActive(vs->filters[cs[i]]);
 		if (i > 0)
 		{
-			Scbf2FilterSetGone(vs->filters[cs[i]], vs->serial);
+			ScbfFilterSetGone(vs->filters[cs[i]], vs->serial);
 			vs->changed[cs[i]] = true;
 		}
 	}
-	Scbf2FilterSetEntries(tf, nentries);
-	Scbf2FilterSetKeys(tf, distinct);
-	Scbf2FilterSetBits(tf, k, nset);
+	ScbfFilterSetEntries(tf, nentries);
+	ScbfFilterSetKeys(tf, distinct);
+	ScbfFilterSetBits(tf, k, nset);
 	if (active)
-		Scbf2FilterActivate(tf);
+		ScbfFilterActivate(tf);
 	vs->changed[target] = true;
 	vs->ngroup++;
 	elog(DEBUG1, "index \"%s\": segment %u: %d filters merged into filter %u",
@@ -485,29 +485,29 @@ Scbf2VacMerge(Scbf2VacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
  * arg is the filter table.
  */
 static int
-Scbf2CmpChain(const void *a, const void *b, void *arg)
+CmpChain(const void *a, const void *b, void *arg)
 {
-	Scbf2Filter **filters = (Scbf2Filter **) arg;
-	const Scbf2Filter *x = filters[*(const uint32 *) a];
-	const Scbf2Filter *y = filters[*(const uint32 *) b];
-	uint32		sx = Scbf2FilterSegment(x);
-	uint32		sy = Scbf2FilterSegment(y);
+	ScbfFilter **filters = (ScbfFilter **) arg;
+	const ScbfFilter *x = filters[*(const uint32 *) a];
+	const ScbfFilter *y = filters[*(const uint32 *) b];
+	uint32		sx = ScbfFilterSegment(x);
+	uint32		sy = ScbfFilterSegment(y);
 
 	if (sx != sy)
 		return (sx > sy) - (sx < sy);
-	return (int) Scbf2FilterPosition(x) - (int) Scbf2FilterPosition(y);
+	return (int) ScbfFilterPosition(x) - (int) ScbfFilterPosition(y);
 }
 
 /*
  * Consolidate chains: consecutive filters of a segment's chain that
  * together hold few enough keys for one (three quarters of a filter's
  * capacity, and entries a filter can number) are merged into the first of
- * them (Scbf2VacMerge).  Filters split at build or by a fold stay apart
+ * them (VacMerge).  Filters split at build or by a fold stay apart
  * while they are full; once deletes have thinned them, the segment costs
  * fewer candidates again and their columns go back to new filters.
  */
 static void
-Scbf2VacConsolidate(Scbf2VacState *vs)
+VacConsolidate(ScbfVacState *vs)
 {
 	uint32	   *order = palloc(sizeof(uint32) * Max(vs->nfilters, 1));
 	uint32		norder = 0;
@@ -515,40 +515,40 @@ Scbf2VacConsolidate(Scbf2VacState *vs)
 	MemoryContext oldcxt;
 
 	for (i = 0; i < vs->nfilters; i++)
-		if (Scbf2FilterVisible(vs->filters[i], vs->serial))
+		if (ScbfFilterVisible(vs->filters[i], vs->serial))
 			order[norder++] = i;
-	qsort_arg(order, norder, sizeof(uint32), Scbf2CmpChain, vs->filters);
+	qsort_arg(order, norder, sizeof(uint32), CmpChain, vs->filters);
 	for (i = 0; i < norder;)
 	{
-		uint32		segno = Scbf2FilterSegment(vs->filters[order[i]]);
+		uint32		segno = ScbfFilterSegment(vs->filters[order[i]]);
 		uint32		j = i + 1;
-		uint64		keys = Scbf2FilterKeys(vs->filters[order[i]]);
-		uint64		entries = Scbf2FilterEntries(vs->filters[order[i]]);
+		uint64		keys = ScbfFilterKeys(vs->filters[order[i]]);
+		uint64		entries = ScbfFilterEntries(vs->filters[order[i]]);
 
 		/* the longest run of the chain from i that fits in one filter */
 		while (j < norder &&
-			   Scbf2FilterSegment(vs->filters[order[j]]) == segno &&
-			   (keys + Scbf2FilterKeys(vs->filters[order[j]])) * 4 <=
+			   ScbfFilterSegment(vs->filters[order[j]]) == segno &&
+			   (keys + ScbfFilterKeys(vs->filters[order[j]])) * 4 <=
 			   (uint64) vs->state->capacity * 3 &&
-			   entries + Scbf2FilterEntries(vs->filters[order[j]]) <=
+			   entries + ScbfFilterEntries(vs->filters[order[j]]) <=
 			   PG_UINT16_MAX)
 		{
-			keys += Scbf2FilterKeys(vs->filters[order[j]]);
-			entries += Scbf2FilterEntries(vs->filters[order[j]]);
+			keys += ScbfFilterKeys(vs->filters[order[j]]);
+			entries += ScbfFilterEntries(vs->filters[order[j]]);
 			j++;
 		}
 		if (j - i >= 2)
 		{
 			oldcxt = MemoryContextSwitchTo(vs->filtercxt);
-			Scbf2VacMerge(vs, order + i, (int) (j - i),
+			VacMerge(vs, order + i, (int) (j - i),
 						  RelationGetNumberOfBlocks(vs->index));
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextReset(vs->filtercxt);
-			if (vs->ngroup >= SCBF2_VACUUM_GROUP)
+			if (vs->ngroup >= SCBF_VACUUM_GROUP)
 			{
-				Scbf2VacCommit(vs);
+				VacCommit(vs);
 				/* the table is read again; its order by chain still holds */
-				Scbf2VacStart(vs);
+				VacStart(vs);
 			}
 			ScbfVacuumDelayPoint();
 		}
@@ -563,15 +563,15 @@ Scbf2VacConsolidate(Scbf2VacState *vs)
  * bits after the recount, and a column released later would keep them.
  */
 static void
-Scbf2VacMergeDelta(Relation index)
+VacMergeDelta(Relation index)
 {
-	Scbf2Meta  *meta = Scbf2ReadMeta(index);
-	Scbf2Band	band;
-	Scbf2Delta	delta;
+	ScbfMeta  *meta = ScbfReadMeta(index);
+	ScbfBand	band;
+	ScbfDelta	delta;
 
-	Scbf2MetaBand(meta, &band);
-	Scbf2MetaDelta(meta, &delta);
-	Scbf2DeltaMerge(index, Scbf2GetState(index), &delta, &band, NULL, 0,
+	ScbfMetaBand(meta, &band);
+	ScbfMetaDelta(meta, &delta);
+	ScbfDeltaMerge(index, ScbfGetState(index), &delta, &band, NULL, 0,
 					RelationGetNumberOfBlocks(index));
 	pfree(meta);
 }
@@ -581,21 +581,21 @@ Scbf2VacMergeDelta(Relation index)
  * callback, ambulkdelete's; without, amvacuumcleanup's merges.
  */
 static void
-Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				IndexBulkDeleteCallback callback, void *callback_state)
 {
 	Relation	index = info->index;
-	Scbf2VacState vs;
+	ScbfVacState vs;
 	MemoryContext oldcxt;
 	uint32		c;
 
 	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
-	Scbf2Fold(index, true);
-	Scbf2VacMergeDelta(index);
+	ScbfFold(index, true);
+	VacMergeDelta(index);
 
 	memset(&vs, 0, sizeof(vs));
 	vs.index = index;
-	vs.state = Scbf2GetState(index);
+	vs.state = ScbfGetState(index);
 	vs.callback = callback;
 	vs.callback_state = callback_state;
 	vs.stats = stats;
@@ -604,52 +604,52 @@ Scbf2VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	vs.filtercxt = AllocSetContextCreate(vs.passcxt, "scbf vacuum filter",
 										 ALLOCSET_DEFAULT_SIZES);
 	vs.maxbits = 1024;
-	vs.bits = MemoryContextAlloc(vs.passcxt, sizeof(Scbf2RowBit) * vs.maxbits);
-	Scbf2VacStart(&vs);
+	vs.bits = MemoryContextAlloc(vs.passcxt, sizeof(ScbfRowBit) * vs.maxbits);
+	VacStart(&vs);
 
 	for (c = 0; c < vs.nfilters; c++)
 	{
-		if (!Scbf2FilterVisible(vs.filters[c], vs.serial))
+		if (!ScbfFilterVisible(vs.filters[c], vs.serial))
 			continue;
 		oldcxt = MemoryContextSwitchTo(vs.filtercxt);
-		Scbf2VacuumFilter(&vs, c, RelationGetNumberOfBlocks(index));
+		VacuumFilter(&vs, c, RelationGetNumberOfBlocks(index));
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextReset(vs.filtercxt);
-		if (vs.ngroup >= SCBF2_VACUUM_GROUP || vs.nbits >= SCBF2_VACUUM_BITS)
+		if (vs.ngroup >= SCBF_VACUUM_GROUP || vs.nbits >= SCBF_VACUUM_BITS)
 		{
-			Scbf2VacCommit(&vs);
-			Scbf2VacStart(&vs);
+			VacCommit(&vs);
+			VacStart(&vs);
 		}
 		/* interrupts; and VACUUM's cost delay, between filters */
 		ScbfVacuumDelayPoint();
 	}
 	if (vs.ngroup > 0)
-		Scbf2VacCommit(&vs);
+		VacCommit(&vs);
 
 	/* then segments whose filters fit in one */
-	Scbf2VacStart(&vs);
-	Scbf2VacConsolidate(&vs);
+	VacStart(&vs);
+	VacConsolidate(&vs);
 	if (vs.ngroup > 0)
-		Scbf2VacCommit(&vs);
+		VacCommit(&vs);
 
 	MemoryContextDelete(vs.passcxt);
 	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
 }
 
 /* The blocks structures name, for the census */
-typedef struct Scbf2Named
+typedef struct ScbfNamed
 {
 	uint8	   *bits;
 	BlockNumber nblocks;
-} Scbf2Named;
+} ScbfNamed;
 
 /*
  * Census callback: mark a named block.
  */
 static void
-Scbf2Name(BlockNumber blkno, void *arg)
+NameBlock(BlockNumber blkno, void *arg)
 {
-	Scbf2Named *named = (Scbf2Named *) arg;
+	ScbfNamed *named = (ScbfNamed *) arg;
 
 	if (blkno < named->nblocks)
 		named->bits[blkno / 8] |= 1 << (blkno % 8);
@@ -664,11 +664,11 @@ Scbf2Name(BlockNumber blkno, void *arg)
  * the filter that takes it next, never a missing bit.
  */
 static void
-Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
-				Scbf2Filter **filters, uint32 nfilters, BlockNumber nblocks)
+VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
+				ScbfFilter **filters, uint32 nfilters, BlockNumber nblocks)
 {
 	bool	   *changed = palloc0(sizeof(bool) * Max(nfilters, 1));
-	Scbf2RowBit *bits = NULL;
+	ScbfRowBit *bits = NULL;
 	int			nbits = 0;
 	int			maxbits = 0;
 	bool		any = false;
@@ -676,17 +676,17 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 
 	for (c = 0; c < nfilters; c++)
 	{
-		Scbf2Filter *f = filters[c];
-		uint64		gone = Scbf2FilterGone(f);
+		ScbfFilter *f = filters[c];
+		uint64		gone = ScbfFilterGone(f);
 		int			col;
 
-		if (!Scbf2FilterInUse(f) || gone == PG_UINT64_MAX ||
-			Scbf2MetaGoneReadable(meta, gone))
+		if (!ScbfFilterInUse(f) || gone == PG_UINT64_MAX ||
+			ScbfMetaGoneReadable(meta, gone))
 			continue;
 		for (col = 0; col < state->ncols; col++)
 		{
-			Scbf2Pair  *pairs;
-			int			np = Scbf2LedgerPairs(index, Scbf2FilterRoot(f, col),
+			ScbfPair  *pairs;
+			int			np = ScbfLedgerPairs(index, ScbfFilterRoot(f, col),
 											  col, gone - 1, &pairs, nblocks);
 			uint32		pos[SCBF_FILTER_MAX_K];
 			int			i;
@@ -696,12 +696,12 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			{
 				if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 					continue;
-				Scbf2KeyPositions(state, col, pairs[i].hash, pos);
+				ScbfKeyPositions(state, col, pairs[i].hash, pos);
 				if (nbits + (int) state->geom.k > maxbits)
 				{
 					maxbits = Max(maxbits * 2, nbits + (int) state->geom.k + 1024);
-					bits = bits ? repalloc_huge(bits, sizeof(Scbf2RowBit) * maxbits)
-						: palloc(sizeof(Scbf2RowBit) * maxbits);
+					bits = bits ? repalloc_huge(bits, sizeof(ScbfRowBit) * maxbits)
+						: palloc(sizeof(ScbfRowBit) * maxbits);
 				}
 				for (s = 0; s < state->geom.k; s++)
 				{
@@ -713,7 +713,7 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 			}
 			pfree(pairs);
 		}
-		Scbf2FilterRelease(f, state->ncols);
+		ScbfFilterRelease(f, state->ncols);
 		elog(DEBUG1, "index \"%s\": the column of merged filter %u released",
 			 RelationGetRelationName(index), c);
 		changed[c] = true;
@@ -724,13 +724,13 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 	{
 		BlockNumber *tablepages;
 		uint32		ntablepages;
-		Scbf2Band	band;
+		ScbfBand	band;
 
-		Scbf2UpdateTable(index, state, meta, filters, changed, nfilters,
+		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &tablepages, &ntablepages,
 						 RelationGetNumberOfBlocks(index));
-		Scbf2MetaBand(meta, &band);
-		Scbf2RowsClear(index, state, &band, bits, nbits,
+		ScbfMetaBand(meta, &band);
+		ScbfRowsClear(index, state, &band, bits, nbits,
 					   RelationGetNumberOfBlocks(index));
 	}
 	pfree(changed);
@@ -738,8 +738,8 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
 
 /*
  * amvacuumcleanup's page census, under the fold lock: count a recycling
- * in the metapage first (Scbf2BumpRecycleSerial, for standby probes),
- * release the columns of merged filters no probe reads (Scbf2VacRelease),
+ * in the metapage first (ScbfBumpRecycleSerial, for standby probes),
+ * release the columns of merged filters no probe reads (VacRelease),
  * tidy every root (the superseded runs no probe can read any more leave
  * it, their leaves are freed), mark every block the metapage, the filter table and the roots
  * name, then free the table, row, root and leaf pages none names (what a
@@ -747,41 +747,41 @@ Scbf2VacRelease(Relation index, Scbf2State *state, const Scbf2Meta *meta,
  * to the FSM.
  */
 static void
-Scbf2VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
+VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 {
-	Scbf2State *state = Scbf2GetState(index);
-	Scbf2Named	named;
-	Scbf2Meta  *meta;
-	Scbf2Filter **filters;
+	ScbfState *state = ScbfGetState(index);
+	ScbfNamed	named;
+	ScbfMeta  *meta;
+	ScbfFilter **filters;
 	BlockNumber nfree;
 	uint32		nfilters;
 	uint32		c;
 	int			col;
 
 	LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);
-	Scbf2BumpRecycleSerial(index);
+	ScbfBumpRecycleSerial(index);
 	named.nblocks = RelationGetNumberOfBlocks(index);
 	named.bits = palloc0(named.nblocks / 8 + 1);
-	meta = Scbf2ReadMeta(index);
-	nfilters = Scbf2MetaFilters(meta);
-	Scbf2MetaBlocks(meta, Scbf2Name, &named);
-	filters = Scbf2ReadTable(index, state, meta, named.nblocks);
-	Scbf2VacRelease(index, state, meta, filters, nfilters, named.nblocks);
+	meta = ScbfReadMeta(index);
+	nfilters = ScbfMetaFilters(meta);
+	ScbfMetaBlocks(meta, NameBlock, &named);
+	filters = ScbfReadTable(index, state, meta, named.nblocks);
+	VacRelease(index, state, meta, filters, nfilters, named.nblocks);
 	for (c = 0; c < nfilters; c++)
 	{
-		if (!Scbf2FilterInUse(filters[c]))
+		if (!ScbfFilterInUse(filters[c]))
 			continue;
 		for (col = 0; col < state->ncols; col++)
 		{
-			BlockNumber root = Scbf2FilterRoot(filters[c], col);
+			BlockNumber root = ScbfFilterRoot(filters[c], col);
 
-			Scbf2LedgerTidy(index, root, col, meta, named.nblocks);
-			Scbf2LedgerBlocks(index, root, col, Scbf2Name, &named,
+			ScbfLedgerTidy(index, root, col, meta, named.nblocks);
+			ScbfLedgerBlocks(index, root, col, NameBlock, &named,
 							  named.nblocks);
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	Scbf2Census(index, named.bits, named.nblocks, &nfree);
+	ScbfCensus(index, named.bits, named.nblocks, &nfree);
 	if (nfree > 0)
 		IndexFreeSpaceMapVacuum(index);
 	stats->pages_free = nfree;
@@ -794,12 +794,12 @@ Scbf2VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
  * The statistics VACUUM reports for a format-2 index.
  */
 static void
-Scbf2VacuumStats(Relation index, IndexBulkDeleteResult *stats)
+VacuumStats(Relation index, IndexBulkDeleteResult *stats)
 {
-	Scbf2Meta  *meta = Scbf2ReadMeta(index);
-	Scbf2Stats	st;
+	ScbfMeta  *meta = ScbfReadMeta(index);
+	ScbfStats	st;
 
-	Scbf2MetaStats(meta, &st);
+	ScbfMetaStats(meta, &st);
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->num_index_tuples = (double) st.nentries;
 	stats->estimated_count = false;
@@ -816,8 +816,8 @@ scbfbulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
-	Scbf2VacuumPass(info, stats, callback, callback_state);
-	Scbf2VacuumStats(info->index, stats);
+	VacuumPass(info, stats, callback, callback_state);
+	VacuumStats(info->index, stats);
 	return stats;
 }
 
@@ -835,12 +835,12 @@ scbfvacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 	if (info->analyze_only)
-		Scbf2Fold(info->index, true);
+		ScbfFold(info->index, true);
 	else
 	{
-		Scbf2VacuumPass(info, stats, NULL, NULL);
-		Scbf2VacuumCensus(info->index, stats);
+		VacuumPass(info, stats, NULL, NULL);
+		VacuumCensus(info->index, stats);
 	}
-	Scbf2VacuumStats(info->index, stats);
+	VacuumStats(info->index, stats);
 	return stats;
 }

@@ -1,5 +1,5 @@
 --
--- scbf_format2: indexes of storage format 2 (src/README, "Storage v2")
+-- scbf_storage: indexes of storage format 2 (src/README, "Storage v2")
 -- answer every query form as a sequential scan does: clustered and random
 -- columns, many small segments, segments split into several filters,
 -- NULLs, multi-column ANDs, = ANY, cross-type keys, generic plans, an empty
@@ -186,7 +186,7 @@ INSERT INTO f2u VALUES (42, NULL), (NULL, 'b1');
 SELECT scbf_same('SELECT * FROM f2u WHERE a = 42 AND b IS NULL');
 SELECT scbf_same('SELECT * FROM f2u WHERE a IS NULL');
 
--- the diagnostics and the verifier read format 2 (scbf_format2_diag tests
+-- the diagnostics and the verifier read format 2 (scbf_storage_diag tests
 -- them in detail): every row has its entry, in a ledger or pending
 SELECT entries_live + entries_pending = (SELECT count(*) FROM f2) AS all_entries,
 	counter_bits FROM scbf_index_info('f2_cust');

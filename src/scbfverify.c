@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * scbfverify2.c
+ * scbfverify.c
  *	  scbf_verify() on an index of storage format 2.
  *
  * NOTES
- *	  scbf_verify (scbffuncs.c) opens the index and calls Scbf2Verify.
+ *	  scbf_verify (scbffuncs.c) opens the index and calls ScbfVerify.
  *	  Everything is checked as of one metapage copy:
  *
- *	  - the metapage: layout (Scbf2ReadMeta checks it), band, filter table
+ *	  - the metapage: layout (ScbfReadMeta checks it), band, filter table
  *		pages, pending heads, graves and serial marks within the index and
  *		their bounds;
  *	  - the filter table: known states, one chain position per segment and
@@ -57,16 +57,16 @@
  *	  a page since freed or reused.  So a corruption met while replay moved
  *	  (any record, not only the metapage's: VACUUM frees a root before its
  *	  last record reaches the metapage) is reported as a serialization
- *	  failure to retry, not as corruption (Scbf2Verify).
+ *	  failure to retry, not as corruption (ScbfVerify).
  *
  *	  This file does not include scbf_page.h: it reads pages through the
- *	  readers of the page-kind modules (scbf2.h) and decodes posting lists
+ *	  readers of the page-kind modules (scbf.h) and decodes posting lists
  *	  with the server-free codec.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
- *	  src/scbfverify2.c
+ *	  src/scbfverify.c
  *
  *-------------------------------------------------------------------------
  */
@@ -84,43 +84,43 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "scbf2.h"
+#include "scbf.h"
 #include "scbfpostinglist.h"
 
 /* One entry of one column, for heapallindexed: a heap TID and a hash */
-typedef struct Scbf2VEntry
+typedef struct ScbfVEntry
 {
 	BlockNumber blkno;
 	OffsetNumber offnum;
 	uint32		hash;
-} Scbf2VEntry;
+} ScbfVEntry;
 
 /* An array of entries of one column */
-typedef struct Scbf2VEntries
+typedef struct ScbfVEntries
 {
-	Scbf2VEntry *e;
+	ScbfVEntry *e;
 	Size		n;
 	Size		max;
-} Scbf2VEntries;
+} ScbfVEntries;
 
-typedef struct Scbf2VerifyState
+typedef struct ScbfVerifyState
 {
 	Relation	index;
 	Relation	heap;
-	Scbf2State *state;
-	Scbf2Meta  *meta;
-	Scbf2MetaInfoData mi;
+	ScbfState *state;
+	ScbfMeta  *meta;
+	ScbfMetaInfoData mi;
 	BlockNumber nblocks;
-	uint8	   *named;			/* per block: the Scbf2PageKind that named
-								 * it, SCBF2_KIND_NEW if nothing did */
-	Scbf2Filter **table;
+	uint8	   *named;			/* per block: the ScbfPageKind that named
+								 * it, SCBF_KIND_NEW if nothing did */
+	ScbfFilter **table;
 	uint8	   *band;			/* the band's rows, page after page; NULL if
 								 * too large to hold */
 	Size		pagebytes;		/* rows bytes per band page */
-	Scbf2RowKey *delta;			/* the delta's keys, sorted */
+	ScbfRowKey *delta;			/* the delta's keys, sorted */
 	int			ndelta;
 	bool		heapallindexed;
-	Scbf2VEntries entries[INDEX_MAX_KEYS];
+	ScbfVEntries entries[INDEX_MAX_KEYS];
 
 	/* the R1 check of the filter at hand */
 	uint32		filterno;
@@ -142,7 +142,7 @@ typedef struct Scbf2VerifyState
 	char	   *count_example;
 	uint64		bit_mismatches;
 	uint64		unreferenced;
-} Scbf2VerifyState;
+} ScbfVerifyState;
 
 /*
  * Report corruption at block blkno: what is wrong (a lowercase phrase
@@ -150,7 +150,7 @@ typedef struct Scbf2VerifyState
  */
 static void
 pg_attribute_noreturn()
-Scbf2Corrupt(Scbf2VerifyState *vs, BlockNumber blkno, const char *what,
+ScbfCorrupt(ScbfVerifyState *vs, BlockNumber blkno, const char *what,
 			 const char *detail)
 {
 	ereport(ERROR,
@@ -166,15 +166,15 @@ Scbf2Corrupt(Scbf2VerifyState *vs, BlockNumber blkno, const char *what,
  * index and not be named already.
  */
 static void
-Scbf2Claim(Scbf2VerifyState *vs, BlockNumber blkno, Scbf2PageKind kind,
+Claim(ScbfVerifyState *vs, BlockNumber blkno, ScbfPageKind kind,
 		   const char *by)
 {
 	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= vs->nblocks)
-		Scbf2Corrupt(vs, blkno, "has a link outside the index",
+		ScbfCorrupt(vs, blkno, "has a link outside the index",
 					 psprintf("%s names block %u, outside the index's %u blocks.",
 							  by, blkno, vs->nblocks));
-	if (vs->named[blkno] != SCBF2_KIND_NEW)
-		Scbf2Corrupt(vs, blkno, "has a page that two links name",
+	if (vs->named[blkno] != SCBF_KIND_NEW)
+		ScbfCorrupt(vs, blkno, "has a page that two links name",
 					 psprintf("%s names block %u, which another structure (page kind %d) names already, or a chain loops.",
 							  by, blkno, (int) vs->named[blkno]));
 	vs->named[blkno] = (uint8) kind;
@@ -185,14 +185,14 @@ Scbf2Claim(Scbf2VerifyState *vs, BlockNumber blkno, Scbf2PageKind kind,
  * pending page).  The blocks added are named by nothing yet.
  */
 static void
-Scbf2VerifyRemeasure(Scbf2VerifyState *vs)
+VerifyRemeasure(ScbfVerifyState *vs)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(vs->index);
 
 	if (nblocks <= vs->nblocks)
 		return;
 	vs->named = repalloc(vs->named, nblocks);
-	memset(vs->named + vs->nblocks, SCBF2_KIND_NEW, nblocks - vs->nblocks);
+	memset(vs->named + vs->nblocks, SCBF_KIND_NEW, nblocks - vs->nblocks);
 	vs->nblocks = nblocks;
 }
 
@@ -200,18 +200,18 @@ Scbf2VerifyRemeasure(Scbf2VerifyState *vs)
  * Remember an entry of column col for the heapallindexed check.
  */
 static void
-Scbf2KeepEntry(Scbf2VerifyState *vs, int col, BlockNumber blkno,
+KeepEntry(ScbfVerifyState *vs, int col, BlockNumber blkno,
 			   OffsetNumber offnum, uint32 hash)
 {
-	Scbf2VEntries *ve = &vs->entries[col];
+	ScbfVEntries *ve = &vs->entries[col];
 
 	if (ve->n == ve->max)
 	{
 		ve->max = Max(ve->max * 2, 1024);
 		ve->e = ve->e ?
-			repalloc_huge(ve->e, sizeof(Scbf2VEntry) * ve->max) :
+			repalloc_huge(ve->e, sizeof(ScbfVEntry) * ve->max) :
 			MemoryContextAllocHuge(CurrentMemoryContext,
-								   sizeof(Scbf2VEntry) * ve->max);
+								   sizeof(ScbfVEntry) * ve->max);
 	}
 	ve->e[ve->n].blkno = blkno;
 	ve->e[ve->n].offnum = offnum;
@@ -225,29 +225,29 @@ Scbf2KeepEntry(Scbf2VerifyState *vs, int col, BlockNumber blkno,
  */
 
 /*
- * The metapage's fields beyond the layout that Scbf2ReadMeta checked: the
+ * The metapage's fields beyond the layout that ScbfReadMeta checked: the
  * table pages, the band, the pending heads, the serial marks.
  */
 static void
-Scbf2VerifyMeta(Scbf2VerifyState *vs)
+VerifyMeta(ScbfVerifyState *vs)
 {
-	Scbf2MetaInfoData *mi = &vs->mi;
+	ScbfMetaInfoData *mi = &vs->mi;
 	uint32		perpage = mi->entries_per_table_page;
 	uint32		i;
 
 	if (!(mi->target_fpr > 0 && mi->target_fpr < 1) || mi->capacity < 1 ||
 		mi->ncols != vs->state->ncols)
-		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 					 "has a metapage with impossible layout parameters",
 					 psprintf("Target rate %g, capacity %u, %d columns.",
 							  mi->target_fpr, mi->capacity, mi->ncols));
 	if (mi->ntablepages != (mi->nfilters + perpage - 1) / perpage)
-		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 					 "has a filter table of the wrong size",
 					 psprintf("The metapage lists %u table pages for %u filters of %u per page.",
 							  mi->ntablepages, mi->nfilters, perpage));
 	for (i = 0; i < mi->ntablepages; i++)
-		Scbf2Claim(vs, mi->tablepages[i], SCBF2_KIND_TABLE,
+		Claim(vs, mi->tablepages[i], SCBF_KIND_TABLE,
 				   psprintf("The metapage's filter table page %u", i));
 
 	if (mi->band.pages > 0 || mi->nfilters > 0)
@@ -260,13 +260,13 @@ Scbf2VerifyMeta(Scbf2VerifyState *vs)
 			mi->band.rows_per_page < 1 ||
 			(uint64) mi->band.pages * mi->band.rows_per_page <
 			(uint64) mi->k * mi->m)
-			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a row band outside the index",
 						 psprintf("The band starts at block %u with %u pages of %u rows; the index has %u blocks.",
 								  mi->band.start, mi->band.pages,
 								  mi->band.rows_per_page, vs->nblocks));
 		for (p = 0; p < mi->band.pages; p++)
-			Scbf2Claim(vs, mi->band.start + p, SCBF2_KIND_ROWS,
+			Claim(vs, mi->band.start + p, SCBF_KIND_ROWS,
 					   psprintf("Page %u of the row band", p));
 	}
 
@@ -277,26 +277,26 @@ Scbf2VerifyMeta(Scbf2VerifyState *vs)
 		if (mi->delta.start == SCBF_METAPAGE_BLKNO ||
 			mi->delta.start >= vs->nblocks ||
 			mi->delta.pages > vs->nblocks - mi->delta.start)
-			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a delta outside the index",
 						 psprintf("The delta starts at block %u with %u pages; the index has %u blocks.",
 								  mi->delta.start, mi->delta.pages,
 								  vs->nblocks));
 		for (p = 0; p < mi->delta.pages; p++)
-			Scbf2Claim(vs, mi->delta.start + p, SCBF2_KIND_DELTA,
+			Claim(vs, mi->delta.start + p, SCBF_KIND_DELTA,
 					   psprintf("Partition %u of the delta", p));
 	}
 
 	for (i = 0; i < mi->nmarks; i++)
 		if (mi->mark_serials[i] > mi->fold_serial)
-			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a serial mark ahead of its fold serial",
 						 psprintf("Mark %u is of serial " UINT64_FORMAT ", the committed serial is " UINT64_FORMAT ".",
 								  i, mi->mark_serials[i], mi->fold_serial));
 
-	for (i = 0; i < SCBF2_NPENDING; i++)
+	for (i = 0; i < SCBF_NPENDING; i++)
 	{
-		Scbf2PendingHeadInfo *ph = &mi->pending[i];
+		ScbfPendingHeadInfo *ph = &mi->pending[i];
 
 		if ((ph->head == InvalidBlockNumber) != (ph->tail == InvalidBlockNumber) ||
 			(ph->head != InvalidBlockNumber &&
@@ -304,14 +304,14 @@ Scbf2VerifyMeta(Scbf2VerifyState *vs)
 			  ph->tail == SCBF_METAPAGE_BLKNO || ph->tail >= vs->nblocks)) ||
 			ph->cut > mi->pending_entries_per_page ||
 			(ph->flags & ~1) != 0)
-			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has an impossible pending partition head",
 						 psprintf("Partition %u: head %u, tail %u, cut %u, flags 0x%x; the index has %u blocks and a pending page holds %u entries.",
 								  i, ph->head, ph->tail, ph->cut, ph->flags,
 								  vs->nblocks, mi->pending_entries_per_page));
 	}
 	if (mi->ngraves > mi->max_graves)
-		Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 					 "has more graves than its metapage holds",
 					 psprintf("The metapage says %u graves, it holds %u.",
 							  mi->ngraves, mi->max_graves));
@@ -322,14 +322,14 @@ Scbf2VerifyMeta(Scbf2VerifyState *vs)
  * that each of its pages is the band's page there.
  */
 static void
-Scbf2VerifyBand(Scbf2VerifyState *vs)
+VerifyBand(ScbfVerifyState *vs)
 {
-	Scbf2Band  *band = &vs->mi.band;
+	ScbfBand  *band = &vs->mi.band;
 	uint8	   *scratch;
 	Size		total;
 	uint32		p;
 
-	vs->pagebytes = Scbf2BandPageBytes(band);
+	vs->pagebytes = ScbfBandPageBytes(band);
 	total = vs->pagebytes * band->pages;
 	vs->band = NULL;
 	if (band->pages == 0)
@@ -340,10 +340,10 @@ Scbf2VerifyBand(Scbf2VerifyState *vs)
 	for (p = 0; p < band->pages; p++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (!Scbf2BandReadPage(vs->index, band, p,
+		if (!ScbfBandReadPage(vs->index, band, p,
 							   vs->band ? vs->band + vs->pagebytes * p : scratch,
 							   vs->nblocks))
-			Scbf2Corrupt(vs, band->start + p,
+			ScbfCorrupt(vs, band->start + p,
 						 "has a row band page that is not the band's",
 						 psprintf("Block %u should be page %u of the band of serial %u.",
 								  band->start + p, p, band->serial));
@@ -361,10 +361,10 @@ Scbf2VerifyBand(Scbf2VerifyState *vs)
  * The order of delta keys: by filter, column, hash.
  */
 static int
-Scbf2CmpRowKey(const void *a, const void *b)
+CmpRowKey(const void *a, const void *b)
 {
-	const Scbf2RowKey *x = a;
-	const Scbf2RowKey *y = b;
+	const ScbfRowKey *x = a;
+	const ScbfRowKey *y = b;
 
 	if (x->filterno != y->filterno)
 		return (x->filterno > y->filterno) - (x->filterno < y->filterno);
@@ -379,9 +379,9 @@ Scbf2CmpRowKey(const void *a, const void *b)
  * keep the keys, sorted, for the R1 check.
  */
 static void
-Scbf2VerifyDelta(Scbf2VerifyState *vs)
+VerifyDelta(ScbfVerifyState *vs)
 {
-	Scbf2Delta *delta = &vs->mi.delta;
+	ScbfDelta *delta = &vs->mi.delta;
 	int			max = 0;
 	uint32		p;
 
@@ -389,23 +389,23 @@ Scbf2VerifyDelta(Scbf2VerifyState *vs)
 	vs->ndelta = 0;
 	for (p = 0; p < delta->pages; p++)
 	{
-		Scbf2RowKey *keys;
+		ScbfRowKey *keys;
 		int			n;
 		int			e;
 
 		CHECK_FOR_INTERRUPTS();
-		n = Scbf2ReadDeltaPage(vs->index, delta, p, &keys, vs->nblocks);
+		n = ScbfReadDeltaPage(vs->index, delta, p, &keys, vs->nblocks);
 		if (n < 0)
-			Scbf2Corrupt(vs, delta->start + p,
+			ScbfCorrupt(vs, delta->start + p,
 						 "has a delta page that is not the delta's",
 						 psprintf("Block %u should be partition %u of the delta of serial %u.",
 								  delta->start + p, p, delta->serial));
 		for (e = 0; e < n; e++)
 		{
 			if (keys[e].col >= vs->state->ncols ||
-				Scbf2DeltaPartition(keys[e].hash, keys[e].col,
+				ScbfDeltaPartition(keys[e].hash, keys[e].col,
 									delta->pages) != p)
-				Scbf2Corrupt(vs, delta->start + p,
+				ScbfCorrupt(vs, delta->start + p,
 							 "has a delta entry in the wrong place",
 							 psprintf("Entry %d (filter %u, column %d, hash %u) does not belong to partition %u.",
 									  e, keys[e].filterno, keys[e].col + 1,
@@ -414,8 +414,8 @@ Scbf2VerifyDelta(Scbf2VerifyState *vs)
 			{
 				max = Max(max * 2, 1024);
 				vs->delta = vs->delta ?
-					repalloc_huge(vs->delta, sizeof(Scbf2RowKey) * max) :
-					palloc(sizeof(Scbf2RowKey) * max);
+					repalloc_huge(vs->delta, sizeof(ScbfRowKey) * max) :
+					palloc(sizeof(ScbfRowKey) * max);
 			}
 			vs->delta[vs->ndelta++] = keys[e];
 		}
@@ -423,7 +423,7 @@ Scbf2VerifyDelta(Scbf2VerifyState *vs)
 			pfree(keys);
 	}
 	if (vs->ndelta > 0)
-		qsort(vs->delta, vs->ndelta, sizeof(Scbf2RowKey), Scbf2CmpRowKey);
+		qsort(vs->delta, vs->ndelta, sizeof(ScbfRowKey), CmpRowKey);
 }
 
 /*
@@ -431,17 +431,17 @@ Scbf2VerifyDelta(Scbf2VerifyState *vs)
  * (not including) stop, or of a superseded band.
  */
 static void
-Scbf2VerifyGraves(Scbf2VerifyState *vs)
+VerifyGraves(ScbfVerifyState *vs)
 {
 	uint32		i;
 
 	for (i = 0; i < vs->mi.ngraves; i++)
 	{
-		Scbf2GraveInfo *g = &vs->mi.graves[i];
+		ScbfGraveInfo *g = &vs->mi.graves[i];
 		const char *by = psprintf("Grave %u of the metapage", i);
 
 		if (g->kind != 1 && g->kind != 2)
-			Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a grave of an unknown kind",
 						 psprintf("Grave %u has kind %u.", i, g->kind));
 		if (g->band)
@@ -449,20 +449,20 @@ Scbf2VerifyGraves(Scbf2VerifyState *vs)
 			uint32		p;
 
 			if (g->n > vs->nblocks)
-				Scbf2Corrupt(vs, SCBF_METAPAGE_BLKNO,
+				ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 							 "has a grave larger than the index",
 							 psprintf("Grave %u holds %u pages from block %u.",
 									  i, g->n, g->first));
 			for (p = 0; p < g->n; p++)
 			{
-				Scbf2PageInfo pi;
+				ScbfPageInfo pi;
 
 				CHECK_FOR_INTERRUPTS();
-				Scbf2Claim(vs, g->first + p, SCBF2_KIND_ROWS, by);
-				Scbf2InspectPage(vs->index, g->first + p, &pi);
-				if (pi.kind != SCBF2_KIND_ROWS ||
+				Claim(vs, g->first + p, SCBF_KIND_ROWS, by);
+				ScbfInspectPage(vs->index, g->first + p, &pi);
+				if (pi.kind != SCBF_KIND_ROWS ||
 					pi.owner == vs->mi.band.serial)
-					Scbf2Corrupt(vs, g->first + p,
+					ScbfCorrupt(vs, g->first + p,
 								 "has a superseded band page that is not one",
 								 psprintf("Grave %u names block %u as a page of an old band.",
 										  i, g->first + p));
@@ -475,18 +475,18 @@ Scbf2VerifyGraves(Scbf2VerifyState *vs)
 
 			while (blkno != g->stop)
 			{
-				Scbf2PageInfo pi;
+				ScbfPageInfo pi;
 
 				CHECK_FOR_INTERRUPTS();
 				if (blkno == InvalidBlockNumber || ++n > vs->nblocks)
-					Scbf2Corrupt(vs, g->first,
+					ScbfCorrupt(vs, g->first,
 								 "has a grave whose pending pages do not reach its end",
 								 psprintf("Grave %u runs from block %u to block %u.",
 										  i, g->first, g->stop));
-				Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING, by);
-				Scbf2InspectPage(vs->index, blkno, &pi);
-				if (pi.kind != SCBF2_KIND_PENDING)
-					Scbf2Corrupt(vs, blkno,
+				Claim(vs, blkno, SCBF_KIND_PENDING, by);
+				ScbfInspectPage(vs->index, blkno, &pi);
+				if (pi.kind != SCBF_KIND_PENDING)
+					ScbfCorrupt(vs, blkno,
 								 "has a superseded pending page that is not one",
 								 psprintf("Grave %u names block %u.", i, blkno));
 				blkno = pi.next;
@@ -505,9 +505,9 @@ Scbf2VerifyGraves(Scbf2VerifyState *vs)
  * current end.
  */
 static void
-Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
+VerifyPending(ScbfVerifyState *vs, int part)
 {
-	Scbf2PendingHeadInfo *ph = &vs->mi.pending[part];
+	ScbfPendingHeadInfo *ph = &vs->mi.pending[part];
 	BlockNumber blkno = ph->head;
 	uint32		serial = ph->head_serial;
 	bool		first = true;
@@ -516,24 +516,24 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 
 	while (blkno != InvalidBlockNumber)
 	{
-		Scbf2PendingPageInfo pp;
+		ScbfPendingPageInfo pp;
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 		if (blkno >= vs->nblocks)
-			Scbf2VerifyRemeasure(vs);
-		Scbf2Claim(vs, blkno, SCBF2_KIND_PENDING,
+			VerifyRemeasure(vs);
+		Claim(vs, blkno, SCBF_KIND_PENDING,
 				   psprintf("The pending chain of partition %d", part));
-		Scbf2ReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
+		ScbfReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
 		if (pp.partition != (uint32) part || pp.serial != serial)
-			Scbf2Corrupt(vs, blkno,
+			ScbfCorrupt(vs, blkno,
 						 "has a pending page out of its chain",
 						 psprintf("Block %u is pending page of partition %u with serial %u; the chain of partition %d expects serial %u there.",
 								  blkno, pp.partition, pp.serial, part,
 								  serial));
 		if (pp.nentries > pp.maxentries ||
 			(first && ph->cut > pp.nentries))
-			Scbf2Corrupt(vs, blkno,
+			ScbfCorrupt(vs, blkno,
 						 "has a pending page with impossible entry counts",
 						 psprintf("Block %u says %d entries (a page holds %d), the cut is at %u.",
 								  blkno, pp.nentries, pp.maxentries,
@@ -546,8 +546,8 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 
 			if (!ItemPointerIsValid(tid) ||
 				ItemPointerGetOffsetNumber(tid) > MaxOffsetNumber ||
-				Scbf2PendingPartition(h[0]) != part)
-				Scbf2Corrupt(vs, blkno,
+				ScbfPendingPartition(h[0]) != part)
+				ScbfCorrupt(vs, blkno,
 							 "has a pending entry that cannot be",
 							 psprintf("Entry %d of block %u: TID (%u,%u), first hash %u, in partition %d.",
 									  i, blkno,
@@ -556,7 +556,7 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 									  h[0], part));
 			if (vs->heapallindexed)
 				for (col = 0; col < ncols; col++)
-					Scbf2KeepEntry(vs, col, ItemPointerGetBlockNumber(tid),
+					KeepEntry(vs, col, ItemPointerGetBlockNumber(tid),
 								   ItemPointerGetOffsetNumber(tid), h[col]);
 		}
 		if (blkno == ph->tail)
@@ -566,7 +566,7 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
 		blkno = pp.next;
 	}
 	if (ph->head != InvalidBlockNumber && !tailseen)
-		Scbf2Corrupt(vs, ph->tail,
+		ScbfCorrupt(vs, ph->tail,
 					 "has a pending tail off its chain",
 					 psprintf("The metapage names block %u as the tail of partition %d, whose chain from block %u does not reach it.",
 							  ph->tail, part, ph->head));
@@ -585,12 +585,12 @@ Scbf2VerifyPending(Scbf2VerifyState *vs, int part)
  * items to *nitems.
  */
 static void
-Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
-				BlockNumber root, const Scbf2RunInfo *run, int l, bool *any,
+VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
+				BlockNumber root, const ScbfRunInfo *run, int l, bool *any,
 				uint32 *prevhash, int *previtem, uint64 *nitems)
 {
 	BlockNumber blkno = run->leaves[l];
-	Scbf2LeafInfo li;
+	ScbfLeafInfo li;
 	scbf_pl_reader r;
 	uint16	   *items;
 	uint32		h;
@@ -614,20 +614,20 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 	}
 	else
 	{
-		Scbf2Claim(vs, blkno, SCBF2_KIND_LEAF,
+		Claim(vs, blkno, SCBF_KIND_LEAF,
 				   psprintf("Leaf %d of a run of filter %u", l, vs->filterno));
-		Scbf2ReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
+		ScbfReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
 	}
 	if (li.segno != segno || li.column != col ||
 		li.serial != (uint32) run->made || li.fence != run->fences[l])
-		Scbf2Corrupt(vs, blkno,
+		ScbfCorrupt(vs, blkno,
 					 "has a ledger leaf that is not its run's",
 					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence %u; the root says fence %u.",
 							  l, run->made, vs->filterno, segno, col + 1,
 							  li.segno, li.column + 1, li.serial, li.fence,
 							  run->fences[l]));
 	if (li.nbytes > li.maxbytes)
-		Scbf2Corrupt(vs, blkno, "has a ledger leaf that overflows its page",
+		ScbfCorrupt(vs, blkno, "has a ledger leaf that overflows its page",
 					 psprintf("It says %d bytes of posting lists; a leaf holds %d.",
 							  li.nbytes, li.maxbytes));
 
@@ -640,7 +640,7 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 		if ((nlists == 0 && h != li.fence) ||
 			(*any && (h < *prevhash ||
 					  (h == *prevhash && (nlists > 0 || items[0] <= *previtem)))))
-			Scbf2Corrupt(vs, blkno,
+			ScbfCorrupt(vs, blkno,
 						 "has ledger posting lists out of hash order",
 						 psprintf("Posting list %d of hash %u follows hash %u (fence %u).",
 								  nlists, h, *prevhash, li.fence));
@@ -651,13 +651,13 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 
 			if ((i > 0 && items[i] <= items[i - 1]) ||
 				relblk >= vs->state->pages_per_segment || off < 1)
-				Scbf2Corrupt(vs, blkno,
+				ScbfCorrupt(vs, blkno,
 							 "has a ledger item that cannot be",
 							 psprintf("Item %d of the list of hash %u: block %u of the segment, line pointer %u.",
 									  i, h, relblk, off));
 			if (vs->heapallindexed &&
 				run->made <= vs->mi.fold_serial && vs->mi.fold_serial < run->gone)
-				Scbf2KeepEntry(vs, col,
+				KeepEntry(vs, col,
 							   segno * vs->state->pages_per_segment + relblk,
 							   off, h);
 		}
@@ -668,12 +668,12 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
 		nlists++;
 	}
 	if (rc != SCBF_PL_END)
-		Scbf2Corrupt(vs, blkno,
+		ScbfCorrupt(vs, blkno,
 					 "has a ledger leaf that holds no posting lists",
 					 psprintf("After %d posting lists its bytes do not decode.",
 							  nlists));
 	if (li.nlists >= 0 && nlists != li.nlists)
-		Scbf2Corrupt(vs, blkno,
+		ScbfCorrupt(vs, blkno,
 					 "has a ledger leaf whose list count is wrong",
 					 psprintf("It says %d posting lists and holds %d.",
 							  li.nlists, nlists));
@@ -685,24 +685,24 @@ Scbf2VerifyLeaf(Scbf2VerifyState *vs, uint32 segno, int col,
  * The root of filter filterno's column col and every run it lists.
  */
 static void
-Scbf2VerifyRoot(Scbf2VerifyState *vs, Scbf2Filter *f, int col,
+VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 				BlockNumber root)
 {
-	uint32		segno = Scbf2FilterSegment(f);
-	Scbf2RootInfo ri;
+	uint32		segno = ScbfFilterSegment(f);
+	ScbfRootInfo ri;
 	int			r;
 
-	Scbf2Claim(vs, root, SCBF2_KIND_ROOT,
+	Claim(vs, root, SCBF_KIND_ROOT,
 			   psprintf("Filter %u's column %d", vs->filterno, col + 1));
-	Scbf2ReadRootInfo(vs->index, root, &ri, vs->nblocks);
+	ScbfReadRootInfo(vs->index, root, &ri, vs->nblocks);
 	if (ri.owner != vs->filterno || ri.column != col)
-		Scbf2Corrupt(vs, root, "has a ledger root of another filter",
+		ScbfCorrupt(vs, root, "has a ledger root of another filter",
 					 psprintf("Filter %u names block %u as the root of its column %d; the root says filter %u, column %d.",
 							  vs->filterno, root, col + 1, ri.owner,
 							  ri.column + 1));
 	for (r = 0; r < ri.nruns; r++)
 	{
-		Scbf2RunInfo *run = &ri.runs[r];
+		ScbfRunInfo *run = &ri.runs[r];
 		bool		any = false;
 		uint32		prevhash = 0;
 		int			previtem = -1;
@@ -710,54 +710,54 @@ Scbf2VerifyRoot(Scbf2VerifyState *vs, Scbf2Filter *f, int col,
 		int			l;
 
 		if (run->gone <= run->made)
-			Scbf2Corrupt(vs, root, "has a ledger run superseded before it was made",
+			ScbfCorrupt(vs, root, "has a ledger run superseded before it was made",
 						 psprintf("Run %d of the root at block %u: made by serial " UINT64_FORMAT ", gone at " UINT64_FORMAT ".",
 								  r, root, run->made, run->gone));
 		for (l = 0; l < run->nleaves; l++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			if (l > 0 && run->fences[l] < run->fences[l - 1])
-				Scbf2Corrupt(vs, root, "has ledger fences out of order",
+				ScbfCorrupt(vs, root, "has ledger fences out of order",
 							 psprintf("Run %d: the fence of leaf %d (%u) is below the one of leaf %d (%u).",
 									  r, l, run->fences[l], l - 1,
 									  run->fences[l - 1]));
-			Scbf2VerifyLeaf(vs, segno, col, root, run, l, &any, &prevhash,
+			VerifyLeaf(vs, segno, col, root, run, l, &any, &prevhash,
 							&previtem, &nitems);
 		}
 		if (nitems != run->nentries)
-			Scbf2Corrupt(vs, root, "has a ledger run of the wrong size",
+			ScbfCorrupt(vs, root, "has a ledger run of the wrong size",
 						 psprintf("Run %d says %u entries; its leaves hold " UINT64_FORMAT ".",
 								  r, run->nentries, nitems));
 	}
 }
 
 /* What the R1 callback counts for one filter and column */
-typedef struct Scbf2R1Arg
+typedef struct ScbfR1Arg
 {
-	Scbf2VerifyState *vs;
+	ScbfVerifyState *vs;
 	uint64		items;
 	uint32	   *hashes;			/* distinct-hash count, sorted later */
 	int			nhashes;
 	int			maxhashes;
-} Scbf2R1Arg;
+} ScbfR1Arg;
 
 /*
- * Scbf2LedgerScan callback: check invariant R1 for one posting list, and
+ * ScbfLedgerScan callback: check invariant R1 for one posting list, and
  * count its items and hash.
  */
 static void
-Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
+CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
-	Scbf2R1Arg *ra = (Scbf2R1Arg *) arg;
-	Scbf2VerifyState *vs = ra->vs;
-	Scbf2Band  *band = &vs->mi.band;
+	ScbfR1Arg *ra = (ScbfR1Arg *) arg;
+	ScbfVerifyState *vs = ra->vs;
+	ScbfBand  *band = &vs->mi.band;
 	uint32		pos[SCBF_FILTER_MAX_K];
 	uint32		i;
 
 	ra->items += nitems;
 	/* a filter merged into another is left to probes that began before */
 	if (vs->col == 0 &&
-		Scbf2FilterVisible(vs->table[vs->filterno], vs->mi.fold_serial))
+		ScbfFilterVisible(vs->table[vs->filterno], vs->mi.fold_serial))
 	{
 		if (vs->nsegitems + nitems > vs->maxsegitems)
 		{
@@ -785,16 +785,16 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 		return;
 	if (vs->ndelta > 0)
 	{
-		Scbf2RowKey key;
+		ScbfRowKey key;
 
 		key.filterno = vs->filterno;
 		key.col = vs->col;
 		key.hash = hash;
-		if (bsearch(&key, vs->delta, vs->ndelta, sizeof(Scbf2RowKey),
-					Scbf2CmpRowKey) != NULL)
+		if (bsearch(&key, vs->delta, vs->ndelta, sizeof(ScbfRowKey),
+					CmpRowKey) != NULL)
 			return;				/* probes find it in the delta */
 	}
-	Scbf2KeyPositions(vs->state, vs->col, hash, pos);
+	ScbfKeyPositions(vs->state, vs->col, hash, pos);
 	for (i = 0; i < vs->state->geom.k; i++)
 	{
 		uint64		row = (uint64) i * vs->state->geom.m + pos[i];
@@ -804,11 +804,11 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 			!scbf_rows_test(vs->band + vs->pagebytes * pageno,
 							(uint32) (row % band->rows_per_page),
 							band->width, vs->filterno))
-			Scbf2Corrupt(vs, band->start + pageno,
+			ScbfCorrupt(vs, band->start + pageno,
 						 "is missing a row bit of a ledger entry",
 						 psprintf("Invariant R1: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
 								  vs->filterno,
-								  Scbf2FilterSegment(vs->table[vs->filterno]),
+								  ScbfFilterSegment(vs->table[vs->filterno]),
 								  vs->col + 1, hash, i, pos[i]));
 	}
 }
@@ -817,7 +817,7 @@ Scbf2CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
  * qsort comparator of uint64s.
  */
 static int
-Scbf2CmpU64(const void *a, const void *b)
+CmpU64(const void *a, const void *b)
 {
 	uint64		x = *(const uint64 *) a;
 	uint64		y = *(const uint64 *) b;
@@ -829,7 +829,7 @@ Scbf2CmpU64(const void *a, const void *b)
  * qsort comparator of uint32s.
  */
 static int
-Scbf2CmpU32(const void *a, const void *b)
+CmpU32(const void *a, const void *b)
 {
 	uint32		x = *(const uint32 *) a;
 	uint32		y = *(const uint32 *) b;
@@ -842,9 +842,9 @@ Scbf2CmpU32(const void *a, const void *b)
  * memory, into nset[0 .. k).
  */
 static void
-Scbf2CountBits(Scbf2VerifyState *vs, uint32 filterno, uint32 *nset)
+CountBits(ScbfVerifyState *vs, uint32 filterno, uint32 *nset)
 {
-	Scbf2Band  *band = &vs->mi.band;
+	ScbfBand  *band = &vs->mi.band;
 	uint32		k = vs->state->geom.k;
 	uint32		m = vs->state->geom.m;
 	uint32		i;
@@ -870,56 +870,56 @@ Scbf2CountBits(Scbf2VerifyState *vs, uint32 filterno, uint32 *nset)
  * Filter filterno: its table entry, the root of each column, and R1.
  */
 static void
-Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
+VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 {
-	Scbf2Filter *f = vs->table[filterno];
+	ScbfFilter *f = vs->table[filterno];
 	BlockNumber tblk = vs->mi.tablepages[filterno / vs->mi.entries_per_table_page];
 	uint64		entries = 0;
 	uint64		keys = 0;
 	int			col;
 
 	vs->filterno = filterno;
-	if (Scbf2FilterStateName(f) == NULL)
-		Scbf2Corrupt(vs, tblk, "has a filter table entry of unknown state",
+	if (ScbfFilterStateName(f) == NULL)
+		ScbfCorrupt(vs, tblk, "has a filter table entry of unknown state",
 					 psprintf("Filter %u.", filterno));
-	if (!Scbf2FilterInUse(f))
+	if (!ScbfFilterInUse(f))
 		return;
-	if ((uint64) Scbf2FilterSegment(f) * vs->state->pages_per_segment >
+	if ((uint64) ScbfFilterSegment(f) * vs->state->pages_per_segment >
 		MaxBlockNumber)
-		Scbf2Corrupt(vs, tblk, "has a filter of a segment beyond any table",
+		ScbfCorrupt(vs, tblk, "has a filter of a segment beyond any table",
 					 psprintf("Filter %u covers segment %u.", filterno,
-							  Scbf2FilterSegment(f)));
+							  ScbfFilterSegment(f)));
 
 	for (col = 0; col < vs->state->ncols; col++)
 	{
-		BlockNumber root = Scbf2FilterRoot(f, col);
-		Scbf2R1Arg ra;
+		BlockNumber root = ScbfFilterRoot(f, col);
+		ScbfR1Arg ra;
 		int			d = 0;
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 		if (root == InvalidBlockNumber)
 		{
-			if (Scbf2FilterEntries(f) > 0)
-				Scbf2Corrupt(vs, tblk, "has a filter without a ledger",
+			if (ScbfFilterEntries(f) > 0)
+				ScbfCorrupt(vs, tblk, "has a filter without a ledger",
 							 psprintf("Filter %u counts %u entries and has no root for column %d.",
-									  filterno, Scbf2FilterEntries(f),
+									  filterno, ScbfFilterEntries(f),
 									  col + 1));
 			continue;
 		}
-		Scbf2VerifyRoot(vs, f, col, root);
+		VerifyRoot(vs, f, col, root);
 
 		/* R1 and the counts, over the visible runs */
 		memset(&ra, 0, sizeof(ra));
 		ra.vs = vs;
 		vs->col = col;
 		vs->root = root;
-		if (!Scbf2LedgerScan(vs->index, root, col, vs->mi.fold_serial,
-							 Scbf2CheckR1, &ra, vs->nblocks))
-			Scbf2Corrupt(vs, root, "has a ledger leaf that moved",
+		if (!ScbfLedgerScan(vs->index, root, col, vs->mi.fold_serial,
+							 CheckR1, &ra, vs->nblocks))
+			ScbfCorrupt(vs, root, "has a ledger leaf that moved",
 						 "A leaf of a visible run was recycled during the check.");
 		if (ra.nhashes > 0)
-			qsort(ra.hashes, ra.nhashes, sizeof(uint32), Scbf2CmpU32);
+			qsort(ra.hashes, ra.nhashes, sizeof(uint32), CmpU32);
 		for (i = 0; i < ra.nhashes; i++)
 			if (i == 0 || ra.hashes[i] != ra.hashes[i - 1])
 				d++;
@@ -935,13 +935,13 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
 	 * bound anyway (a fold adds its distinct keys, some of which the filter
 	 * may hold already, until VACUUM recounts them)
 	 */
-	if (entries != Scbf2FilterEntries(f) || keys > Scbf2FilterKeys(f))
+	if (entries != ScbfFilterEntries(f) || keys > ScbfFilterKeys(f))
 	{
 		if (vs->count_mismatches++ == 0)
 			vs->count_example =
 				psprintf("Filter %u (segment %u) counts %u entries and %u keys; its ledgers hold " UINT64_FORMAT " and " UINT64_FORMAT ".",
-						 filterno, Scbf2FilterSegment(f),
-						 Scbf2FilterEntries(f), Scbf2FilterKeys(f),
+						 filterno, ScbfFilterSegment(f),
+						 ScbfFilterEntries(f), ScbfFilterKeys(f),
 						 entries, keys);
 	}
 	if (vs->band != NULL && filterno < vs->mi.band.width)
@@ -950,8 +950,8 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
 		uint32		actual[SCBF_ROWS_MAX_K];
 		uint32		i;
 
-		Scbf2FilterGetBits(f, nset);
-		Scbf2CountBits(vs, filterno, actual);
+		ScbfFilterGetBits(f, nset);
+		CountBits(vs, filterno, actual);
 		/*
 		 * with a delta, the counts are an upper bound: a key put there
 		 * counted its bits, some of which were set already (scbfdelta.c)
@@ -973,13 +973,13 @@ Scbf2VerifyFilter(Scbf2VerifyState *vs, uint32 filterno)
  * I6).  Empties the collection.
  */
 static void
-Scbf2VerifySegmentItems(Scbf2VerifyState *vs, uint32 segno)
+VerifySegmentItems(ScbfVerifyState *vs, uint32 segno)
 {
 	Size		i;
 
 	if (vs->nsegitems > 1)
 	{
-		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), Scbf2CmpU64);
+		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), CmpU64);
 		for (i = 1; i < vs->nsegitems; i++)
 		{
 			uint16		item = (uint16) (vs->segitems[i] >> 32);
@@ -987,7 +987,7 @@ Scbf2VerifySegmentItems(Scbf2VerifyState *vs, uint32 segno)
 			uint32		f2 = (uint32) vs->segitems[i];
 
 			if (item == (uint16) (vs->segitems[i - 1] >> 32))
-				Scbf2Corrupt(vs, Scbf2FilterRoot(vs->table[f2], 0),
+				ScbfCorrupt(vs, ScbfFilterRoot(vs->table[f2], 0),
 							 "holds a heap tuple twice",
 							 psprintf("Segment %u: block %u of the segment, line pointer %u, is in the visible runs of filter %u and of filter %u.",
 									  segno, ScbfTidRelBlock(item),
@@ -1002,15 +1002,15 @@ Scbf2VerifySegmentItems(Scbf2VerifyState *vs, uint32 segno)
  * in the table arg (filters not in use first), then by number.
  */
 static int
-Scbf2CmpFilterBySegment(const void *a, const void *b, void *arg)
+CmpFilterBySegment(const void *a, const void *b, void *arg)
 {
-	Scbf2Filter **table = (Scbf2Filter **) arg;
+	ScbfFilter **table = (ScbfFilter **) arg;
 	uint32		x = *(const uint32 *) a;
 	uint32		y = *(const uint32 *) b;
-	int64		sx = Scbf2FilterInUse(table[x]) ?
-		(int64) Scbf2FilterSegment(table[x]) : -1;
-	int64		sy = Scbf2FilterInUse(table[y]) ?
-		(int64) Scbf2FilterSegment(table[y]) : -1;
+	int64		sx = ScbfFilterInUse(table[x]) ?
+		(int64) ScbfFilterSegment(table[x]) : -1;
+	int64		sy = ScbfFilterInUse(table[y]) ?
+		(int64) ScbfFilterSegment(table[y]) : -1;
 
 	if (sx != sy)
 		return (sx > sy) - (sx < sy);
@@ -1024,7 +1024,7 @@ Scbf2CmpFilterBySegment(const void *a, const void *b, void *arg)
  * at a time.
  */
 static void
-Scbf2VerifyTable(Scbf2VerifyState *vs)
+VerifyTable(ScbfVerifyState *vs)
 {
 	uint64	   *seen = palloc(sizeof(uint64) * Max(vs->mi.nfilters, 1));
 	uint32	   *order = palloc(sizeof(uint32) * Max(vs->mi.nfilters, 1));
@@ -1034,36 +1034,36 @@ Scbf2VerifyTable(Scbf2VerifyState *vs)
 	bool		inseg = false;
 	uint32		segno = 0;
 
-	vs->table = Scbf2ReadTable(vs->index, vs->state, vs->meta, vs->nblocks);
+	vs->table = ScbfReadTable(vs->index, vs->state, vs->meta, vs->nblocks);
 	for (c = 0; c < vs->mi.nfilters; c++)
 		order[c] = c;
-	qsort_arg(order, vs->mi.nfilters, sizeof(uint32), Scbf2CmpFilterBySegment,
+	qsort_arg(order, vs->mi.nfilters, sizeof(uint32), CmpFilterBySegment,
 			  vs->table);
 	for (i = 0; i < vs->mi.nfilters; i++)
 	{
-		Scbf2Filter *f;
+		ScbfFilter *f;
 
 		c = order[i];
 		f = vs->table[c];
-		if (Scbf2FilterInUse(f) && inseg && Scbf2FilterSegment(f) != segno)
-			Scbf2VerifySegmentItems(vs, segno);
-		Scbf2VerifyFilter(vs, c);
-		if (Scbf2FilterInUse(f))
+		if (ScbfFilterInUse(f) && inseg && ScbfFilterSegment(f) != segno)
+			VerifySegmentItems(vs, segno);
+		VerifyFilter(vs, c);
+		if (ScbfFilterInUse(f))
 		{
 			inseg = true;
-			segno = Scbf2FilterSegment(f);
-			seen[nseen++] = ((uint64) segno << 16) | Scbf2FilterPosition(f);
+			segno = ScbfFilterSegment(f);
+			seen[nseen++] = ((uint64) segno << 16) | ScbfFilterPosition(f);
 		}
 	}
 	if (inseg)
-		Scbf2VerifySegmentItems(vs, segno);
+		VerifySegmentItems(vs, segno);
 	pfree(order);
 	if (nseen > 1)
 	{
-		qsort(seen, nseen, sizeof(uint64), Scbf2CmpU64);
+		qsort(seen, nseen, sizeof(uint64), CmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
-				Scbf2Corrupt(vs, vs->mi.tablepages[0],
+				ScbfCorrupt(vs, vs->mi.tablepages[0],
 							 "has two filters in one chain position",
 							 psprintf("Segment %u has two filters at chain position %u.",
 									  (uint32) (seen[i] >> 16),
@@ -1081,10 +1081,10 @@ Scbf2VerifyTable(Scbf2VerifyState *vs)
  * qsort/bsearch comparator of entries: block, line pointer, hash.
  */
 static int
-Scbf2CmpVEntry(const void *a, const void *b)
+CmpVEntry(const void *a, const void *b)
 {
-	const Scbf2VEntry *x = a;
-	const Scbf2VEntry *y = b;
+	const ScbfVEntry *x = a;
+	const ScbfVEntry *y = b;
 
 	if (x->blkno != y->blkno)
 		return (x->blkno > y->blkno) - (x->blkno < y->blkno);
@@ -1098,22 +1098,22 @@ Scbf2CmpVEntry(const void *a, const void *b)
  * every column's hash, must be in the index.
  */
 static void
-Scbf2VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
+VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
 					 bool *isnull, bool tupleIsAlive, void *arg)
 {
-	Scbf2VerifyState *vs = (Scbf2VerifyState *) arg;
+	ScbfVerifyState *vs = (ScbfVerifyState *) arg;
 	int			col;
 
 	for (col = 0; col < vs->state->ncols; col++)
 	{
-		Scbf2VEntry key;
+		ScbfVEntry key;
 
 		key.blkno = ItemPointerGetBlockNumber(tid);
 		key.offnum = ItemPointerGetOffsetNumber(tid);
 		key.hash = isnull[col] ? SCBF_NULL_HASH :
 			ScbfHashDatum(index, col, values[col]);
 		if (bsearch(&key, vs->entries[col].e, vs->entries[col].n,
-					sizeof(Scbf2VEntry), Scbf2CmpVEntry) == NULL)
+					sizeof(ScbfVEntry), CmpVEntry) == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("heap tuple (%u,%u) of table \"%s\" has no entry in index \"%s\"",
@@ -1133,13 +1133,13 @@ Scbf2VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
  */
 
 /*
- * Scbf2VerifyCheck
- *		The check of Scbf2Verify.
+ * VerifyCheck
+ *		The check of ScbfVerify.
  */
 static void
-Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
+VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 {
-	Scbf2VerifyState vs;
+	ScbfVerifyState vs;
 	Snapshot	snapshot = InvalidSnapshot;
 	bool		locked = false;
 	BlockNumber blkno;
@@ -1160,34 +1160,34 @@ Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 		locked = true;
 	}
 
-	vs.state = Scbf2GetState(index);
-	vs.meta = Scbf2ReadMeta(index);
-	Scbf2MetaInfo(vs.meta, &vs.mi);
+	vs.state = ScbfGetState(index);
+	vs.meta = ScbfReadMeta(index);
+	ScbfMetaInfo(vs.meta, &vs.mi);
 	vs.nblocks = RelationGetNumberOfBlocks(index);
 	vs.named = palloc0(Max(vs.nblocks, 1));
-	vs.named[SCBF_METAPAGE_BLKNO] = SCBF2_KIND_META;
+	vs.named[SCBF_METAPAGE_BLKNO] = SCBF_KIND_META;
 
-	Scbf2VerifyMeta(&vs);
-	Scbf2VerifyBand(&vs);
-	Scbf2VerifyDelta(&vs);
-	Scbf2VerifyGraves(&vs);
-	Scbf2VerifyTable(&vs);
-	for (part = 0; part < SCBF2_NPENDING; part++)
-		Scbf2VerifyPending(&vs, part);
+	VerifyMeta(&vs);
+	VerifyBand(&vs);
+	VerifyDelta(&vs);
+	VerifyGraves(&vs);
+	VerifyTable(&vs);
+	for (part = 0; part < SCBF_NPENDING; part++)
+		VerifyPending(&vs, part);
 
 	/* blocks no structure names */
 	for (blkno = 1; blkno < vs.nblocks; blkno++)
 	{
-		Scbf2PageInfo pi;
+		ScbfPageInfo pi;
 
 		CHECK_FOR_INTERRUPTS();
-		if (vs.named[blkno] != SCBF2_KIND_NEW)
+		if (vs.named[blkno] != SCBF_KIND_NEW)
 			continue;
-		Scbf2InspectPage(index, blkno, &pi);
-		if (pi.kind == SCBF2_KIND_META)
-			Scbf2Corrupt(&vs, blkno, "has a second metapage",
+		ScbfInspectPage(index, blkno, &pi);
+		if (pi.kind == SCBF_KIND_META)
+			ScbfCorrupt(&vs, blkno, "has a second metapage",
 						 psprintf("Block %u is a metapage.", blkno));
-		if (pi.kind != SCBF2_KIND_NEW && pi.kind != SCBF2_KIND_FREE)
+		if (pi.kind != SCBF_KIND_NEW && pi.kind != SCBF_KIND_FREE)
 			vs.unreferenced++;
 	}
 	if (locked)
@@ -1221,18 +1221,18 @@ Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 		for (col = 0; col < vs.state->ncols; col++)
 			if (vs.entries[col].n > 0)
 				qsort(vs.entries[col].e, vs.entries[col].n,
-					  sizeof(Scbf2VEntry), Scbf2CmpVEntry);
+					  sizeof(ScbfVEntry), CmpVEntry);
 		/* as verify_nbtree.c: an MVCC scan, no syncscan (block order) */
 		indexInfo->ii_Concurrent = true;
 		scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, false);
 		table_index_build_scan(heap, index, indexInfo, true, false,
-							   Scbf2VerifyHeapTuple, &vs, scan);
+							   VerifyHeapTuple, &vs, scan);
 		UnregisterSnapshot(snapshot);
 	}
 }
 
 /*
- * Scbf2Verify
+ * ScbfVerify
  *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
  *		locked by the caller (see the file header).
  *
@@ -1244,20 +1244,20 @@ Scbf2VerifyCheck(Relation index, Relation heap, bool heapallindexed)
  * recovery conflict inside a subtransaction terminates the session.
  */
 void
-Scbf2Verify(Relation index, Relation heap, bool heapallindexed)
+ScbfVerify(Relation index, Relation heap, bool heapallindexed)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	XLogRecPtr	start;
 
 	if (!RecoveryInProgress())
 	{
-		Scbf2VerifyCheck(index, heap, heapallindexed);
+		VerifyCheck(index, heap, heapallindexed);
 		return;
 	}
 	start = GetXLogReplayRecPtr(NULL);
 	PG_TRY();
 	{
-		Scbf2VerifyCheck(index, heap, heapallindexed);
+		VerifyCheck(index, heap, heapallindexed);
 	}
 	PG_CATCH();
 	{

@@ -1,5 +1,5 @@
 --
--- scbf_format2_diag: the diagnostic functions and the verifier on indexes
+-- scbf_storage_diag: the diagnostic functions and the verifier on indexes
 -- of storage format 2 (src/README, "Storage v2"): what each column means
 -- there (README.md, "Reference"), checked by relations between the
 -- functions and with the table rather than by layout-dependent numbers;
