@@ -170,6 +170,29 @@ SELECT scbf_fpr(100, 0, 10);
 SELECT scbf_counter_tail_poisson(-1, 3);
 SELECT * FROM scbf_any_counter_binomial(100, 0, 3, 1000);
 SELECT scbf_counter_overflow(4, 'infinity');
+
+-- a count beyond bigint is an error, not a wrapped or saturated value:
+-- 5e17 keys at 1e-4 take 9.59e18 counters (2^63 is 9.22e18), 4e17 fit
+SELECT scbf_counters_required(500000000000000000, 0.0001);
+SELECT scbf_counters_required(9223372036854775807, 1e-300);
+SELECT scbf_counters_required(400000000000000000, 0.0001) BETWEEN 7.6e18 AND 7.7e18 AS fits;
+SELECT scbf_page_capacity(2, 1000, 0.9999999999999999);
+SELECT scbf_page_capacity(1, 1073741824, 0.9999999999999999);
+SELECT scbf_page_capacity(16, 1073741824, 0.999999) BETWEEN 2.5e14 AND 2.6e14 AS fits;
+-- float8 capacities beyond 2^64 (1.8e19) are computed, not saturated
+SELECT scbf_capacity(9223372036854775807, 0.9999999999999999) BETWEEN 3.9e34 AND 4.1e34 AS paper,
+	scbf_capacity(9223372036854775807, 0.9999999999999999) =
+		floor(scbf_capacity(9223372036854775807, 0.9999999999999999, 'paper_real')) AS paper_is_floor,
+	scbf_capacity(9223372036854775807, 0.9999999999999999, 'exact') BETWEEN 3e20 AND 4e20 AS exact;
+-- the smallest rates (subnormal, where 1/P is infinite) need at most 1074
+-- slices
+SELECT scbf_optimal_k('5e-324'), scbf_optimal_k_real('5e-324'),
+	scbf_optimal_k('1e-310'), scbf_slice_size(1074000, '5e-324');
+-- a probability below the smallest nonzero numeric (1e-16383) is an
+-- underflow; one above it keeps its digits
+SELECT scbf_counter_tail_poisson(1e-300, 100000);
+SELECT * FROM scbf_any_counter_poisson(1e-10, 2000, 1000);
+SELECT to_char(scbf_counter_tail_poisson(1e-10, 1000), '9.99999EEEE') AS tail;
 \set VERBOSITY default
 
 DROP TABLE checked;

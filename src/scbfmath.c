@@ -186,11 +186,14 @@ LogBinomialPmf(double x, double N, double p)
  * scbf_math_optimal_k_real
  *		log2(1/P): the real-valued optimal number of slices for a target
  *		false-positive rate P.
+ *
+ * Evaluated as -log2(P), which is finite for every P > 0 (at most 1074),
+ * while 1/P overflows to infinity for P below 2^-1024.
  */
 double
 scbf_math_optimal_k_real(double P)
 {
-	return log2(1.0 / P);
+	return -log2(P);
 }
 
 /*
@@ -200,7 +203,8 @@ scbf_math_optimal_k_real(double P)
  * The epsilon keeps exact powers of two from rounding up through
  * floating-point error (P = 1/1024 gives 10), as analysis.py does; it also
  * makes P = 1e-3 give 10 and 1e-6 give 20.  P >= 1 (and NaN) gives 1; P <= 0
- * would need infinitely many slices and gives INT_MAX.
+ * would need infinitely many slices and gives INT_MAX.  Any other P gives
+ * at most 1074 (P = 2^-1074, the smallest double).
  */
 int
 scbf_math_optimal_k(double P)
@@ -211,7 +215,7 @@ scbf_math_optimal_k(double P)
 		return 1;
 	if (!(P > 0.0))
 		return INT_MAX;
-	k = ceil(log2(1.0 / P) - 1e-12);
+	k = ceil(scbf_math_optimal_k_real(P) - 1e-12);
 	return (k < 1.0) ? 1 : (int) k;
 }
 
@@ -241,7 +245,8 @@ scbf_math_capacity_paper_real(uint64_t M, double P)
 
 /*
  * scbf_math_capacity_paper
- *		floor(M (ln 2)^2 / |ln P|) keys: the paper's Table 1 capacity.
+ *		floor(M (ln 2)^2 / |ln P|) keys: the paper's Table 1 capacity;
+ *		UINT64_MAX from 2^64 keys on (P very close to 1).
  */
 uint64_t
 scbf_math_capacity_paper(uint64_t M, double P)
@@ -262,25 +267,36 @@ scbf_math_capacity_half_fill(uint64_t M, double P)
 }
 
 /*
- * scbf_math_capacity_exact_intk
- *		floor(ln(1 - P^(1/k)) / ln(1 - 1/m)) keys, k = optimal_k(P) and
- *		m = floor(M / k): the most keys for which the exact binomial fill
- *		keeps f^k <= P.
+ * scbf_math_capacity_exact_intk_real
+ *		ln(1 - P^(1/k)) / ln(1 - 1/m) keys, k = optimal_k(P) and
+ *		m = floor(M / k), before the floor: the real n at which the exact
+ *		binomial fill reaches f^k = P.
  *
  * The logarithms are taken with log1p, which is exact where 1 - x is not.
- * The same formula as scbf_filter_block_capacity(), without its minimum
- * of 1: 0 when m <= 1 (one key fills every slice).
+ * 0 when m <= 1 (one key fills every slice).  Up to about 37 M for P just
+ * below 1, beyond 2^64 for the largest M.
  */
-uint64_t
-scbf_math_capacity_exact_intk(uint64_t M, double P)
+double
+scbf_math_capacity_exact_intk_real(uint64_t M, double P)
 {
 	int			k = scbf_math_optimal_k(P);
 	uint64_t	m = M / (uint64_t) k;
 
 	if (m <= 1)
-		return 0;
-	return DoubleToCount(floor(log1p(-pow(P, 1.0 / k)) /
-							   log1p(-1.0 / (double) m)));
+		return 0.0;
+	return log1p(-pow(P, 1.0 / k)) / log1p(-1.0 / (double) m);
+}
+
+/*
+ * scbf_math_capacity_exact_intk
+ *		floor(ln(1 - P^(1/k)) / ln(1 - 1/m)) keys, k = optimal_k(P) and
+ *		m = floor(M / k): the most keys for which the exact binomial fill
+ *		keeps f^k <= P.  0 when m <= 1; UINT64_MAX from 2^64 keys on.
+ */
+uint64_t
+scbf_math_capacity_exact_intk(uint64_t M, double P)
+{
+	return DoubleToCount(floor(scbf_math_capacity_exact_intk_real(M, P)));
 }
 
 /*
@@ -296,7 +312,8 @@ scbf_math_counters_per_element(double P)
 /*
  * scbf_math_counters_required
  *		ceil(n |ln P| / (ln 2)^2) counters for n keys at rate P (evaluated
- *		in analysis.py's order, so the ceiling sees the same double).
+ *		in analysis.py's order, so the ceiling sees the same double);
+ *		UINT64_MAX from 2^64 counters on.
  */
 uint64_t
 scbf_math_counters_required(uint64_t n, double P)
@@ -309,7 +326,8 @@ scbf_math_counters_required(uint64_t n, double P)
  * scbf_math_page_capacity
  *		Keys one page holds: scbf_math_capacity_paper() of the
  *		floor(usable_bytes * 8 / bits) counters of bits bits each that fit
- *		in usable_bytes.  0 when bits < 1.
+ *		in usable_bytes (usable_bytes below 2^61).  0 when bits < 1;
+ *		UINT64_MAX from 2^64 keys on.
  */
 uint64_t
 scbf_math_page_capacity(int bits, uint64_t usable_bytes, double P)
@@ -664,11 +682,7 @@ scbf_math_table1(uint64_t M, double P, scbf_math_table1_row *row)
 	row->n = scbf_math_capacity_paper(M, P);
 	row->n_real = scbf_math_capacity_paper_real(M, P);
 	row->n_half_fill = (double) row->m * SCBF_LN2;
-	if (row->m > 1)
-		row->n_exact = log1p(-pow(P, 1.0 / row->k)) /
-			log1p(-1.0 / (double) row->m);
-	else
-		row->n_exact = 0.0;
+	row->n_exact = scbf_math_capacity_exact_intk_real(M, P);
 	row->fpr_at_n = scbf_math_fpr(row->m, row->k, row->n, 1);
 }
 

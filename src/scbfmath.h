@@ -44,23 +44,28 @@ extern uint64_t scbf_math_slice_size(uint64_t M, double P);
  * before flooring) */
 extern double scbf_math_capacity_paper_real(uint64_t M, double P);
 
-/* floor(M (ln 2)^2 / |ln P|): the paper's Table 1 n */
+/* floor(M (ln 2)^2 / |ln P|): the paper's Table 1 n (UINT64_MAX from 2^64) */
 extern uint64_t scbf_math_capacity_paper(uint64_t M, double P);
 
 /* floor(m ln 2): capacity at half fill for the rounded k */
 extern uint64_t scbf_math_capacity_half_fill(uint64_t M, double P);
 
-/* floor(ln(1 - P^(1/k)) / ln(1 - 1/m)): the most keys that keep f^k <= P
- * with the rounded k, exact binomial fill */
+/* ln(1 - P^(1/k)) / ln(1 - 1/m): the real n at which f^k = P with the
+ * rounded k, exact binomial fill (0 when m <= 1) */
+extern double scbf_math_capacity_exact_intk_real(uint64_t M, double P);
+
+/* Its floor: the most keys that keep f^k <= P (UINT64_MAX from 2^64) */
 extern uint64_t scbf_math_capacity_exact_intk(uint64_t M, double P);
 
 /* |ln P| / (ln 2)^2: counters per key at the optimum */
 extern double scbf_math_counters_per_element(double P);
 
-/* ceil(n |ln P| / (ln 2)^2): counters needed for n keys */
+/* ceil(n |ln P| / (ln 2)^2): counters needed for n keys (UINT64_MAX from
+ * 2^64) */
 extern uint64_t scbf_math_counters_required(uint64_t n, double P);
 
-/* Keys one page holds: capacity_paper(M) with M = usable_bytes * 8 / bits */
+/* Keys one page holds: capacity_paper(M) with M = usable_bytes * 8 / bits
+ * (UINT64_MAX from 2^64) */
 extern uint64_t scbf_math_page_capacity(int bits, uint64_t usable_bytes,
 										double P);
 

@@ -11,6 +11,12 @@
  *	  significant digits; the regression tests check them against the
  *	  reference values to 6.
  *
+ *	  A result never wraps: scbfmath.c saturates a count at UINT64_MAX,
+ *	  and a count beyond the range of bigint is an error here
+ *	  (numeric_value_out_of_range, "bigint out of range" as int8's own
+ *	  arithmetic reports it).  Results of type float8 are floored in double
+ *	  precision, not through those counts, so they are never saturated.
+ *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
@@ -24,6 +30,7 @@
 
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/numeric.h"
 #include "utils/tuplestore.h"
 
@@ -116,13 +123,25 @@ ScbfArgProbability(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * The most digits a numeric holds after the decimal point (the limit the
+ * documentation of the numeric type gives; NUMERIC_DSCALE_MAX in
+ * numeric.c).
+ */
+#define SCBF_NUMERIC_MAX_SCALE	16383
+
+/*
  * numeric 10^log10_x, to 10 significant digits (0 for -infinity).
+ *
+ * Near numeric's smallest nonzero value, 10^-SCBF_NUMERIC_MAX_SCALE, the
+ * digits past its last decimal place are dropped; a value below it is an
+ * error, as a float8 underflow is.
  */
 static Datum
 ScbfNumericFromLog10(double log10_x)
 {
 	double		mantissa;
 	int			exponent;
+	int			digits = 10;
 	char		buf[64];
 
 	if (isinf(log10_x) && log10_x < 0)
@@ -130,7 +149,16 @@ ScbfNumericFromLog10(double log10_x)
 								   ObjectIdGetDatum(InvalidOid),
 								   Int32GetDatum(-1));
 	scbf_math_log10_split(log10_x, &mantissa, &exponent);
-	snprintf(buf, sizeof(buf), "%.9fe%d", mantissa, exponent);
+	if (exponent < -SCBF_NUMERIC_MAX_SCALE)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value out of range: underflow"),
+				 errdetail("The result is about %.3fe%d, below the smallest nonzero numeric value, 1e-%d.",
+						   mantissa, exponent, SCBF_NUMERIC_MAX_SCALE)));
+	/* the last digit is at decimal place digits - 1 - exponent */
+	if (digits - 1 - exponent > SCBF_NUMERIC_MAX_SCALE)
+		digits = SCBF_NUMERIC_MAX_SCALE + exponent + 1;
+	snprintf(buf, sizeof(buf), "%.*fe%d", digits - 1, mantissa, exponent);
 	return DirectFunctionCall3(numeric_in, CStringGetDatum(buf),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
@@ -162,6 +190,10 @@ scbf_slice_size(PG_FUNCTION_ARGS)
  * -> float8: keys a filter of M counters holds at rate P, by rule 'paper'
  * (floor(M ln^2 2 / |ln P|), Table 1), 'paper_real' (unfloored),
  * 'half_fill' (floor(m ln 2)) or 'exact' (largest n with f^k <= P).
+ *
+ * The floors are taken in double precision, not through the uint64 counts
+ * of scbfmath.c: for P close to 1 a capacity exceeds 2^64 (up to about
+ * 4e34), which float8 holds and a saturated count would not.
  */
 Datum
 scbf_capacity(PG_FUNCTION_ARGS)
@@ -171,13 +203,13 @@ scbf_capacity(PG_FUNCTION_ARGS)
 	char	   *rule = text_to_cstring(PG_GETARG_TEXT_PP(2));
 
 	if (strcmp(rule, "paper") == 0)
-		PG_RETURN_FLOAT8((double) scbf_math_capacity_paper(M, P));
+		PG_RETURN_FLOAT8(floor(scbf_math_capacity_paper_real(M, P)));
 	if (strcmp(rule, "paper_real") == 0)
 		PG_RETURN_FLOAT8(scbf_math_capacity_paper_real(M, P));
 	if (strcmp(rule, "half_fill") == 0)
 		PG_RETURN_FLOAT8((double) scbf_math_capacity_half_fill(M, P));
 	if (strcmp(rule, "exact") == 0)
-		PG_RETURN_FLOAT8((double) scbf_math_capacity_exact_intk(M, P));
+		PG_RETURN_FLOAT8(floor(scbf_math_capacity_exact_intk_real(M, P)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown capacity rule \"%s\"", rule),
@@ -192,23 +224,49 @@ scbf_counters_per_element(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(scbf_math_counters_per_element(ScbfArgFpr(fcinfo, 0)));
 }
 
-/* scbf_counters_required(keys bigint, fpr float8) -> bigint */
+/*
+ * scbf_counters_required(keys bigint, fpr float8) -> bigint:
+ * ceil(n |ln P| / ln^2 2); an error beyond the range of bigint.
+ */
 Datum
 scbf_counters_required(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64((int64) scbf_math_counters_required(ScbfArgCount(fcinfo, 0, "keys", 0),
-														ScbfArgFpr(fcinfo, 1)));
+	uint64		n = ScbfArgCount(fcinfo, 0, "keys", 0);
+	double		P = ScbfArgFpr(fcinfo, 1);
+	uint64		counters = scbf_math_counters_required(n, P);
+
+	if (counters > (uint64) PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bigint out of range"),
+				 errdetail("Holding " UINT64_FORMAT " keys at false-positive rate %s takes %.4g counters.",
+						   n, float8out_internal(P),
+						   (double) n * scbf_math_counters_per_element(P))));
+	PG_RETURN_INT64((int64) counters);
 }
 
-/* scbf_page_capacity(bits int, usable_bytes int, fpr float8) -> bigint */
+/*
+ * scbf_page_capacity(bits int, usable_bytes int, fpr float8) -> bigint:
+ * keys a page of usable_bytes bytes of bits-bit counters holds; an error
+ * beyond the range of bigint.
+ */
 Datum
 scbf_page_capacity(PG_FUNCTION_ARGS)
 {
 	int			bits = ScbfArgInt(fcinfo, 0, "bits per counter", 1, 16);
 	int			bytes = ScbfArgInt(fcinfo, 1, "usable bytes", 1, 1 << 30);
+	double		P = ScbfArgFpr(fcinfo, 2);
+	uint64		keys = scbf_math_page_capacity(bits, (uint64) bytes, P);
 
-	PG_RETURN_INT64((int64) scbf_math_page_capacity(bits, (uint64) bytes,
-													ScbfArgFpr(fcinfo, 2)));
+	if (keys > (uint64) PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bigint out of range"),
+				 errdetail("With %d-bit counters, %d usable bytes hold %.4g keys at false-positive rate %s.",
+						   bits, bytes,
+						   scbf_math_capacity_paper_real((uint64) bytes * 8 / (uint64) bits, P),
+						   float8out_internal(P))));
+	PG_RETURN_INT64((int64) keys);
 }
 
 /* scbf_expected_fill(m bigint, n bigint, exact bool DEFAULT true) -> float8 */

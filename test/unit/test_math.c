@@ -997,6 +997,19 @@ CheckEdges(void)
 		  "optimal_k out of range: %d %d %d %d", scbf_math_optimal_k(1.0),
 		  scbf_math_optimal_k(2.0), scbf_math_optimal_k(0.0),
 		  scbf_math_optimal_k(1e-300));
+	/* subnormal rates: 1/P would overflow, -log2(P) does not */
+	CHECK(scbf_math_optimal_k_real(ldexp(1.0, -1074)) == 1074.0 &&
+		  scbf_math_optimal_k(ldexp(1.0, -1074)) == 1074 &&
+		  scbf_math_optimal_k(ldexp(1.0, -1030)) == 1030 &&
+		  scbf_math_optimal_k(ldexp(1.0, -1030) * 0.75) == 1031 &&
+		  scbf_math_slice_size(1074000, ldexp(1.0, -1074)) == 1000,
+		  "subnormal rates: k_real(2^-1074) = %g, k = %d %d %d, slice %llu",
+		  scbf_math_optimal_k_real(ldexp(1.0, -1074)),
+		  scbf_math_optimal_k(ldexp(1.0, -1074)),
+		  scbf_math_optimal_k(ldexp(1.0, -1030)),
+		  scbf_math_optimal_k(ldexp(1.0, -1030) * 0.75),
+		  (unsigned long long) scbf_math_slice_size(1074000,
+													ldexp(1.0, -1074)));
 	CHECK(scbf_math_counter_max(0) == 0 && scbf_math_counter_max(4) == 15 &&
 		  scbf_math_counter_max(63) == (UINT64_C(1) << 63) - 1 &&
 		  scbf_math_counter_max(64) == UINT64_MAX &&
@@ -1015,6 +1028,36 @@ CheckEdges(void)
 	CHECK(scbf_math_capacity_paper(368640, 1.0 - 1e-16) == UINT64_MAX,
 		  "capacity at P -> 1 must saturate, got %llu",
 		  (unsigned long long) scbf_math_capacity_paper(368640, 1.0 - 1e-16));
+	/*
+	 * The counts saturate at UINT64_MAX, their real values go on (about
+	 * 37 M and 4e34 for P -> 1); the second count is the one bigint
+	 * showed as -8861685696342112256.
+	 */
+	x = scbf_math_capacity_exact_intk_real(INT64_MAX, 1.0 - 1e-16);
+	CHECK(x > 3e20 && x < 4e20 &&
+		  scbf_math_capacity_exact_intk(INT64_MAX, 1.0 - 1e-16) == UINT64_MAX,
+		  "exact capacity at P -> 1: real %g, count %llu", x,
+		  (unsigned long long) scbf_math_capacity_exact_intk(INT64_MAX,
+															 1.0 - 1e-16));
+	x = scbf_math_capacity_paper_real(INT64_MAX, nextafter(1.0, 0.0));
+	CHECK(x > 3e34 && x < 5e34, "paper capacity at P -> 1: real %g", x);
+	CHECK(scbf_math_counters_required(INT64_MAX, 1e-300) == UINT64_MAX &&
+		  scbf_math_counters_required(UINT64_C(500000000000000000), 1e-4) ==
+		  UINT64_C(9585058377367439360) &&
+		  scbf_math_page_capacity(1, 1 << 30, nextafter(1.0, 0.0)) ==
+		  UINT64_MAX,
+		  "counts beyond 2^63: %llu %llu %llu",
+		  (unsigned long long) scbf_math_counters_required(INT64_MAX, 1e-300),
+		  (unsigned long long)
+		  scbf_math_counters_required(UINT64_C(500000000000000000), 1e-4),
+		  (unsigned long long) scbf_math_page_capacity(1, 1 << 30,
+													   nextafter(1.0, 0.0)));
+	CHECK(scbf_math_capacity_exact_intk_real(20, 0.001) ==
+		  log1p(-pow(0.001, 0.1)) / log1p(-0.5) &&
+		  scbf_math_capacity_exact_intk_real(10, 0.001) == 0.0,
+		  "capacity_exact_intk_real with m = 2, 1: %g %g",
+		  scbf_math_capacity_exact_intk_real(20, 0.001),
+		  scbf_math_capacity_exact_intk_real(10, 0.001));
 	CHECK(scbf_math_capacity_exact_intk(5, 0.001) == 0 &&
 		  scbf_math_capacity_exact_intk(10, 0.001) == 0 &&
 		  scbf_math_capacity_exact_intk(20, 0.001) == 1,
@@ -1055,9 +1098,9 @@ CheckEdges(void)
 	x = scbf_math_log10_paper_table2(16) - scbf_math_log10_stirling_bound(16);
 	CHECK(fabs(x - -16.0 / log(10.0)) < 1e-12, "table2 / bound at j=16: "
 		  "expected 10^%.12f, got 10^%.12f", -16.0 / log(10.0), x);
-	GroupDone("edges: k rounding (1e-3 -> 10, 1e-6 -> 20), saturating "
-			  "conversions, degenerate sizes, Table 4 = 2^-52, Table 2 = "
-			  "bound * e^-j");
+	GroupDone("edges: k rounding (1e-3 -> 10, 1e-6 -> 20, 2^-1074 -> 1074), "
+			  "saturating conversions, degenerate sizes, Table 4 = 2^-52, "
+			  "Table 2 = bound * e^-j");
 }
 
 int
