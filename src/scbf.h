@@ -152,6 +152,28 @@ ScbfEntrySetHash(char *entry, int col, uint32 hash)
 	memcpy(entry + sizeof(uint16) + sizeof(uint32) * col, &hash, sizeof(hash));
 }
 
+/*
+ * qsort and bsearch comparators of 16-bit items, 32-bit hashes and 64-bit
+ * rows or keys
+ */
+static inline int
+ScbfCmpU16(const void *a, const void *b)
+{
+	return pg_cmp_u16(*(const uint16 *) a, *(const uint16 *) b);
+}
+
+static inline int
+ScbfCmpU32(const void *a, const void *b)
+{
+	return pg_cmp_u32(*(const uint32 *) a, *(const uint32 *) b);
+}
+
+static inline int
+ScbfCmpU64(const void *a, const void *b)
+{
+	return pg_cmp_u64(*(const uint64 *) a, *(const uint64 *) b);
+}
+
 /* ----------------------------------------------------------------
  *	Options and scan conditions
  * ----------------------------------------------------------------

@@ -973,18 +973,6 @@ typedef struct ScbfProbePending
 } ScbfProbePending;
 
 /*
- * qsort/bsearch comparator of uint32s.
- */
-static int
-CmpU32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * Distinct values among sorted v[0 .. n).
  */
 static int64
@@ -993,7 +981,7 @@ Distinct(uint32 *v, int n)
 	int64		d = 0;
 	int			i;
 
-	qsort(v, n, sizeof(uint32), CmpU32);
+	qsort(v, n, sizeof(uint32), ScbfCmpU32);
 	for (i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])
 			d++;
@@ -1011,7 +999,7 @@ ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
 	uint32		h = hashes[pp->col];
 
 	if (bsearch(&h, pp->hashes, pp->nhashes, sizeof(uint32),
-				CmpU32) == NULL)
+				ScbfCmpU32) == NULL)
 		return;
 	pp->matches++;
 	if (pp->nblocks == pp->maxblocks)

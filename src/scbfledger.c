@@ -291,15 +291,6 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 }
 
 /*
- * qsort comparator for 16-bit items.
- */
-static int
-CmpItem(const void *a, const void *b)
-{
-	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
-}
-
-/*
  * ScbfLedgerLookup
  *		The items (segment-relative TIDs) whose hash in column col is one of
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
@@ -369,7 +360,7 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 	}
 
 	/* sorted and distinct */
-	qsort(*items, nitems, sizeof(uint16), CmpItem);
+	qsort(*items, nitems, sizeof(uint16), ScbfCmpU16);
 	n = 0;
 	for (i = 0; i < nitems; i++)
 		if (n == 0 || (*items)[i] != (*items)[n - 1])

@@ -140,18 +140,6 @@ VacCommit(ScbfVacState *vs)
 }
 
 /*
- * qsort comparator of uint64 rows.
- */
-static int
-CmpRow(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * The rows (slice * m + position) of the distinct hashes of pairs[0 .. n)
  * of column col, appended to rows[*nrows ..]; returns the distinct hashes.
  */
@@ -187,7 +175,7 @@ VacUniqueRows(uint64 *rows, int n)
 	int			m = 0;
 	int			i;
 
-	qsort(rows, n, sizeof(uint64), CmpRow);
+	qsort(rows, n, sizeof(uint64), ScbfCmpU64);
 	for (i = 0; i < n; i++)
 		if (m == 0 || rows[i] != rows[m - 1])
 			rows[m++] = rows[i];

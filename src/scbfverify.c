@@ -814,30 +814,6 @@ CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 }
 
 /*
- * qsort comparator of uint64s.
- */
-static int
-CmpU64(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * qsort comparator of uint32s.
- */
-static int
-CmpU32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * The set bits of filter filterno per slice, counted in the band held in
  * memory, into nset[0 .. k).
  */
@@ -919,7 +895,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 			ScbfCorrupt(vs, root, "has a ledger leaf that moved",
 						 "A leaf of a visible run was recycled during the check.");
 		if (ra.nhashes > 0)
-			qsort(ra.hashes, ra.nhashes, sizeof(uint32), CmpU32);
+			qsort(ra.hashes, ra.nhashes, sizeof(uint32), ScbfCmpU32);
 		for (i = 0; i < ra.nhashes; i++)
 			if (i == 0 || ra.hashes[i] != ra.hashes[i - 1])
 				d++;
@@ -979,7 +955,7 @@ VerifySegmentItems(ScbfVerifyState *vs, uint32 segno)
 
 	if (vs->nsegitems > 1)
 	{
-		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), CmpU64);
+		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < vs->nsegitems; i++)
 		{
 			uint16		item = (uint16) (vs->segitems[i] >> 32);
@@ -1060,7 +1036,7 @@ VerifyTable(ScbfVerifyState *vs)
 	pfree(order);
 	if (nseen > 1)
 	{
-		qsort(seen, nseen, sizeof(uint64), CmpU64);
+		qsort(seen, nseen, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
 				ScbfCorrupt(vs, vs->mi.tablepages[0],
