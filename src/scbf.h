@@ -214,6 +214,11 @@ extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
 							  const char *what) pg_attribute_noreturn();
 extern void ScbfMarkPageFree(Page page);
 extern Buffer ScbfNewBuffer(Relation index);
+
+/* Initializes page pageno of a contiguous extension (ScbfExtend) */
+typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
+extern BlockNumber ScbfExtend(Relation index, uint32 npages,
+							  ScbfNewPageFn fn, void *arg);
 extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 /* scbfbatch.c */

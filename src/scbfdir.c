@@ -213,15 +213,10 @@ ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
 		Page		page = BufferGetPage(buf);
 		uint32		c;
 
-		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-		ScbfPageGetOpaque(page)->index = p;
-		ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
 		for (c = p * perpage; c < nfilters && c < (p + 1) * perpage; c++)
 			memcpy((char *) PageGetContents(page) + esize * (c - p * perpage),
 				   filters[c], esize);
-		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-			esize * perpage;
 		layout->tablepages[p] = BufferGetBlockNumber(buf);
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
@@ -327,12 +322,7 @@ ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 		if (isnew)
 		{
-			PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-			ScbfPageGetOpaque(page)->index = p;
-			ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-			ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-			((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-				esize * perpage;
+			ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
 			(*tablepages)[p] = BufferGetBlockNumber(buf);
 		}
 		for (c = first; c < last; c++)

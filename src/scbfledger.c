@@ -618,13 +618,10 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 		er->images = repalloc(er->images, sizeof(Page) * er->maxleaves);
 		er->fences = repalloc(er->fences, sizeof(ScbfFence) * er->maxleaves);
 	}
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	opaque = ScbfPageGetOpaque(page);
+	opaque = ScbfInitPage(page, SCBF_PAGE_LEAF, 0);
 	opaque->owner = segno;
 	opaque->index = (uint32) serial;
 	opaque->column = (uint16) col;
-	opaque->type = SCBF_PAGE_LEAF;
-	opaque->page_id = SCBF_PAGE_ID;
 	ScbfPageGetLeaf(page)->fence = fence;
 	er->images[er->nleaves] = page;
 	er->fences[er->nleaves].hash = fence;
@@ -815,12 +812,12 @@ RootAddRun(Page page, uint64 serial, int n, ScbfRun *er)
 static void
 InitRoot(Page page, uint32 filterno, int col)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->owner = filterno;
-	ScbfPageGetOpaque(page)->column = (uint16) col;
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROOT;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-	((PageHeader) page)->pd_lower = ScbfRootRuns(page) - (char *) page;
+	ScbfPageOpaque opaque;
+
+	opaque = ScbfInitPage(page, SCBF_PAGE_ROOT,
+						  MAXALIGN(sizeof(ScbfRootPageData)));
+	opaque->owner = filterno;
+	opaque->column = (uint16) col;
 }
 
 /*

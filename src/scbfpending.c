@@ -63,14 +63,13 @@ ScbfPendingPartition(uint32 hash0)
 static void
 InitPendingPage(Page page, int part, uint32 serial)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->owner = (uint32) part;
-	ScbfPageGetOpaque(page)->index = serial;
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_PENDING;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	ScbfPageOpaque opaque;
+
+	opaque = ScbfInitPage(page, SCBF_PAGE_PENDING,
+						  MAXALIGN(sizeof(ScbfPendingPageData)));
+	opaque->owner = (uint32) part;
+	opaque->index = serial;
 	ScbfPageGetPending(page)->next = InvalidBlockNumber;
-	((PageHeader) page)->pd_lower =
-		ScbfPendingEntries(page) - (char *) page;
 }
 
 /*

@@ -74,6 +74,28 @@ ScbfPageHasOpaque(Page page)
 }
 
 /*
+ * ScbfInitPage
+ *		Initialize a page of the given type: empty but for the first `used`
+ *		bytes of its contents, which pd_lower covers (generic WAL zeroes
+ *		the hole above pd_lower), and an scbf special space whose other
+ *		fields are zero.  Returns the special space, for the fields of the
+ *		page's kind.
+ */
+ScbfPageOpaque
+ScbfInitPage(Page page, uint8 type, Size used)
+{
+	ScbfPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + used;
+	Assert(((PageHeader) page)->pd_lower <= ((PageHeader) page)->pd_upper);
+	opaque = ScbfPageGetOpaque(page);
+	opaque->type = type;
+	opaque->page_id = SCBF_PAGE_ID;
+	return opaque;
+}
+
+/*
  * Check a metapage; ERRCODE_INDEX_CORRUPTED if it cannot be one.
  */
 static void
@@ -173,9 +195,10 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	ScbfMetaPageData *meta;
 	int			i;
 
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_META;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	/* the whole struct, table list included, stays below pd_lower */
+	ScbfInitPage(page, SCBF_PAGE_META,
+				 offsetof(ScbfMetaPageData, tablepages) +
+				 sizeof(BlockNumber) * SCBF_MAX_TABLE_PAGES);
 	meta = ScbfPageGetMeta(page);
 	meta->magic = SCBF_MAGIC_NUMBER;
 	meta->version = SCBF_FORMAT_VERSION;
@@ -211,12 +234,6 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	if (layout->ntablepages > 0)
 		memcpy(meta->tablepages, layout->tablepages,
 			   sizeof(BlockNumber) * layout->ntablepages);
-
-	/* the whole struct, table list included, stays below pd_lower */
-	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-		offsetof(ScbfMetaPageData, tablepages) +
-		sizeof(BlockNumber) * SCBF_MAX_TABLE_PAGES;
-	Assert(((PageHeader) page)->pd_lower <= ((PageHeader) page)->pd_upper);
 }
 
 /*
@@ -934,9 +951,7 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 void
 ScbfMarkPageFree(Page page)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_FREE;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	ScbfInitPage(page, SCBF_PAGE_FREE, 0);
 }
 
 /*
@@ -995,6 +1010,44 @@ ScbfNewBuffer(Relation index)
 		UnlockRelationForExtension(index, ExclusiveLock);
 
 	return buffer;
+}
+
+/*
+ * ScbfExtend
+ *		npages new pages at the end of the relation, contiguous (a band, a
+ *		delta): under the relation extension lock, each new block is locked
+ *		exclusively and handed to fn with its page number from 0, which
+ *		initializes it and WAL-logs it (or, in ambuild, marks it dirty);
+ *		then it is released.  Free pages in the FSM are not used: they are
+ *		scattered.  Returns the first block, InvalidBlockNumber if npages
+ *		is 0.
+ */
+BlockNumber
+ScbfExtend(Relation index, uint32 npages, ScbfNewPageFn fn, void *arg)
+{
+	bool		needLock = !RELATION_IS_LOCAL(index);
+	BlockNumber start = InvalidBlockNumber;
+	uint32		p;
+
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (p = 0; p < npages; p++)
+	{
+		Buffer		buf = ReadBuffer(index, P_NEW);
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (p == 0)
+			start = BufferGetBlockNumber(buf);
+		else if (BufferGetBlockNumber(buf) != start + p)
+			elog(ERROR, "new pages of index \"%s\" are not contiguous",
+				 RelationGetRelationName(index));
+		fn(buf, p, arg);
+		UnlockReleaseBuffer(buf);
+	}
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return start;
 }
 
 /*
