@@ -549,24 +549,49 @@ ScbfLedgerPairs(Relation index, BlockNumber root, int col,
 
 /*
  * ScbfLedgerBlocks
- *		Call fn for a ledger's root and for every leaf its runs list,
- *		visible or not (the census: what a root lists is not free).
+ *		The ledger's part of the block census (ScbfCensus): hand fn the
+ *		root, named by rootref, then, unless fn says no, every leaf page
+ *		that its runs list, visible or not (what a root lists is not free).
+ *		The root is read as ScbfReadRootInfo reads it: a block outside the
+ *		index, no root, or runs that overflow it are corruption.  A leaf
+ *		block is not read: fn judges it.
  */
 void
-ScbfLedgerBlocks(Relation index, BlockNumber root, int col, ScbfBlockFn fn,
-				  void *arg, BlockNumber nblocks)
+ScbfLedgerBlocks(Relation index, BlockNumber root,
+				 const ScbfBlockRef *rootref, ScbfCensusFn fn, void *arg,
+				 BlockNumber nblocks)
 {
-	ScbfRootCopy *rc = palloc(sizeof(ScbfRootCopy));
+	ScbfRootInfo ri;
+	ScbfBlockRef ref;
 	int			r;
 	int			l;
 
-	ReadRootOrFail(index, root, col, nblocks, rc);
-	fn(root, arg);
-	for (r = 0; r < rc->nruns; r++)
-		for (l = 0; l < rc->runs[r]->nleaves; l++)
-			if (rc->runs[r]->fences[l].blkno != InvalidBlockNumber)
-				fn(rc->runs[r]->fences[l].blkno, arg);
-	pfree(rc);
+	CHECK_FOR_INTERRUPTS();
+	if (!fn(root, rootref, arg))
+		return;
+	ScbfReadRootInfo(index, root, &ri, nblocks);
+	ref = *rootref;
+	ref.kind = SCBF_KIND_LEAF;
+	for (r = 0; r < ri.nruns; r++)
+	{
+		ScbfRunInfo *run = &ri.runs[r];
+
+		for (l = 0; l < run->nleaves; l++)
+		{
+			if (run->leaves[l] == InvalidBlockNumber)
+				continue;		/* the inline leaf, in the root */
+			ref.pageno = l;
+			ref.next = l + 1 < run->nleaves ?
+				run->leaves[l + 1] : InvalidBlockNumber;
+			if (!fn(run->leaves[l], &ref, arg))
+				return;
+		}
+		pfree(run->fences);
+		pfree(run->leaves);
+		if (run->inline_bytes)
+			pfree(run->inline_bytes);
+	}
+	pfree(ri.runs);
 }
 
 /*
