@@ -152,6 +152,28 @@ ScbfEntrySetHash(char *entry, int col, uint32 hash)
 	memcpy(entry + sizeof(uint16) + sizeof(uint32) * col, &hash, sizeof(hash));
 }
 
+/*
+ * qsort and bsearch comparators of 16-bit items, 32-bit hashes and 64-bit
+ * rows or keys
+ */
+static inline int
+ScbfCmpU16(const void *a, const void *b)
+{
+	return pg_cmp_u16(*(const uint16 *) a, *(const uint16 *) b);
+}
+
+static inline int
+ScbfCmpU32(const void *a, const void *b)
+{
+	return pg_cmp_u32(*(const uint32 *) a, *(const uint32 *) b);
+}
+
+static inline int
+ScbfCmpU64(const void *a, const void *b)
+{
+	return pg_cmp_u64(*(const uint64 *) a, *(const uint64 *) b);
+}
+
 /* ----------------------------------------------------------------
  *	Options and scan conditions
  * ----------------------------------------------------------------
@@ -192,6 +214,11 @@ extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
 							  const char *what) pg_attribute_noreturn();
 extern void ScbfMarkPageFree(Page page);
 extern Buffer ScbfNewBuffer(Relation index);
+
+/* Initializes page pageno of a contiguous extension (ScbfExtend) */
+typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
+extern BlockNumber ScbfExtend(Relation index, uint32 npages,
+							  ScbfNewPageFn fn, void *arg);
 extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 /* scbfbatch.c */
@@ -415,8 +442,47 @@ typedef struct ScbfEncodedRun ScbfRun;
  */
 #define SCBF_FOLD_DIRECT			16384
 
-/* A block some structure names, handed to the census's callbacks */
-typedef void (*ScbfBlockFn) (BlockNumber blkno, void *arg);
+/* Kinds of pages, as ScbfInspectPage classifies them */
+typedef enum ScbfPageKind
+{
+	SCBF_KIND_NEW,				/* never initialized */
+	SCBF_KIND_UNKNOWN,			/* no scbf special space, or unknown type */
+	SCBF_KIND_META,
+	SCBF_KIND_TABLE,
+	SCBF_KIND_ROWS,
+	SCBF_KIND_ROOT,
+	SCBF_KIND_LEAF,
+	SCBF_KIND_PENDING,
+	SCBF_KIND_DELTA,
+	SCBF_KIND_FREE
+} ScbfPageKind;
+
+/*
+ * A block that a structure names, as the block census (ScbfCensus) hands
+ * it to its caller: the kind of page the structure expects there, and
+ * which structure names it.  Fields that do not apply are -1 (pageno,
+ * serial, segno, filterno, grave, partition) or InvalidBlockNumber.
+ */
+typedef struct ScbfBlockRef
+{
+	ScbfPageKind kind;
+	int			grave;			/* the metapage's grave that names it */
+	int64		pageno;			/* table, rows, delta: page of the table,
+								 * band or delta; leaf: leaf of its run */
+	int64		serial;			/* rows, delta: the band's or delta's serial */
+	int64		filterno;		/* root, leaf: the filter */
+	int64		segno;			/* root, leaf: the filter's segment */
+	int			column;			/* root, leaf: the index column, from 0 */
+	int			partition;		/* pending: the chain's partition */
+	BlockNumber next;			/* leaf: the next leaf of its run */
+} ScbfBlockRef;
+
+/*
+ * A census callback: false ends the walk of the structure at blkno (a
+ * root's leaves, the rest of a chain or a range are not handed over).
+ */
+typedef bool (*ScbfCensusFn) (BlockNumber blkno, const ScbfBlockRef *ref,
+							  void *arg);
 
 /* One pending entry, handed to ScbfPendingScan's callback */
 typedef void (*ScbfPendingFn) (ItemPointer tid, const uint32 *hashes,
@@ -440,10 +506,11 @@ extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
 extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
 extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
 extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
-extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfBlockFn fn,
-							void *arg);
-extern BlockNumber ScbfCensus(Relation index, const uint8 *named,
-							   BlockNumber nblocks, BlockNumber *nfree);
+extern void ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind);
+extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn,
+						   void *arg, BlockNumber nblocks);
+extern BlockNumber ScbfFreeUnnamed(Relation index, const uint8 *named,
+								   BlockNumber nblocks, BlockNumber *nfree);
 extern void ScbfFreePage(Relation index, Buffer buf);
 extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
 extern void ScbfBumpRecycleSerial(Relation index);
@@ -489,6 +556,9 @@ extern void ScbfFilterActivate(ScbfFilter *f);
 extern void ScbfFilterRelease(ScbfFilter *f, int ncols);
 extern void ScbfFilterAddEntries(ScbfFilter *f, uint32 n);
 extern void ScbfFilterAddBit(ScbfFilter *f, uint32 slice);
+extern void ScbfCensus(Relation index, ScbfState *state,
+					   const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
+					   BlockNumber nblocks);
 
 /* scbfrows.c */
 extern Size ScbfRowsBytes(const ScbfMeta *meta);
@@ -571,8 +641,9 @@ extern void ScbfSortPairs(ScbfPair *pairs, size_t n);
 extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n);
 extern bool ScbfLedgerTidy(Relation index, BlockNumber root, int col,
 							const ScbfMeta *meta, BlockNumber nblocks);
-extern void ScbfLedgerBlocks(Relation index, BlockNumber root, int col,
-							  ScbfBlockFn fn, void *arg, BlockNumber nblocks);
+extern void ScbfLedgerBlocks(Relation index, BlockNumber root,
+							 const ScbfBlockRef *rootref, ScbfCensusFn fn,
+							 void *arg, BlockNumber nblocks);
 extern int	ScbfLedgerRuns(Relation index, BlockNumber root, int col,
 							uint64 fold_serial, BlockNumber nblocks);
 
@@ -584,6 +655,10 @@ extern bool ScbfPendingScan(Relation index, ScbfState *state,
 							 const ScbfMeta *meta, int part,
 							 ScbfPendingFn fn, void *arg,
 							 ScbfPendingCut *cut);
+extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
+							  BlockNumber stop, const ScbfBlockRef *ref,
+							  ScbfCensusFn fn, void *arg,
+							  BlockNumber nblocks);
 
 /* scbfinsert.c */
 extern void ScbfApplyBatch(Relation index, ItemPointer tids,
@@ -628,21 +703,6 @@ extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
  *	bounds, so that the verifier can judge it.
  * ----------------------------------------------------------------
  */
-
-/* Kinds of pages, as ScbfInspectPage classifies them */
-typedef enum ScbfPageKind
-{
-	SCBF_KIND_NEW,				/* never initialized */
-	SCBF_KIND_UNKNOWN,			/* no scbf special space, or unknown type */
-	SCBF_KIND_META,
-	SCBF_KIND_TABLE,
-	SCBF_KIND_ROWS,
-	SCBF_KIND_ROOT,
-	SCBF_KIND_LEAF,
-	SCBF_KIND_PENDING,
-	SCBF_KIND_DELTA,
-	SCBF_KIND_FREE
-} ScbfPageKind;
 
 /* What one page's special space and header say */
 typedef struct ScbfPageInfo

@@ -59,6 +59,7 @@ typedef ScbfPageOpaqueData *ScbfPageOpaque;
 
 /* scbfutils.c */
 extern bool ScbfPageHasOpaque(Page page);
+extern ScbfPageOpaque ScbfInitPage(Page page, uint8 type, Size used);
 
 /* Bytes of a page between the header and the special space */
 #define SCBF_PAGE_SPACE \

@@ -121,6 +121,32 @@
 #endif
 
 /*
+ * Comparisons of unsigned integers for qsort and bsearch (scbf.h):
+ * common/int.h has them from 17.
+ */
+#if PG_VERSION_NUM >= 170000
+#include "common/int.h"
+#else
+static inline int
+pg_cmp_u16(uint16 a, uint16 b)
+{
+	return (int32) a - (int32) b;
+}
+
+static inline int
+pg_cmp_u32(uint32 a, uint32 b)
+{
+	return (a > b) - (a < b);
+}
+
+static inline int
+pg_cmp_u64(uint64 a, uint64 b)
+{
+	return (a > b) - (a < b);
+}
+#endif
+
+/*
  * 18 replaced the trailing pg_attribute_noreturn() by a leading
  * pg_noreturn; scbf.h keeps the trailing form, which GCC and Clang accept.
  */

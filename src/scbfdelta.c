@@ -52,7 +52,6 @@
 
 #include "access/generic_xlog.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -149,6 +148,34 @@ DeltaReadPage(Relation index, const ScbfDelta *delta, uint32 part,
 	return buf;
 }
 
+/* What InitDeltaPage needs */
+typedef struct ScbfDeltaInit
+{
+	Relation	index;
+	const ScbfDelta *delta;
+} ScbfDeltaInit;
+
+/*
+ * ScbfExtend callback: partition pageno of a new delta, empty, WAL-logged
+ * as a full image.
+ */
+static void
+InitDeltaPage(Buffer buf, uint32 pageno, void *arg)
+{
+	ScbfDeltaInit *di = (ScbfDeltaInit *) arg;
+	GenericXLogState *xlog = GenericXLogStart(di->index);
+	Page		page;
+	ScbfPageOpaque opaque;
+
+	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+	opaque = ScbfInitPage(page, SCBF_PAGE_DELTA,
+						  MAXALIGN(sizeof(ScbfDeltaPageData)));
+	opaque->owner = di->delta->serial;
+	opaque->index = pageno;
+	ScbfPageGetDelta(page)->nentries = 0;
+	GenericXLogFinish(xlog);
+}
+
 /*
  * ScbfDeltaCreate
  *		A new, empty delta sized for band, at the end of the relation, with
@@ -160,43 +187,13 @@ void
 ScbfDeltaCreate(Relation index, const ScbfBand *band, const ScbfDelta *old,
 				 ScbfDelta *delta)
 {
-	bool		needLock = !RELATION_IS_LOCAL(index);
-	uint32		p;
+	ScbfDeltaInit di;
 
 	delta->pages = ScbfDeltaPages(band);
 	delta->serial = old->serial + 1;
-	delta->start = InvalidBlockNumber;
-
-	if (needLock)
-		LockRelationForExtension(index, ExclusiveLock);
-	for (p = 0; p < delta->pages; p++)
-	{
-		Buffer		buf = ReadBuffer(index, P_NEW);
-		GenericXLogState *xlog;
-		Page		page;
-
-		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		if (p == 0)
-			delta->start = BufferGetBlockNumber(buf);
-		else if (BufferGetBlockNumber(buf) != delta->start + p)
-			elog(ERROR, "the delta of index \"%s\" is not contiguous",
-				 RelationGetRelationName(index));
-		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-		ScbfPageGetOpaque(page)->owner = delta->serial;
-		ScbfPageGetOpaque(page)->index = p;
-		ScbfPageGetOpaque(page)->type = SCBF_PAGE_DELTA;
-		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-		ScbfPageGetDelta(page)->nentries = 0;
-		((PageHeader) page)->pd_lower = (char *) ScbfDeltaEntries(page) -
-			(char *) page;
-		GenericXLogFinish(xlog);
-		UnlockReleaseBuffer(buf);
-	}
-	if (needLock)
-		UnlockRelationForExtension(index, ExclusiveLock);
+	di.index = index;
+	di.delta = delta;
+	delta->start = ScbfExtend(index, delta->pages, InitDeltaPage, &di);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfdir.c
- *	  Storage format 2: the filter table, the index's only directory.
+ *	  The filter table, the index's only directory, and the block census.
  *
  * NOTES
  *	  Entry c of the table describes filter c, which is column c of the
@@ -9,6 +9,12 @@
  *	  key counts, set bits per slice, and the ledger root of each index
  *	  column (src/README, D7).  The table is a dense array over the pages
  *	  the metapage lists, so entry c is found by arithmetic.
+ *
+ *	  The block census (ScbfCensus) walks from the metapage through the
+ *	  table to every block a structure names, with the walks of the
+ *	  page-kind modules that own them; VACUUM frees the pages it does not
+ *	  meet, scbf_pages says what names each block, the verifier checks
+ *	  that every block is named once.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -213,15 +219,10 @@ ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
 		Page		page = BufferGetPage(buf);
 		uint32		c;
 
-		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-		ScbfPageGetOpaque(page)->index = p;
-		ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+		ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
 		for (c = p * perpage; c < nfilters && c < (p + 1) * perpage; c++)
 			memcpy((char *) PageGetContents(page) + esize * (c - p * perpage),
 				   filters[c], esize);
-		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-			esize * perpage;
 		layout->tablepages[p] = BufferGetBlockNumber(buf);
 		MarkBufferDirty(buf);
 		UnlockReleaseBuffer(buf);
@@ -327,12 +328,7 @@ ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 		if (isnew)
 		{
-			PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-			ScbfPageGetOpaque(page)->index = p;
-			ScbfPageGetOpaque(page)->type = SCBF_PAGE_TABLE;
-			ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-			((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-				esize * perpage;
+			ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
 			(*tablepages)[p] = BufferGetBlockNumber(buf);
 		}
 		for (c = first; c < last; c++)
@@ -468,6 +464,80 @@ ScbfFilterAddBit(ScbfFilter *f, uint32 slice)
 {
 	if (slice < SCBF_ROWS_MAX_K)
 		f->nset[slice]++;
+}
+
+/*
+ * ScbfCensus
+ *		The block census: hand fn every block that a structure of the
+ *		metapage copy meta names, with what names it: the filter table's
+ *		pages, the band and the delta, the superseded bands and pieces of
+ *		pending chains in the graveyard (ScbfMetaBlocks, ScbfPendingBlocks),
+ *		the ledger root of every column of every filter in use and every
+ *		leaf its runs list (ScbfLedgerBlocks), and the pending chains.  The
+ *		table's pages go to fn before the table is read.  A block may go to
+ *		fn more than once (corruption, or a structure changed under a
+ *		caller that does not hold the fold lock); fn judges each (VACUUM's
+ *		census, the diagnostics' scbf_pages, the verifier).
+ *
+ * Every walk ends at the end of the index, guards against loops and checks
+ * for interrupts; nblocks is the size of the index as the caller measured
+ * it.  Reports ERRCODE_INDEX_CORRUPTED for a root or pending page that
+ * cannot be read (see the walks).
+ */
+void
+ScbfCensus(Relation index, ScbfState *state, const ScbfMeta *meta,
+		   ScbfCensusFn fn, void *arg, BlockNumber nblocks)
+{
+	ScbfMetaInfoData mi;
+	ScbfFilter **table;
+	ScbfBlockRef ref;
+	uint32		i;
+	int			col;
+	int			part;
+
+	ScbfMetaInfo(meta, &mi);
+	ScbfMetaBlocks(meta, fn, arg, nblocks);
+	for (i = 0; i < mi.ngraves && i < mi.max_graves; i++)
+	{
+		if (mi.graves[i].kind != SCBF_GRAVE_PENDING)
+			continue;
+		ScbfBlockRefInit(&ref, SCBF_KIND_PENDING);
+		ref.grave = i;
+		ScbfPendingBlocks(index, mi.graves[i].first, mi.graves[i].stop, &ref,
+						  fn, arg, nblocks);
+	}
+
+	table = ScbfReadTable(index, state, meta, nblocks);
+	for (i = 0; i < mi.nfilters; i++)
+	{
+		if (!ScbfFilterInUse(table[i]))
+			continue;
+		for (col = 0; col < state->ncols; col++)
+		{
+			BlockNumber root = ScbfFilterRoot(table[i], col);
+
+			if (root == InvalidBlockNumber)
+				continue;
+			ScbfBlockRefInit(&ref, SCBF_KIND_ROOT);
+			ref.filterno = i;
+			ref.segno = ScbfFilterSegment(table[i]);
+			ref.column = col;
+			ScbfLedgerBlocks(index, root, &ref, fn, arg, nblocks);
+		}
+	}
+
+	for (part = 0; part < SCBF_NPENDING; part++)
+	{
+		ScbfBlockRefInit(&ref, SCBF_KIND_PENDING);
+		ref.partition = part;
+		ScbfPendingBlocks(index, mi.pending[part].head, InvalidBlockNumber,
+						  &ref, fn, arg, nblocks);
+	}
+	for (i = 0; i < mi.nfilters; i++)
+		pfree(table[i]);
+	pfree(table);
+	pfree(mi.graves);
+	pfree(mi.mark_serials);
 }
 
 /*

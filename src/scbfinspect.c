@@ -340,202 +340,88 @@ typedef struct ScbfPageRef
 	BlockNumber next;			/* InvalidBlockNumber: NULL */
 } ScbfPageRef;
 
-/*
- * Name block blkno as a page of the given kind, unless it lies outside the
- * index or something named it already (the verifier reports both).
- */
-static ScbfPageRef *
-NameBlock(ScbfPageRef *refs, BlockNumber nblocks, BlockNumber blkno,
-		  ScbfPageKind kind)
+/* What PageCensus fills in */
+typedef struct ScbfPageRefs
 {
-	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
-		refs[blkno].kind != SCBF_KIND_NEW)
-		return NULL;
-	refs[blkno].kind = kind;
-	refs[blkno].segno = -1;
-	refs[blkno].serial = -1;
-	refs[blkno].next = InvalidBlockNumber;
-	return &refs[blkno];
-}
+	Relation	index;
+	ScbfPageRef *refs;
+	BlockNumber nblocks;
+} ScbfPageRefs;
 
 /*
- * Name the pages of a pending chain from blkno, up to stop (exclusive) or
- * its end, with the serials its pages carry; guarded against loops and the
- * end of the index (a loop ends where a page is named twice).
+ * ScbfCensus callback of scbf_pages: name block blkno as the page ref says
+ * it is, unless it lies outside the index or something named it already
+ * (the verifier reports both), and, for a root, a pending page or a page
+ * of a superseded band, unless the page is not of that kind.  A root's
+ * leaves and a chain's rest are walked only past a block so named, a range
+ * up to the end of the index; the rows of superseded bands carry their own
+ * band's serial, pending pages their serial, partition and successor.
  */
-static void
-NameChain(Relation index, ScbfPageRef *refs, BlockNumber nblocks,
-			   BlockNumber blkno, BlockNumber stop, int part)
+static bool
+RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 {
-	while (blkno != InvalidBlockNumber && blkno != stop)
+	ScbfPageRefs *pr = (ScbfPageRefs *) arg;
+	ScbfPageRef *out;
+	ScbfPageInfo pi;
+
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= pr->nblocks)
+		return ref->kind == SCBF_KIND_LEAF;
+	out = &pr->refs[blkno];
+	if (ref->kind == SCBF_KIND_ROOT || ref->kind == SCBF_KIND_PENDING ||
+		ref->grave >= 0)
 	{
-		ScbfPageInfo pi;
-		ScbfPageRef *ref;
-
-		CHECK_FOR_INTERRUPTS();
-		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
-			return;
-		ScbfInspectPage(index, blkno, &pi);
-		if (pi.kind != SCBF_KIND_PENDING)
-			return;
-		ref = NameBlock(refs, nblocks, blkno, SCBF_KIND_PENDING);
-		if (ref == NULL)
-			return;
-		ref->serial = pi.index;
-		ref->block_index = part;
-		ref->has_block_index = true;
-		ref->next = pi.next;
-		blkno = pi.next;
+		ScbfInspectPage(pr->index, blkno, &pi);
+		if (pi.kind != ref->kind)
+			return ref->kind == SCBF_KIND_ROWS;
 	}
+	if (out->kind != SCBF_KIND_NEW)
+		return ref->kind != SCBF_KIND_ROOT && ref->kind != SCBF_KIND_PENDING;
+	out->kind = ref->kind;
+	out->segno = ref->segno;
+	out->serial = ref->kind == SCBF_KIND_ROOT || ref->kind == SCBF_KIND_LEAF ?
+		ref->filterno : ref->serial;
+	out->block_index = ref->pageno;
+	out->has_block_index = ref->pageno >= 0;
+	out->next = ref->next;
+	switch (ref->kind)
+	{
+		case SCBF_KIND_ROWS:
+			if (ref->grave >= 0)
+				out->serial = pi.owner;
+			break;
+		case SCBF_KIND_ROOT:
+			out->block_index = ref->column + 1;
+			out->has_block_index = true;
+			break;
+		case SCBF_KIND_PENDING:
+			out->serial = pi.index;
+			out->block_index = ref->partition >= 0 ? ref->partition :
+				(int32) pi.owner;
+			out->has_block_index = true;
+			out->next = pi.next;
+			break;
+		default:
+			break;
+	}
+	return true;
 }
 
 /*
  * PageCensus
  *		refs[0 .. nblocks): what the structures of a metapage copy name each
- *		block: the filter table, the band, every root of a filter in use and
- *		every leaf of every run it lists, the pending chains and the
- *		graveyard.  Superseded band pages in a grave are named rows of their
- *		old band serial.
+ *		block (ScbfCensus), as RefBlock records it.
  */
 static ScbfPageRef *
 PageCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
-				BlockNumber nblocks)
+		   BlockNumber nblocks)
 {
-	ScbfPageRef *refs = palloc0(sizeof(ScbfPageRef) * Max(nblocks, 1));
-	ScbfFilter **table;
-	uint32		i;
-	int			part;
+	ScbfPageRefs pr;
 
-	for (i = 0; i < c->mi.ntablepages && i < c->mi.max_table_pages; i++)
-	{
-		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.tablepages[i],
-									  SCBF_KIND_TABLE);
-
-		if (ref)
-		{
-			ref->block_index = i;
-			ref->has_block_index = true;
-		}
-	}
-	for (i = 0; i < c->mi.band.pages; i++)
-	{
-		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.band.start + i,
-									  SCBF_KIND_ROWS);
-
-		if (ref)
-		{
-			ref->serial = c->mi.band.serial;
-			ref->block_index = i;
-			ref->has_block_index = true;
-		}
-	}
-
-	for (i = 0; i < c->mi.delta.pages; i++)
-	{
-		ScbfPageRef *ref = NameBlock(refs, nblocks, c->mi.delta.start + i,
-									  SCBF_KIND_DELTA);
-
-		if (ref)
-		{
-			ref->serial = c->mi.delta.serial;
-			ref->block_index = i;
-			ref->has_block_index = true;
-		}
-	}
-
-	table = ScbfReadTable(index, state, c->meta, nblocks);
-	for (i = 0; i < c->mi.nfilters; i++)
-	{
-		int			col;
-
-		if (!ScbfFilterInUse(table[i]))
-			continue;
-		for (col = 0; col < state->ncols; col++)
-		{
-			BlockNumber root = ScbfFilterRoot(table[i], col);
-			ScbfPageRef *ref;
-			ScbfPageInfo pi;
-			ScbfRootInfo ri;
-			int			r;
-
-			CHECK_FOR_INTERRUPTS();
-			if (root == InvalidBlockNumber || root >= nblocks)
-				continue;
-			ScbfInspectPage(index, root, &pi);
-			if (pi.kind != SCBF_KIND_ROOT)
-				continue;
-			ref = NameBlock(refs, nblocks, root, SCBF_KIND_ROOT);
-			if (ref == NULL)
-				continue;
-			ref->segno = ScbfFilterSegment(table[i]);
-			ref->serial = i;
-			ref->block_index = col + 1;
-			ref->has_block_index = true;
-			ScbfReadRootInfo(index, root, &ri, nblocks);
-			for (r = 0; r < ri.nruns; r++)
-			{
-				int			l;
-
-				for (l = 0; l < ri.runs[r].nleaves; l++)
-				{
-					ScbfPageRef *lref = NameBlock(refs, nblocks,
-												   ri.runs[r].leaves[l],
-												   SCBF_KIND_LEAF);
-
-					if (lref == NULL)
-						continue;
-					lref->segno = ScbfFilterSegment(table[i]);
-					lref->serial = i;
-					lref->block_index = l;
-					lref->has_block_index = true;
-					if (l + 1 < ri.runs[r].nleaves)
-						lref->next = ri.runs[r].leaves[l + 1];
-				}
-			}
-		}
-	}
-
-	for (part = 0; part < SCBF_NPENDING; part++)
-		NameChain(index, refs, nblocks, c->mi.pending[part].head,
-					   InvalidBlockNumber, part);
-	for (i = 0; i < c->mi.ngraves && i < c->mi.max_graves; i++)
-	{
-		ScbfGraveInfo *g = &c->mi.graves[i];
-
-		if (g->band)
-		{
-			uint32		p;
-
-			for (p = 0; p < g->n && g->first + p < nblocks; p++)
-			{
-				ScbfPageInfo pi;
-				ScbfPageRef *ref;
-
-				CHECK_FOR_INTERRUPTS();
-				ScbfInspectPage(index, g->first + p, &pi);
-				if (pi.kind != SCBF_KIND_ROWS)
-					continue;
-				ref = NameBlock(refs, nblocks, g->first + p, SCBF_KIND_ROWS);
-				if (ref)
-				{
-					ref->serial = pi.owner;
-					ref->block_index = p;
-					ref->has_block_index = true;
-				}
-			}
-		}
-		else
-		{
-			ScbfPageInfo pi;
-
-			if (g->first == SCBF_METAPAGE_BLKNO || g->first >= nblocks)
-				continue;
-			ScbfInspectPage(index, g->first, &pi);
-			NameChain(index, refs, nblocks, g->first, g->stop,
-						   (int) pi.owner);
-		}
-	}
-	return refs;
+	pr.index = index;
+	pr.refs = palloc0(sizeof(ScbfPageRef) * Max(nblocks, 1));
+	pr.nblocks = nblocks;
+	ScbfCensus(index, state, c->meta, RefBlock, &pr, nblocks);
+	return pr.refs;
 }
 
 /*
@@ -973,18 +859,6 @@ typedef struct ScbfProbePending
 } ScbfProbePending;
 
 /*
- * qsort/bsearch comparator of uint32s.
- */
-static int
-CmpU32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * Distinct values among sorted v[0 .. n).
  */
 static int64
@@ -993,7 +867,7 @@ Distinct(uint32 *v, int n)
 	int64		d = 0;
 	int			i;
 
-	qsort(v, n, sizeof(uint32), CmpU32);
+	qsort(v, n, sizeof(uint32), ScbfCmpU32);
 	for (i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])
 			d++;
@@ -1011,7 +885,7 @@ ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
 	uint32		h = hashes[pp->col];
 
 	if (bsearch(&h, pp->hashes, pp->nhashes, sizeof(uint32),
-				CmpU32) == NULL)
+				ScbfCmpU32) == NULL)
 		return;
 	pp->matches++;
 	if (pp->nblocks == pp->maxblocks)

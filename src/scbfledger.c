@@ -291,15 +291,6 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 }
 
 /*
- * qsort comparator for 16-bit items.
- */
-static int
-CmpItem(const void *a, const void *b)
-{
-	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
-}
-
-/*
  * ScbfLedgerLookup
  *		The items (segment-relative TIDs) whose hash in column col is one of
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
@@ -369,7 +360,7 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 	}
 
 	/* sorted and distinct */
-	qsort(*items, nitems, sizeof(uint16), CmpItem);
+	qsort(*items, nitems, sizeof(uint16), ScbfCmpU16);
 	n = 0;
 	for (i = 0; i < nitems; i++)
 		if (n == 0 || (*items)[i] != (*items)[n - 1])
@@ -558,24 +549,49 @@ ScbfLedgerPairs(Relation index, BlockNumber root, int col,
 
 /*
  * ScbfLedgerBlocks
- *		Call fn for a ledger's root and for every leaf its runs list,
- *		visible or not (the census: what a root lists is not free).
+ *		The ledger's part of the block census (ScbfCensus): hand fn the
+ *		root, named by rootref, then, unless fn says no, every leaf page
+ *		that its runs list, visible or not (what a root lists is not free).
+ *		The root is read as ScbfReadRootInfo reads it: a block outside the
+ *		index, no root, or runs that overflow it are corruption.  A leaf
+ *		block is not read: fn judges it.
  */
 void
-ScbfLedgerBlocks(Relation index, BlockNumber root, int col, ScbfBlockFn fn,
-				  void *arg, BlockNumber nblocks)
+ScbfLedgerBlocks(Relation index, BlockNumber root,
+				 const ScbfBlockRef *rootref, ScbfCensusFn fn, void *arg,
+				 BlockNumber nblocks)
 {
-	ScbfRootCopy *rc = palloc(sizeof(ScbfRootCopy));
+	ScbfRootInfo ri;
+	ScbfBlockRef ref;
 	int			r;
 	int			l;
 
-	ReadRootOrFail(index, root, col, nblocks, rc);
-	fn(root, arg);
-	for (r = 0; r < rc->nruns; r++)
-		for (l = 0; l < rc->runs[r]->nleaves; l++)
-			if (rc->runs[r]->fences[l].blkno != InvalidBlockNumber)
-				fn(rc->runs[r]->fences[l].blkno, arg);
-	pfree(rc);
+	CHECK_FOR_INTERRUPTS();
+	if (!fn(root, rootref, arg))
+		return;
+	ScbfReadRootInfo(index, root, &ri, nblocks);
+	ref = *rootref;
+	ref.kind = SCBF_KIND_LEAF;
+	for (r = 0; r < ri.nruns; r++)
+	{
+		ScbfRunInfo *run = &ri.runs[r];
+
+		for (l = 0; l < run->nleaves; l++)
+		{
+			if (run->leaves[l] == InvalidBlockNumber)
+				continue;		/* the inline leaf, in the root */
+			ref.pageno = l;
+			ref.next = l + 1 < run->nleaves ?
+				run->leaves[l + 1] : InvalidBlockNumber;
+			if (!fn(run->leaves[l], &ref, arg))
+				return;
+		}
+		pfree(run->fences);
+		pfree(run->leaves);
+		if (run->inline_bytes)
+			pfree(run->inline_bytes);
+	}
+	pfree(ri.runs);
 }
 
 /*
@@ -627,13 +643,10 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 		er->images = repalloc(er->images, sizeof(Page) * er->maxleaves);
 		er->fences = repalloc(er->fences, sizeof(ScbfFence) * er->maxleaves);
 	}
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	opaque = ScbfPageGetOpaque(page);
+	opaque = ScbfInitPage(page, SCBF_PAGE_LEAF, 0);
 	opaque->owner = segno;
 	opaque->index = (uint32) serial;
 	opaque->column = (uint16) col;
-	opaque->type = SCBF_PAGE_LEAF;
-	opaque->page_id = SCBF_PAGE_ID;
 	ScbfPageGetLeaf(page)->fence = fence;
 	er->images[er->nleaves] = page;
 	er->fences[er->nleaves].hash = fence;
@@ -824,12 +837,12 @@ RootAddRun(Page page, uint64 serial, int n, ScbfRun *er)
 static void
 InitRoot(Page page, uint32 filterno, int col)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->owner = filterno;
-	ScbfPageGetOpaque(page)->column = (uint16) col;
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROOT;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-	((PageHeader) page)->pd_lower = ScbfRootRuns(page) - (char *) page;
+	ScbfPageOpaque opaque;
+
+	opaque = ScbfInitPage(page, SCBF_PAGE_ROOT,
+						  MAXALIGN(sizeof(ScbfRootPageData)));
+	opaque->owner = filterno;
+	opaque->column = (uint16) col;
 }
 
 /*

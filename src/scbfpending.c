@@ -63,14 +63,13 @@ ScbfPendingPartition(uint32 hash0)
 static void
 InitPendingPage(Page page, int part, uint32 serial)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->owner = (uint32) part;
-	ScbfPageGetOpaque(page)->index = serial;
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_PENDING;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	ScbfPageOpaque opaque;
+
+	opaque = ScbfInitPage(page, SCBF_PAGE_PENDING,
+						  MAXALIGN(sizeof(ScbfPendingPageData)));
+	opaque->owner = (uint32) part;
+	opaque->index = serial;
 	ScbfPageGetPending(page)->next = InvalidBlockNumber;
-	((PageHeader) page)->pd_lower =
-		ScbfPendingEntries(page) - (char *) page;
 }
 
 /*
@@ -461,6 +460,31 @@ ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
 }
 
 /*
+ * Share-lock block blkno, the next page of a chain that a walk has read
+ * *npages pages of, after checking for interrupts.  *nblocks is measured
+ * again if blkno lies past it (an append may have extended the index).  A
+ * block still outside the index, or more pages than the index has blocks
+ * (a loop), is corruption.
+ */
+static Buffer
+ReadChainPage(Relation index, BlockNumber blkno, BlockNumber *nblocks,
+			  uint32 *npages)
+{
+	Buffer		buf;
+
+	CHECK_FOR_INTERRUPTS();
+	if (blkno >= *nblocks)
+		*nblocks = RelationGetNumberOfBlocks(index);
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= *nblocks ||
+		++(*npages) > *nblocks)
+		ScbfReportCorrupt(index, blkno,
+						  "A pending chain leaves the index or loops.");
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	return buf;
+}
+
+/*
  * ScbfPendingScan
  *		Call fn for every pending entry of partition part that the metapage
  *		copy meta has not folded yet.  Returns false, having called fn for
@@ -511,15 +535,7 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 		int			nentries;
 		int			i;
 
-		CHECK_FOR_INTERRUPTS();
-		if (blkno >= nblocks)
-			nblocks = RelationGetNumberOfBlocks(index);
-		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
-			++npages > nblocks)
-			ScbfReportCorrupt(index, blkno,
-							  "A pending chain leaves the index or loops.");
-		buf = ReadBuffer(index, blkno);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		buf = ReadChainPage(index, blkno, &nblocks, &npages);
 		page = BufferGetPage(buf);
 		if (!ScbfPageHasOpaque(page) ||
 			ScbfPageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
@@ -562,6 +578,44 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 	}
 	pfree(copy);
 	return true;
+}
+
+/*
+ * ScbfPendingBlocks
+ *		The pending area's part of the block census (ScbfCensus): hand fn
+ *		each page of a chain from blkno up to stop (not included) or the
+ *		chain's end, with ref (a partition's chain, or a piece of one in a
+ *		grave).  Each block goes to fn before it is read; after it, the
+ *		walk ends where fn says so, or at a block that is no pending page
+ *		(the verifier reports it).  A block outside the index, even measured
+ *		again (an append may have extended it), or more pages than the
+ *		index has blocks (a loop), is corruption.
+ */
+void
+ScbfPendingBlocks(Relation index, BlockNumber blkno, BlockNumber stop,
+				  const ScbfBlockRef *ref, ScbfCensusFn fn, void *arg,
+				  BlockNumber nblocks)
+{
+	uint32		npages = 0;
+
+	while (blkno != InvalidBlockNumber && blkno != stop)
+	{
+		Buffer		buf;
+		Page		page;
+
+		if (!fn(blkno, ref, arg))
+			return;
+		buf = ReadChainPage(index, blkno, &nblocks, &npages);
+		page = BufferGetPage(buf);
+		if (!ScbfPageHasOpaque(page) ||
+			ScbfPageGetOpaque(page)->type != SCBF_PAGE_PENDING)
+		{
+			UnlockReleaseBuffer(buf);
+			return;
+		}
+		blkno = ScbfPageGetPending(page)->next;
+		UnlockReleaseBuffer(buf);
+	}
 }
 
 /*

@@ -94,15 +94,6 @@ CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 }
 
 /*
- * qsort comparator for 16-bit items.
- */
-static int
-CmpItem(const void *a, const void *b)
-{
-	return (int) *(const uint16 *) a - (int) *(const uint16 *) b;
-}
-
-/*
  * The items of column col's whole ledger (without NULLs if notnull),
  * sorted and distinct; -1 if a standby's probe met a recycled leaf.
  */
@@ -121,7 +112,7 @@ CollectAll(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	if (!ScbfLedgerScan(index, root, col, fold_serial, CollectPosting,
 						 &c, nblocks))
 		return -1;
-	qsort(c.items, c.nitems, sizeof(uint16), CmpItem);
+	qsort(c.items, c.nitems, sizeof(uint16), ScbfCmpU16);
 	for (i = 0; i < c.nitems; i++)
 		if (n == 0 || c.items[i] != c.items[n - 1])
 			c.items[n++] = c.items[i];
@@ -209,18 +200,6 @@ typedef struct ScbfPendingArg
 } ScbfPendingArg;
 
 /*
- * qsort/bsearch comparator for uint32 hashes.
- */
-static int
-CmpHash(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * ScbfPendingScan callback: a pending entry that satisfies every
  * condition goes into the bitmap.
  */
@@ -237,7 +216,7 @@ PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
 
 		if (cond->kind == SCBF_COND_EQ &&
 			bsearch(&h, cond->hashes, cond->nhashes, sizeof(uint32),
-					CmpHash) == NULL)
+					ScbfCmpU32) == NULL)
 			return;
 		if (cond->kind == SCBF_COND_NOTNULL && h == SCBF_NULL_HASH)
 			return;

@@ -25,7 +25,6 @@
 
 #include "access/generic_xlog.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
@@ -199,6 +198,30 @@ RowPassKey(int col, uint32 hash, void *arg)
 }
 
 /*
+ * Initialize page pageno of band: no bit set.
+ */
+static void
+InitRowPage(Page page, const ScbfBand *band, uint32 pageno)
+{
+	ScbfPageOpaque opaque;
+
+	opaque = ScbfInitPage(page, SCBF_PAGE_ROWS,
+						  (band->rows_per_page * band->width) / 8);
+	opaque->owner = band->serial;
+	opaque->index = pageno;
+}
+
+/*
+ * ScbfExtend callback of a build: page pageno of the band arg, unlogged.
+ */
+static void
+BuildRowPage(Buffer buf, uint32 pageno, void *arg)
+{
+	InitRowPage(BufferGetPage(buf), (const ScbfBand *) arg, pageno);
+	MarkBufferDirty(buf);
+}
+
+/*
  * ScbfBandBuild
  *		Write the band of a new index: allocate its pages at the end of the
  *		relation, then fill them in passes of as many pages as
@@ -218,27 +241,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 
 	memset(nset, 0, sizeof(uint32) * nfilters * state->geom.k);
 
-	/* the pages, contiguous: nothing else extends an index being built */
-	for (p = 0; p < band->pages; p++)
-	{
-		Buffer		buf = ScbfNewBuffer(index);
-		Page		page = BufferGetPage(buf);
-
-		if (p == 0)
-			band->start = BufferGetBlockNumber(buf);
-		else if (BufferGetBlockNumber(buf) != band->start + p)
-			elog(ERROR, "the row band of index \"%s\" is not contiguous",
-				 RelationGetRelationName(index));
-		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-		ScbfPageGetOpaque(page)->owner = band->serial;
-		ScbfPageGetOpaque(page)->index = p;
-		ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROWS;
-		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-			(band->rows_per_page * band->width) / 8;
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
-	}
+	band->start = ScbfExtend(index, band->pages, BuildRowPage, band);
 
 	chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
 	rp.state = state;
@@ -483,6 +486,65 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBand *band,
 	BitOpsFree(&bo);
 }
 
+/* A relayout: the new band, and the old one it copies the bits of */
+typedef struct ScbfRelayout
+{
+	Relation	index;
+	const ScbfBand *old;
+	const ScbfBand *band;
+	uint64		nrows;			/* k * m */
+	Page		oldcopy;		/* a copy of page oldpage of the old band */
+	uint32		oldpage;
+	BlockNumber nblocks;
+} ScbfRelayout;
+
+/*
+ * ScbfExtend callback of a relayout: page pageno of the new band, with
+ * the old band's bits of its rows, WAL-logged as a full image.
+ */
+static void
+RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
+{
+	ScbfRelayout *rl = (ScbfRelayout *) arg;
+	const ScbfBand *old = rl->old;
+	const ScbfBand *band = rl->band;
+	GenericXLogState *xlog = GenericXLogStart(rl->index);
+	Page		page;
+	uint64		r;
+
+	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+	InitRowPage(page, band, pageno);
+
+	/* each row's old bits, at the start of its new, wider row */
+	for (r = (uint64) pageno * band->rows_per_page;
+		 old->pages > 0 && r < rl->nrows &&
+		 r < (uint64) (pageno + 1) * band->rows_per_page; r++)
+	{
+		uint32		op = (uint32) (r / old->rows_per_page);
+
+		if (op != rl->oldpage)
+		{
+			Buffer		obuf = ScbfReadPage(rl->index, old->start + op,
+											 BUFFER_LOCK_SHARE,
+											 SCBF_PAGE_ROWS, rl->nblocks);
+
+			memcpy(rl->oldcopy, BufferGetPage(obuf), BLCKSZ);
+			UnlockReleaseBuffer(obuf);
+			if (ScbfPageGetOpaque(rl->oldcopy)->owner != old->serial ||
+				ScbfPageGetOpaque(rl->oldcopy)->index != op)
+				ScbfReportCorrupt(rl->index, old->start + op,
+								  "A row page is not the one the band has there.");
+			rl->oldpage = op;
+		}
+		memcpy(ScbfPageGetRows(page) +
+			   (Size) (r % band->rows_per_page) * band->width / 8,
+			   ScbfPageGetRows(rl->oldcopy) +
+			   (Size) (r % old->rows_per_page) * old->width / 8,
+			   old->width / 8);
+	}
+	GenericXLogFinish(xlog);
+}
+
 /*
  * ScbfBandRelayout
  *		A new band for nfilters filters and half as many more (see
@@ -496,75 +558,21 @@ void
 ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 				  uint32 nfilters, ScbfBand *band, BlockNumber nblocks)
 {
-	uint64		nrows = (uint64) state->geom.k * state->geom.m;
-	Page		oldcopy = palloc(BLCKSZ);
-	uint32		oldpage = InvalidBlockNumber;
-	bool		needLock = !RELATION_IS_LOCAL(index);
-	uint32		p;
+	ScbfRelayout rl;
 
 	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, state->geom.k,
 				  state->geom.m, band);
 	band->serial = old->serial + 1;
 
-	if (needLock)
-		LockRelationForExtension(index, ExclusiveLock);
-	for (p = 0; p < band->pages; p++)
-	{
-		Buffer		buf = ReadBuffer(index, P_NEW);
-		GenericXLogState *xlog;
-		Page		page;
-		uint64		r;
-
-		CHECK_FOR_INTERRUPTS();
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		if (p == 0)
-			band->start = BufferGetBlockNumber(buf);
-		else if (BufferGetBlockNumber(buf) != band->start + p)
-			elog(ERROR, "the row band of index \"%s\" is not contiguous",
-				 RelationGetRelationName(index));
-		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-		PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-		ScbfPageGetOpaque(page)->owner = band->serial;
-		ScbfPageGetOpaque(page)->index = p;
-		ScbfPageGetOpaque(page)->type = SCBF_PAGE_ROWS;
-		ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
-		((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-			(band->rows_per_page * band->width) / 8;
-
-		/* each row's old bits, at the start of its new, wider row */
-		for (r = (uint64) p * band->rows_per_page;
-			 old->pages > 0 && r < nrows &&
-			 r < (uint64) (p + 1) * band->rows_per_page; r++)
-		{
-			uint32		op = (uint32) (r / old->rows_per_page);
-
-			if (op != oldpage)
-			{
-				Buffer		obuf = ScbfReadPage(index, old->start + op,
-												 BUFFER_LOCK_SHARE,
-												 SCBF_PAGE_ROWS, nblocks);
-
-				memcpy(oldcopy, BufferGetPage(obuf), BLCKSZ);
-				UnlockReleaseBuffer(obuf);
-				if (ScbfPageGetOpaque(oldcopy)->owner != old->serial ||
-					ScbfPageGetOpaque(oldcopy)->index != op)
-					ScbfReportCorrupt(index, old->start + op,
-									  "A row page is not the one the band has there.");
-				oldpage = op;
-			}
-			memcpy(ScbfPageGetRows(page) +
-				   (Size) (r % band->rows_per_page) * band->width / 8,
-				   ScbfPageGetRows(oldcopy) +
-				   (Size) (r % old->rows_per_page) * old->width / 8,
-				   old->width / 8);
-		}
-		GenericXLogFinish(xlog);
-		UnlockReleaseBuffer(buf);
-	}
-	if (needLock)
-		UnlockRelationForExtension(index, ExclusiveLock);
-	pfree(oldcopy);
+	rl.index = index;
+	rl.old = old;
+	rl.band = band;
+	rl.nrows = (uint64) state->geom.k * state->geom.m;
+	rl.oldcopy = palloc(BLCKSZ);
+	rl.oldpage = InvalidBlockNumber;
+	rl.nblocks = nblocks;
+	band->start = ScbfExtend(index, band->pages, RelayoutRowPage, &rl);
+	pfree(rl.oldcopy);
 }
 
 /*

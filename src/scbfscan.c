@@ -85,18 +85,6 @@ ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
 }
 
 /*
- * qsort comparator for uint32 hashes.
- */
-static int
-ScbfCmpUint32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * Turn one scan key into a condition.  Returns false if the key can match
  * no row at all (col = NULL, or an array with only NULLs).
  */
@@ -190,7 +178,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	}
 
 	/* sorted and distinct, for the ledger's binary search */
-	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpUint32);
+	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpU32);
 	n = 0;
 	for (i = 0; i < cond->nhashes; i++)
 		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])

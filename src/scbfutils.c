@@ -1,19 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * scbfutils.c
- *	  The per-relation state, the metapage, new and free pages, and page
- *	  checks shared by the page-kind modules.
+ *	  The per-relation state, the metapage and its graveyard, page
+ *	  initialization, new, contiguous and free pages, the metapage's part
+ *	  of the block census and VACUUM's sweep after it, page checks and
+ *	  corruption reports shared by the page-kind modules, and hashing.
  *
  * NOTES
  *	  ScbfGetState() is where every entry point (the AM callbacks, the
  *	  diagnostics, the verifier) meets the metapage first: it checks it
  *	  once per relcache entry and caches the layout in rd_amcache.  An
  *	  index of another storage format version gets a clear error telling
- *	  the user to REINDEX it, as the hash AM does for a wrong hash version.  Reading a page of a given kind goes through
- *	  ScbfReadPage(), which checks the block against the end of the index
- *	  and the page's kind before anyone looks inside, so a stale or
- *	  corrupted pointer ends in ERRCODE_INDEX_CORRUPTED, never in a read of
- *	  something else.
+ *	  the user to REINDEX it, as the hash AM does for a wrong hash
+ *	  version.  Reading a page of a given kind goes through ScbfReadPage(),
+ *	  which checks the block against the end of the index and the page's
+ *	  kind before anyone looks inside, so a stale or corrupted pointer ends
+ *	  in ERRCODE_INDEX_CORRUPTED, never in a read of something else.
+ *
+ *	  The block census (ScbfCensus, scbfdir.c) hands every block a
+ *	  structure names to its caller; ScbfMetaBlocks is its part for what
+ *	  the metapage names itself.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -38,7 +44,7 @@
 #include "scbf.h"
 #include "scbf_page.h"
 
-/* The per-column seeds (format 1 derived them so too) */
+/* The stride between the filter key seeds of consecutive columns */
 #define SCBF_SEED_STRIDE	UINT64CONST(0x9E3779B97F4A7C15)
 
 /*
@@ -60,7 +66,7 @@ ScbfReportCorrupt(Relation index, BlockNumber blkno, const char *what)
 
 /*
  * ScbfPageHasOpaque
- *		True if the page carries an scbf special space (any format).
+ *		True if the page carries an scbf special space.
  */
 bool
 ScbfPageHasOpaque(Page page)
@@ -71,6 +77,28 @@ ScbfPageHasOpaque(Page page)
 		BLCKSZ - MAXALIGN(sizeof(ScbfPageOpaqueData)))
 		return false;
 	return ScbfPageGetOpaque(page)->page_id == SCBF_PAGE_ID;
+}
+
+/*
+ * ScbfInitPage
+ *		Initialize a page of the given type: empty but for the first `used`
+ *		bytes of its contents, which pd_lower covers (generic WAL zeroes
+ *		the hole above pd_lower), and an scbf special space whose other
+ *		fields are zero.  Returns the special space, for the fields of the
+ *		page's kind.
+ */
+ScbfPageOpaque
+ScbfInitPage(Page page, uint8 type, Size used)
+{
+	ScbfPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
+	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) + used;
+	Assert(((PageHeader) page)->pd_lower <= ((PageHeader) page)->pd_upper);
+	opaque = ScbfPageGetOpaque(page);
+	opaque->type = type;
+	opaque->page_id = SCBF_PAGE_ID;
+	return opaque;
 }
 
 /*
@@ -139,7 +167,7 @@ ScbfInitState(ScbfState *state, const ScbfLayout *layout)
 }
 
 /*
- * Build the cached state of a format-2 index from its metapage.
+ * Build the cached state of an index from its metapage.
  */
 static ScbfState *
 StateFromMeta(Relation index, ScbfMetaPageData *meta)
@@ -165,7 +193,7 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 
 /*
  * ScbfInitMetaPage
- *		A format-2 metapage for this layout, with an empty pending area.
+ *		A metapage for this layout, with an empty pending area.
  */
 void
 ScbfInitMetaPage(Page page, const ScbfLayout *layout)
@@ -173,9 +201,10 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	ScbfMetaPageData *meta;
 	int			i;
 
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_META;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	/* the whole struct, table list included, stays below pd_lower */
+	ScbfInitPage(page, SCBF_PAGE_META,
+				 offsetof(ScbfMetaPageData, tablepages) +
+				 sizeof(BlockNumber) * SCBF_MAX_TABLE_PAGES);
 	meta = ScbfPageGetMeta(page);
 	meta->magic = SCBF_MAGIC_NUMBER;
 	meta->version = SCBF_FORMAT_VERSION;
@@ -211,19 +240,13 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	if (layout->ntablepages > 0)
 		memcpy(meta->tablepages, layout->tablepages,
 			   sizeof(BlockNumber) * layout->ntablepages);
-
-	/* the whole struct, table list included, stays below pd_lower */
-	((PageHeader) page)->pd_lower = MAXALIGN(SizeOfPageHeaderData) +
-		offsetof(ScbfMetaPageData, tablepages) +
-		sizeof(BlockNumber) * SCBF_MAX_TABLE_PAGES;
-	Assert(((PageHeader) page)->pd_lower <= ((PageHeader) page)->pd_upper);
 }
 
 /*
  * ScbfGetState
  *		The cached state of the index, made from its metapage on the first
  *		call for this relcache entry.  An index whose metapage is not one
- *		of this version's (storage format 1, an older layout of format 2,
+ *		of this version's (another storage format version, another layout,
  *		corruption) raises ERRCODE_INDEX_CORRUPTED here, whatever reads it
  *		first: a scan, an insert, VACUUM, a diagnostic or the verifier.
  */
@@ -716,46 +739,98 @@ ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta)
 }
 
 /*
- * ScbfMetaBlocks
- *		Call fn for every block a metapage copy names itself: the filter
- *		table's pages, the band, the delta, and the bands waiting in the
- *		graveyard.
- *		(Roots and leaves are named by the table and the roots; pending
- *		pages are never freed by the census, see ScbfCensus.)
+ * ScbfBlockRefInit
+ *		A census reference to a page of the given kind, its other fields
+ *		unset (-1, InvalidBlockNumber).
  */
 void
-ScbfMetaBlocks(const ScbfMeta *meta, ScbfBlockFn fn, void *arg)
+ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind)
 {
-	uint32		i;
-	uint32		p;
-
-	for (i = 0; i < meta->ntablepages && i < SCBF_MAX_TABLE_PAGES; i++)
-		fn(meta->tablepages[i], arg);
-	for (p = 0; p < meta->band_pages; p++)
-		fn(meta->band_start + p, arg);
-	for (p = 0; p < meta->delta_pages; p++)
-		fn(meta->delta_start + p, arg);
-	for (i = 0; i < meta->ngraves && i < SCBF_GRAVES; i++)
-		if (meta->graves[i].kind == SCBF_GRAVE_BAND)
-			for (p = 0; p < meta->graves[i].n; p++)
-				fn(meta->graves[i].first + p, arg);
+	ref->kind = kind;
+	ref->grave = -1;
+	ref->pageno = -1;
+	ref->serial = -1;
+	ref->filterno = -1;
+	ref->segno = -1;
+	ref->column = -1;
+	ref->partition = -1;
+	ref->next = InvalidBlockNumber;
 }
 
 /*
- * ScbfCensus
- *		amvacuumcleanup's page census, under the fold lock.  named has a bit
- *		per block below nblocks for every block a structure names.  A table,
- *		row, root or leaf page that no structure names was left by a fold or
- *		VACUUM that crashed before its commit (only the fold-lock holder
- *		writes those kinds) and is freed; a free page goes to the FSM again
- *		(the FSM is not WAL-logged).  Pending pages are left alone: an
- *		append links a new one without the fold lock.  New, never
- *		initialized pages too: an extension may be under way.  Returns the
- *		pages freed; *nfree receives the free pages.
+ * Hand fn the n blocks of a contiguous range from first, the ref's pageno
+ * counting from 0; the range ends early where fn says so or at the first
+ * block outside the index (handed over, so that fn can report it).
+ */
+static void
+NameRange(BlockNumber first, uint32 n, ScbfBlockRef *ref, ScbfCensusFn fn,
+		  void *arg, BlockNumber nblocks)
+{
+	uint32		p;
+
+	for (p = 0; p < n; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ref->pageno = p;
+		if (!fn(first + p, ref, arg) || first + p >= nblocks ||
+			first + p < first)
+			break;
+	}
+}
+
+/*
+ * ScbfMetaBlocks
+ *		The part of the block census (ScbfCensus) that a metapage copy
+ *		names itself: hand fn the filter table's pages, the band, the delta
+ *		and the bands waiting in the graveyard.  Each range ends at the
+ *		first block outside the index (below nblocks) or where fn says so.
+ */
+void
+ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
+			   BlockNumber nblocks)
+{
+	ScbfBlockRef ref;
+	uint32		i;
+
+	ScbfBlockRefInit(&ref, SCBF_KIND_TABLE);
+	for (i = 0; i < meta->ntablepages && i < SCBF_MAX_TABLE_PAGES; i++)
+	{
+		ref.pageno = i;
+		(void) fn(meta->tablepages[i], &ref, arg);
+	}
+	ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
+	ref.serial = meta->band_serial;
+	NameRange(meta->band_start, meta->band_pages, &ref, fn, arg, nblocks);
+	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
+	ref.serial = meta->delta_serial;
+	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
+	for (i = 0; i < meta->ngraves && i < SCBF_GRAVES; i++)
+	{
+		if (meta->graves[i].kind != SCBF_GRAVE_BAND)
+			continue;
+		ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
+		ref.grave = i;
+		NameRange(meta->graves[i].first, meta->graves[i].n, &ref, fn, arg,
+				  nblocks);
+	}
+}
+
+/*
+ * ScbfFreeUnnamed
+ *		amvacuumcleanup's sweep after the block census, under the fold
+ *		lock.  named has a bit per block below nblocks for every block a
+ *		structure names.  A table, row, root, leaf or delta page that no
+ *		structure names was left by a fold or VACUUM that crashed before its
+ *		commit (only the fold-lock holder writes those kinds) and is freed;
+ *		a free page goes to the FSM again (the FSM is not WAL-logged).
+ *		Pending pages are left alone: an append links a new one without the
+ *		fold lock.  New, never initialized pages too: an extension may be
+ *		under way.  Returns the pages freed; *nfree receives the free
+ *		pages.
  */
 BlockNumber
-ScbfCensus(Relation index, const uint8 *named, BlockNumber nblocks,
-			BlockNumber *nfree)
+ScbfFreeUnnamed(Relation index, const uint8 *named, BlockNumber nblocks,
+				BlockNumber *nfree)
 {
 	BlockNumber nfreed = 0;
 	BlockNumber blkno;
@@ -934,9 +1009,7 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 void
 ScbfMarkPageFree(Page page)
 {
-	PageInit(page, BLCKSZ, sizeof(ScbfPageOpaqueData));
-	ScbfPageGetOpaque(page)->type = SCBF_PAGE_FREE;
-	ScbfPageGetOpaque(page)->page_id = SCBF_PAGE_ID;
+	ScbfInitPage(page, SCBF_PAGE_FREE, 0);
 }
 
 /*
@@ -995,6 +1068,44 @@ ScbfNewBuffer(Relation index)
 		UnlockRelationForExtension(index, ExclusiveLock);
 
 	return buffer;
+}
+
+/*
+ * ScbfExtend
+ *		npages new pages at the end of the relation, contiguous (a band, a
+ *		delta): under the relation extension lock, each new block is locked
+ *		exclusively and handed to fn with its page number from 0, which
+ *		initializes it and WAL-logs it (or, in ambuild, marks it dirty);
+ *		then it is released.  Free pages in the FSM are not used: they are
+ *		scattered.  Returns the first block, InvalidBlockNumber if npages
+ *		is 0.
+ */
+BlockNumber
+ScbfExtend(Relation index, uint32 npages, ScbfNewPageFn fn, void *arg)
+{
+	bool		needLock = !RELATION_IS_LOCAL(index);
+	BlockNumber start = InvalidBlockNumber;
+	uint32		p;
+
+	if (needLock)
+		LockRelationForExtension(index, ExclusiveLock);
+	for (p = 0; p < npages; p++)
+	{
+		Buffer		buf = ReadBuffer(index, P_NEW);
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (p == 0)
+			start = BufferGetBlockNumber(buf);
+		else if (BufferGetBlockNumber(buf) != start + p)
+			elog(ERROR, "new pages of index \"%s\" are not contiguous",
+				 RelationGetRelationName(index));
+		fn(buf, p, arg);
+		UnlockReleaseBuffer(buf);
+	}
+	if (needLock)
+		UnlockRelationForExtension(index, ExclusiveLock);
+	return start;
 }
 
 /*

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfvacuum.c
- *	  VACUUM of an scbf index of storage format 2.
+ *	  VACUUM of an scbf index: ambulkdelete and amvacuumcleanup.
  *
  * NOTES
  *	  Both passes take the fold lock (waiting for it) and fold the pending
@@ -140,18 +140,6 @@ VacCommit(ScbfVacState *vs)
 }
 
 /*
- * qsort comparator of uint64 rows.
- */
-static int
-CmpRow(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * The rows (slice * m + position) of the distinct hashes of pairs[0 .. n)
  * of column col, appended to rows[*nrows ..]; returns the distinct hashes.
  */
@@ -187,7 +175,7 @@ VacUniqueRows(uint64 *rows, int n)
 	int			m = 0;
 	int			i;
 
-	qsort(rows, n, sizeof(uint64), CmpRow);
+	qsort(rows, n, sizeof(uint64), ScbfCmpU64);
 	for (i = 0; i < n; i++)
 		if (m == 0 || rows[i] != rows[m - 1])
 			rows[m++] = rows[i];
@@ -577,7 +565,7 @@ VacMergeDelta(Relation index)
 }
 
 /*
- * One pass of VACUUM over a format-2 index (see the file header): with a
+ * One pass of VACUUM over the index (see the file header): with a
  * callback, ambulkdelete's; without, amvacuumcleanup's merges.
  */
 static void
@@ -644,15 +632,16 @@ typedef struct ScbfNamed
 } ScbfNamed;
 
 /*
- * Census callback: mark a named block.
+ * ScbfCensus callback: mark a named block, and walk on.
  */
-static void
-NameBlock(BlockNumber blkno, void *arg)
+static bool
+NameBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 {
 	ScbfNamed *named = (ScbfNamed *) arg;
 
 	if (blkno < named->nblocks)
 		named->bits[blkno / 8] |= 1 << (blkno % 8);
+	return true;
 }
 
 /*
@@ -741,10 +730,10 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
  * in the metapage first (ScbfBumpRecycleSerial, for standby probes),
  * release the columns of merged filters no probe reads (VacRelease),
  * tidy every root (the superseded runs no probe can read any more leave
- * it, their leaves are freed), mark every block the metapage, the filter table and the roots
- * name, then free the table, row, root and leaf pages none names (what a
- * crashed fold or VACUUM wrote before its commit) and give free pages back
- * to the FSM.
+ * it, their leaves are freed), mark every block a structure names (the
+ * block census, ScbfCensus), then free the table, row, root, leaf and
+ * delta pages none names (what a crashed fold or VACUUM wrote before its
+ * commit) and give free pages back to the FSM (ScbfFreeUnnamed).
  */
 static void
 VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
@@ -764,7 +753,6 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 	named.bits = palloc0(named.nblocks / 8 + 1);
 	meta = ScbfReadMeta(index);
 	nfilters = ScbfMetaFilters(meta);
-	ScbfMetaBlocks(meta, NameBlock, &named);
 	filters = ScbfReadTable(index, state, meta, named.nblocks);
 	VacRelease(index, state, meta, filters, nfilters, named.nblocks);
 	for (c = 0; c < nfilters; c++)
@@ -772,16 +760,12 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 		if (!ScbfFilterInUse(filters[c]))
 			continue;
 		for (col = 0; col < state->ncols; col++)
-		{
-			BlockNumber root = ScbfFilterRoot(filters[c], col);
-
-			ScbfLedgerTidy(index, root, col, meta, named.nblocks);
-			ScbfLedgerBlocks(index, root, col, NameBlock, &named,
-							  named.nblocks);
-		}
+			ScbfLedgerTidy(index, ScbfFilterRoot(filters[c], col), col, meta,
+						   named.nblocks);
 		CHECK_FOR_INTERRUPTS();
 	}
-	ScbfCensus(index, named.bits, named.nblocks, &nfree);
+	ScbfCensus(index, state, meta, NameBlock, &named, named.nblocks);
+	ScbfFreeUnnamed(index, named.bits, named.nblocks, &nfree);
 	if (nfree > 0)
 		IndexFreeSpaceMapVacuum(index);
 	stats->pages_free = nfree;
@@ -791,7 +775,7 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 }
 
 /*
- * The statistics VACUUM reports for a format-2 index.
+ * The statistics VACUUM reports for the index.
  */
 static void
 VacuumStats(Relation index, IndexBulkDeleteResult *stats)

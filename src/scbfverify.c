@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfverify.c
- *	  scbf_verify() on an index of storage format 2.
+ *	  scbf_verify(): the check of an index's structures and invariants.
  *
  * NOTES
  *	  scbf_verify (scbffuncs.c) opens the index and calls ScbfVerify.
@@ -32,8 +32,9 @@
  *		link out of the index, the metapage's tail on the chain;
  *	  - the graves: known kinds, superseded band pages and pending pieces
  *		that are still such pages;
- *	  - every block named at most once; blocks named by nothing that are
- *		not free are leaks (NOTICE);
+ *	  - every block named at most once, and inside the index (the block
+ *		census, ScbfCensus, claims each first); blocks named by nothing
+ *		that are not free are leaks (NOTICE);
  *	  - with heapallindexed, every heap tuple an MVCC snapshot taken before
  *		the index was read sees has its entry (TID and the hash of every
  *		column) in a visible run of a filter of its segment, or in the
@@ -42,7 +43,7 @@
  *	  Corruption is ERRCODE_INDEX_CORRUPTED, naming the block.  The filter
  *	  table's counts (entries, keys, set bits per slice) are statistics: a
  *	  crash between a fold's records can leave them ahead of the ledger
- *	  (src/README, Steps 3b), so a difference is a NOTICE.  The keys are an
+ *	  (src/README), so a difference is a NOTICE.  The keys are an
  *	  upper bound even without a crash (a fold adds the distinct keys it
  *	  brings, some of which the filter may hold already; VACUUM recounts
  *	  them): only fewer keys than the ledger holds is reported.
@@ -162,22 +163,55 @@ ScbfCorrupt(ScbfVerifyState *vs, BlockNumber blkno, const char *what,
 }
 
 /*
- * Name block blkno as a page of the given kind: it must lie inside the
- * index and not be named already.
+ * What names a block, as the census says (for reports): "Page 3 of the row
+ * band", "Leaf 0 of a run of filter 7", ...
+ */
+static const char *
+Namer(const ScbfBlockRef *ref)
+{
+	if (ref->grave >= 0)
+		return psprintf("Grave %d of the metapage", ref->grave);
+	switch (ref->kind)
+	{
+		case SCBF_KIND_TABLE:
+			return psprintf("The metapage's filter table page " INT64_FORMAT,
+							ref->pageno);
+		case SCBF_KIND_ROWS:
+			return psprintf("Page " INT64_FORMAT " of the row band",
+							ref->pageno);
+		case SCBF_KIND_DELTA:
+			return psprintf("Partition " INT64_FORMAT " of the delta",
+							ref->pageno);
+		case SCBF_KIND_ROOT:
+			return psprintf("Filter " INT64_FORMAT "'s column %d",
+							ref->filterno, ref->column + 1);
+		case SCBF_KIND_LEAF:
+			return psprintf("Leaf " INT64_FORMAT " of a run of filter " INT64_FORMAT,
+							ref->pageno, ref->filterno);
+		case SCBF_KIND_PENDING:
+			return psprintf("The pending chain of partition %d",
+							ref->partition);
+		default:
+			return "A structure";
+	}
+}
+
+/*
+ * Name block blkno as the page ref says it is: it must lie inside the index
+ * and not be named already.
  */
 static void
-Claim(ScbfVerifyState *vs, BlockNumber blkno, ScbfPageKind kind,
-		   const char *by)
+Claim(ScbfVerifyState *vs, BlockNumber blkno, const ScbfBlockRef *ref)
 {
 	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= vs->nblocks)
 		ScbfCorrupt(vs, blkno, "has a link outside the index",
-					 psprintf("%s names block %u, outside the index's %u blocks.",
-							  by, blkno, vs->nblocks));
+					psprintf("%s names block %u, outside the index's %u blocks.",
+							 Namer(ref), blkno, vs->nblocks));
 	if (vs->named[blkno] != SCBF_KIND_NEW)
 		ScbfCorrupt(vs, blkno, "has a page that two links name",
-					 psprintf("%s names block %u, which another structure (page kind %d) names already, or a chain loops.",
-							  by, blkno, (int) vs->named[blkno]));
-	vs->named[blkno] = (uint8) kind;
+					psprintf("%s names block %u, which another structure (page kind %d) names already, or a chain loops.",
+							 Namer(ref), blkno, (int) vs->named[blkno]));
+	vs->named[blkno] = (uint8) ref->kind;
 }
 
 /*
@@ -194,6 +228,22 @@ VerifyRemeasure(ScbfVerifyState *vs)
 	vs->named = repalloc(vs->named, nblocks);
 	memset(vs->named + vs->nblocks, SCBF_KIND_NEW, nblocks - vs->nblocks);
 	vs->nblocks = nblocks;
+}
+
+/*
+ * ScbfCensus callback: claim block blkno for the structure that names it,
+ * measuring the index again first for a pending page past its end (an
+ * insert extended it).
+ */
+static bool
+ClaimBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
+{
+	ScbfVerifyState *vs = (ScbfVerifyState *) arg;
+
+	if (ref->kind == SCBF_KIND_PENDING && blkno >= vs->nblocks)
+		VerifyRemeasure(vs);
+	Claim(vs, blkno, ref);
+	return true;
 }
 
 /*
@@ -246,14 +296,9 @@ VerifyMeta(ScbfVerifyState *vs)
 					 "has a filter table of the wrong size",
 					 psprintf("The metapage lists %u table pages for %u filters of %u per page.",
 							  mi->ntablepages, mi->nfilters, perpage));
-	for (i = 0; i < mi->ntablepages; i++)
-		Claim(vs, mi->tablepages[i], SCBF_KIND_TABLE,
-				   psprintf("The metapage's filter table page %u", i));
 
 	if (mi->band.pages > 0 || mi->nfilters > 0)
 	{
-		uint32		p;
-
 		if (mi->band.start == SCBF_METAPAGE_BLKNO ||
 			mi->band.start >= vs->nblocks ||
 			mi->band.pages > vs->nblocks - mi->band.start ||
@@ -265,15 +310,10 @@ VerifyMeta(ScbfVerifyState *vs)
 						 psprintf("The band starts at block %u with %u pages of %u rows; the index has %u blocks.",
 								  mi->band.start, mi->band.pages,
 								  mi->band.rows_per_page, vs->nblocks));
-		for (p = 0; p < mi->band.pages; p++)
-			Claim(vs, mi->band.start + p, SCBF_KIND_ROWS,
-					   psprintf("Page %u of the row band", p));
 	}
 
 	if (mi->delta.pages > 0)
 	{
-		uint32		p;
-
 		if (mi->delta.start == SCBF_METAPAGE_BLKNO ||
 			mi->delta.start >= vs->nblocks ||
 			mi->delta.pages > vs->nblocks - mi->delta.start)
@@ -282,9 +322,6 @@ VerifyMeta(ScbfVerifyState *vs)
 						 psprintf("The delta starts at block %u with %u pages; the index has %u blocks.",
 								  mi->delta.start, mi->delta.pages,
 								  vs->nblocks));
-		for (p = 0; p < mi->delta.pages; p++)
-			Claim(vs, mi->delta.start + p, SCBF_KIND_DELTA,
-					   psprintf("Partition %u of the delta", p));
 	}
 
 	for (i = 0; i < mi->nmarks; i++)
@@ -315,6 +352,20 @@ VerifyMeta(ScbfVerifyState *vs)
 					 "has more graves than its metapage holds",
 					 psprintf("The metapage says %u graves, it holds %u.",
 							  mi->ngraves, mi->max_graves));
+	for (i = 0; i < mi->ngraves; i++)
+	{
+		ScbfGraveInfo *g = &mi->graves[i];
+
+		if (g->kind != 1 && g->kind != 2)
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a grave of an unknown kind",
+						 psprintf("Grave %u has kind %u.", i, g->kind));
+		if (g->band && g->n > vs->nblocks)
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has a grave larger than the index",
+						 psprintf("Grave %u holds %u pages from block %u.",
+								  i, g->n, g->first));
+	}
 }
 
 /*
@@ -427,8 +478,9 @@ VerifyDelta(ScbfVerifyState *vs)
 }
 
 /*
- * The pages of a piece of a pending chain in a grave, from first up to
- * (not including) stop, or of a superseded band.
+ * The pages of the graves, which the census claimed: those of a superseded
+ * band, and of a piece of a pending chain from first up to (not including)
+ * stop.
  */
 static void
 VerifyGraves(ScbfVerifyState *vs)
@@ -438,27 +490,16 @@ VerifyGraves(ScbfVerifyState *vs)
 	for (i = 0; i < vs->mi.ngraves; i++)
 	{
 		ScbfGraveInfo *g = &vs->mi.graves[i];
-		const char *by = psprintf("Grave %u of the metapage", i);
 
-		if (g->kind != 1 && g->kind != 2)
-			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
-						 "has a grave of an unknown kind",
-						 psprintf("Grave %u has kind %u.", i, g->kind));
 		if (g->band)
 		{
 			uint32		p;
 
-			if (g->n > vs->nblocks)
-				ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
-							 "has a grave larger than the index",
-							 psprintf("Grave %u holds %u pages from block %u.",
-									  i, g->n, g->first));
 			for (p = 0; p < g->n; p++)
 			{
 				ScbfPageInfo pi;
 
 				CHECK_FOR_INTERRUPTS();
-				Claim(vs, g->first + p, SCBF_KIND_ROWS, by);
 				ScbfInspectPage(vs->index, g->first + p, &pi);
 				if (pi.kind != SCBF_KIND_ROWS ||
 					pi.owner == vs->mi.band.serial)
@@ -483,7 +524,6 @@ VerifyGraves(ScbfVerifyState *vs)
 								 "has a grave whose pending pages do not reach its end",
 								 psprintf("Grave %u runs from block %u to block %u.",
 										  i, g->first, g->stop));
-				Claim(vs, blkno, SCBF_KIND_PENDING, by);
 				ScbfInspectPage(vs->index, blkno, &pi);
 				if (pi.kind != SCBF_KIND_PENDING)
 					ScbfCorrupt(vs, blkno,
@@ -513,6 +553,7 @@ VerifyPending(ScbfVerifyState *vs, int part)
 	bool		first = true;
 	bool		tailseen = false;
 	int			ncols = vs->state->ncols;
+	uint32		npages = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
@@ -522,8 +563,19 @@ VerifyPending(ScbfVerifyState *vs, int part)
 		CHECK_FOR_INTERRUPTS();
 		if (blkno >= vs->nblocks)
 			VerifyRemeasure(vs);
-		Claim(vs, blkno, SCBF_KIND_PENDING,
-				   psprintf("The pending chain of partition %d", part));
+		if (++npages > vs->nblocks)
+			ScbfCorrupt(vs, blkno, "has a pending chain that loops",
+						psprintf("The chain of partition %d has more pages than the index has blocks.",
+								 part));
+		if (vs->named[blkno] != SCBF_KIND_PENDING)
+		{
+			/* appended since the census */
+			ScbfBlockRef ref;
+
+			ScbfBlockRefInit(&ref, SCBF_KIND_PENDING);
+			ref.partition = part;
+			Claim(vs, blkno, &ref);
+		}
 		ScbfReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
 		if (pp.partition != (uint32) part || pp.serial != serial)
 			ScbfCorrupt(vs, blkno,
@@ -613,11 +665,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 		memcpy(li.bytes, run->inline_bytes, run->inlined);
 	}
 	else
-	{
-		Claim(vs, blkno, SCBF_KIND_LEAF,
-				   psprintf("Leaf %d of a run of filter %u", l, vs->filterno));
 		ScbfReadLeafInfo(vs->index, blkno, &li, vs->nblocks);
-	}
 	if (li.segno != segno || li.column != col ||
 		li.serial != (uint32) run->made || li.fence != run->fences[l])
 		ScbfCorrupt(vs, blkno,
@@ -692,8 +740,6 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 	ScbfRootInfo ri;
 	int			r;
 
-	Claim(vs, root, SCBF_KIND_ROOT,
-			   psprintf("Filter %u's column %d", vs->filterno, col + 1));
 	ScbfReadRootInfo(vs->index, root, &ri, vs->nblocks);
 	if (ri.owner != vs->filterno || ri.column != col)
 		ScbfCorrupt(vs, root, "has a ledger root of another filter",
@@ -814,30 +860,6 @@ CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 }
 
 /*
- * qsort comparator of uint64s.
- */
-static int
-CmpU64(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * qsort comparator of uint32s.
- */
-static int
-CmpU32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
-}
-
-/*
  * The set bits of filter filterno per slice, counted in the band held in
  * memory, into nset[0 .. k).
  */
@@ -919,7 +941,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 			ScbfCorrupt(vs, root, "has a ledger leaf that moved",
 						 "A leaf of a visible run was recycled during the check.");
 		if (ra.nhashes > 0)
-			qsort(ra.hashes, ra.nhashes, sizeof(uint32), CmpU32);
+			qsort(ra.hashes, ra.nhashes, sizeof(uint32), ScbfCmpU32);
 		for (i = 0; i < ra.nhashes; i++)
 			if (i == 0 || ra.hashes[i] != ra.hashes[i - 1])
 				d++;
@@ -979,7 +1001,7 @@ VerifySegmentItems(ScbfVerifyState *vs, uint32 segno)
 
 	if (vs->nsegitems > 1)
 	{
-		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), CmpU64);
+		qsort(vs->segitems, vs->nsegitems, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < vs->nsegitems; i++)
 		{
 			uint16		item = (uint16) (vs->segitems[i] >> 32);
@@ -1060,7 +1082,7 @@ VerifyTable(ScbfVerifyState *vs)
 	pfree(order);
 	if (nseen > 1)
 	{
-		qsort(seen, nseen, sizeof(uint64), CmpU64);
+		qsort(seen, nseen, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
 				ScbfCorrupt(vs, vs->mi.tablepages[0],
@@ -1168,6 +1190,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 	vs.named[SCBF_METAPAGE_BLKNO] = SCBF_KIND_META;
 
 	VerifyMeta(&vs);
+	ScbfCensus(index, vs.state, vs.meta, ClaimBlock, &vs, vs.nblocks);
 	VerifyBand(&vs);
 	VerifyDelta(&vs);
 	VerifyGraves(&vs);
@@ -1233,7 +1256,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 
 /*
  * ScbfVerify
- *		scbf_verify(index, heapallindexed) on a format-2 index, opened and
+ *		scbf_verify(index, heapallindexed) on an index opened and
  *		locked by the caller (see the file header).
  *
  * On a hot standby, a corruption met while replay applied WAL (the replay
