@@ -223,6 +223,8 @@ extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					   ScanKey orderbys, int norderbys);
 extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
+extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
+								 Oid collation, MemoryContext cxt);
 extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
 						  MemoryContext cxt);
 

@@ -5,13 +5,14 @@
  *
  * NOTES
  *	  Keys are hashed once, at amrescan, with the opfamily's hash function
- *	  for the key's own type and the key's collation; an = ANY(array) key
- *	  becomes one condition with a set of hashes (one index pass), IS NULL a
- *	  condition on SCBF_NULL_HASH, IS NOT NULL a condition checked in the
- *	  ledger only.  Conditions are ANDed.  amgetbitmap hands them to
- *	  ScbfProbeBitmap() (scbfprobe.c), which probes the rows, the delta, the
- *	  ledgers and the pending area; scbf_probe() turns its key into a
- *	  condition the same way (ScbfKeyToCond).
+ *	  for the key's own type and the key's collation (ScbfKeyHashProc); an
+ *	  = ANY(array) key becomes one condition with a set of hashes (one
+ *	  index pass), IS NULL a condition on SCBF_NULL_HASH, IS NOT NULL a
+ *	  condition checked in the ledger only.  Conditions are ANDed.
+ *	  amgetbitmap hands them to ScbfProbeBitmap() (scbfprobe.c), which
+ *	  probes the rows, the delta, the ledgers and the pending area;
+ *	  scbf_probe() turns its key into a condition the same way
+ *	  (ScbfKeyToCond) and checks its type with ScbfKeyHashProc.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -44,7 +45,8 @@ typedef struct ScbfScanOpaqueData
 typedef ScbfScanOpaqueData *ScbfScanOpaque;
 
 /*
- * ambeginscan
+ * ambeginscan: a scan of index r; its keys come with amrescan.  Reads the
+ * metapage, so that an index this code cannot read fails here.
  */
 IndexScanDesc
 scbfbeginscan(Relation r, int nkeys, int norderbys)
@@ -52,7 +54,6 @@ scbfbeginscan(Relation r, int nkeys, int norderbys)
 	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
 	ScbfScanOpaque so = palloc0(sizeof(ScbfScanOpaqueData));
 
-	/* a version-1 index (or a broken metapage) fails here, clearly */
 	(void) ScbfGetState(r);
 	so->keycxt = AllocSetContextCreate(CurrentMemoryContext,
 									   "scbf scan keys",
@@ -62,12 +63,19 @@ scbfbeginscan(Relation r, int nkeys, int norderbys)
 }
 
 /*
- * The hash function for keys of type subtype on column col: the opclass's
- * own for its input type, else the opfamily's for subtype.  NULL if the
- * family has none (the condition then cannot be tested here).
+ * ScbfKeyHashProc
+ *		The hash function for keys of type subtype and collation collation
+ *		on column col: the opclass's own for its input type (subtype
+ *		InvalidOid means that type too), else the opfamily's for subtype.
+ *		Returns NULL if the family has none, or if the one it has need not
+ *		agree with equality: across types under a nondeterministic
+ *		collation (hashname ignores the collation that nameeqtext honours).
+ *		A key without one cannot be tested by the index.  A function other
+ *		than the opclass's own is looked up into cxt.
  */
-static FmgrInfo *
-ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
+FmgrInfo *
+ScbfKeyHashProc(Relation index, int col, Oid subtype, Oid collation,
+				MemoryContext cxt)
 {
 	Oid			procid;
 	FmgrInfo   *proc;
@@ -75,6 +83,8 @@ ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
 	if (!OidIsValid(subtype) || subtype == index->rd_opcintype[col])
 		return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
 
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return NULL;
 	procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
 							   SCBF_HASH_PROC);
 	if (!OidIsValid(procid))
@@ -88,7 +98,7 @@ ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
  * qsort comparator for uint32 hashes.
  */
 static int
-ScbfCmpUint32(const void *a, const void *b)
+CmpUint32(const void *a, const void *b)
 {
 	uint32		x = *(const uint32 *) a;
 	uint32		y = *(const uint32 *) b;
@@ -97,8 +107,13 @@ ScbfCmpUint32(const void *a, const void *b)
 }
 
 /*
- * Turn one scan key into a condition.  Returns false if the key can match
- * no row at all (col = NULL, or an array with only NULLs).
+ * ScbfKeyToCond
+ *		Turn scan key sk on index into *cond: its hashes (palloc'd in the
+ *		current memory context, sorted and distinct), or a condition the
+ *		ledger checks (IS NOT NULL), or one the index cannot test.  A hash
+ *		function other than the opclass's own is looked up into cxt.
+ *		Returns false if the key can match no row at all (col = NULL, or an
+ *		array with only NULLs).
  */
 bool
 ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
@@ -130,21 +145,8 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	}
 	else
 	{
-		/*
-		 * Across types under a nondeterministic collation the hash functions
-		 * need not agree with equality (hashname ignores the collation that
-		 * nameeqtext honours): such a key cannot be tested here.
-		 */
-		if (OidIsValid(sk->sk_subtype) &&
-			sk->sk_subtype != index->rd_opcintype[col] &&
-			OidIsValid(sk->sk_collation) &&
-			!get_collation_isdeterministic(sk->sk_collation))
-		{
-			cond->kind = SCBF_COND_ANY;
-			return true;
-		}
-
-		proc = ScbfScanHashProc(index, col, sk->sk_subtype, cxt);
+		proc = ScbfKeyHashProc(index, col, sk->sk_subtype,
+							   sk->sk_collation, cxt);
 		if (proc == NULL)
 		{
 			cond->kind = SCBF_COND_ANY;
@@ -190,7 +192,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	}
 
 	/* sorted and distinct, for the ledger's binary search */
-	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpUint32);
+	qsort(cond->hashes, cond->nhashes, sizeof(uint32), CmpUint32);
 	n = 0;
 	for (i = 0; i < cond->nhashes; i++)
 		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])
@@ -200,7 +202,9 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 }
 
 /*
- * amrescan: install new keys and turn them into conditions.
+ * amrescan: install new keys and turn them into conditions, in the scan's
+ * key context (reset here).  A key that can match nothing makes the scan
+ * unsatisfiable.
  */
 void
 scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
@@ -258,7 +262,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 }
 
 /*
- * amendscan
+ * amendscan: free the scan's conditions and opaque state.
  */
 void
 scbfendscan(IndexScanDesc scan)
