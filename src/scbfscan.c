@@ -9,10 +9,9 @@
  *	  = ANY(array) key becomes one condition with a set of hashes (one
  *	  index pass), IS NULL a condition on SCBF_NULL_HASH, IS NOT NULL a
  *	  condition checked in the ledger only.  Conditions are ANDed.
- *	  amgetbitmap hands them to ScbfProbeBitmap() (scbfprobe.c), which
- *	  probes the rows, the delta, the ledgers and the pending area;
- *	  scbf_probe() turns its key into a condition the same way
- *	  (ScbfKeyToCond) and checks its type with ScbfKeyHashProc.
+ *	  amgetbitmap hands them to the probe (ScbfProbeBitmap, scbfprobe.c).
+ *	  scbf_probe turns its key into a condition with the same ScbfKeyToCond
+ *	  and traces the same probe.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -258,7 +257,7 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	/* this backend's own unwritten entries first (scbfbatch.c) */
 	ScbfBatchFlush(index);
 
-	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm);
+	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm, NULL);
 }
 
 /*
