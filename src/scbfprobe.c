@@ -17,13 +17,14 @@
  *		 the ledger of the condition's column (root, then the leaf or two
  *		 whose fences bracket each hash); the items that satisfy every
  *		 condition go into the bitmap, with recheck.  A condition of a few
- *		 hashes (an IN list) keeps each hash's filters apart in step 1, so
- *		 that a filter looks up only the hashes whose rows name it: one
- *		 leaf per hash and candidate, not one per hash of the list;
- *	  3. the pending area: the entries past the cuts of the partitions
- *		 that the hashes of an equality condition on the first column name
- *		 (all partitions without one) that satisfy every condition go into
- *		 the bitmap too.
+ *		 hashes (an IN list) keeps each hash's filters apart when it reads
+ *		 the rows, so that a filter looks up only the hashes whose rows
+ *		 name it: one leaf per hash and candidate, not one per hash of the
+ *		 list;
+ *	  3. the pending area: in the partitions that the hashes of an
+ *		 equality condition on the first column name (all partitions
+ *		 without one), the entries past the cuts that satisfy every
+ *		 condition go into the bitmap too.
  *
  *	  IS NOT NULL and keys the filters cannot test (SCBF_COND_ANY) select
  *	  no rows by themselves: they read whole ledgers of the filters the
