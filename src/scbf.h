@@ -250,10 +250,6 @@ extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					   ScanKey orderbys, int norderbys);
 extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
-extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
-								 Oid collation, MemoryContext cxt);
-extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
-						  MemoryContext cxt);
 
 /* scbffuncs.c */
 extern Datum ScbfTextArray(const char **names, int n);
@@ -647,6 +643,10 @@ extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
 												IndexBulkDeleteResult *stats);
 
 /* scbfprobe.c */
+extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
+								 Oid collation, MemoryContext cxt);
+extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
+						  MemoryContext cxt);
 extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
 							 TIDBitmap *tbm, ScbfProbeTrace *trace);
 

@@ -345,8 +345,8 @@ ScbfProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
  * hashes it with the opclass's own hash function if its type is the
  * opclass's input type (or binary-coercible to it, or a domain over it),
  * else with the opfamily's hash function for its type, which must exist,
- * and the column's collation must be deterministic (see ScbfKeyToCond in
- * scbfscan.c).  NULL probes IS NULL.
+ * and the column's collation must be deterministic (see ScbfKeyHashProc in
+ * scbfprobe.c).  NULL probes IS NULL.
  */
 Datum
 scbf_probe(PG_FUNCTION_ARGS)

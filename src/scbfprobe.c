@@ -1,12 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * scbfprobe.c
- *	  The probe: the index entries that satisfy a scan's conditions.
+ *	  The probe: scan keys as conditions, and the index entries that
+ *	  satisfy them.
  *
  * NOTES
- *	  scbfscan.c turns the scan keys into conditions (hash sets per
- *	  column, ScbfKeyToCond); ScbfProbeBitmap runs them, as of one
- *	  metapage copy:
+ *	  A key is hashed once, with the opfamily's hash function for the
+ *	  key's own type and the key's collation (ScbfKeyHashProc); an
+ *	  = ANY(array) key becomes one condition with a set of hashes (one
+ *	  index pass), IS NULL a condition on SCBF_NULL_HASH, IS NOT NULL a
+ *	  condition checked in the ledger only (ScbfKeyToCond).  Conditions
+ *	  are ANDed.  ScbfProbeBitmap runs them, as of one metapage copy:
  *
  *	  1. the rows: for each = / = ANY / IS NULL condition, the OR over its
  *		 hashes of the AND of each hash's k rows, and of the filters the
@@ -30,12 +34,13 @@
  *	  no rows by themselves: they read whole ledgers of the filters the
  *	  other conditions leave, or of all filters when there are none.
  *
- *	  The scan calls the probe silently.  scbf_probe (scbfinspect.c) calls
- *	  the same function with a trace, which records a step per source of
- *	  entries the probe read: each filter whose rows said "maybe", each
- *	  pending partition with entries past its cut, with the TIDs that
- *	  matched there and their heap pages.  Without a trace the probe pays a
- *	  test per filter and per matching pending entry for it.
+ *	  The scan (scbfscan.c) calls the probe silently.  scbf_probe
+ *	  (scbfinspect.c) makes its condition with the same ScbfKeyToCond and
+ *	  calls the same function with a trace, which records a step per
+ *	  source of entries the probe read: each filter whose rows said
+ *	  "maybe", each pending partition with entries past its cut, with the
+ *	  TIDs that matched there and their heap pages.  Without a trace the
+ *	  probe pays a test per filter and per matching pending entry for it.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -46,10 +51,13 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "nodes/tidbitmap.h"
+#include "storage/lmgr.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -106,6 +114,152 @@ typedef struct ScbfCollect
 	int			nitems;
 	int			maxitems;
 } ScbfCollect;
+
+/*
+ * qsort/bsearch comparator for uint32 hashes and block numbers.
+ */
+static int
+CmpUint32(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * ScbfKeyHashProc
+ *		The hash function for keys of type subtype and collation collation
+ *		on column col: the opclass's own for its input type (subtype
+ *		InvalidOid means that type too), else the opfamily's for subtype.
+ *		Returns NULL if the family has none, or if the one it has need not
+ *		agree with equality: across types under a nondeterministic
+ *		collation (hashname ignores the collation that nameeqtext honours).
+ *		A key without one cannot be tested by the index.  A function other
+ *		than the opclass's own is looked up into cxt.
+ */
+FmgrInfo *
+ScbfKeyHashProc(Relation index, int col, Oid subtype, Oid collation,
+				MemoryContext cxt)
+{
+	Oid			procid;
+	FmgrInfo   *proc;
+
+	if (!OidIsValid(subtype) || subtype == index->rd_opcintype[col])
+		return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
+
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return NULL;
+	procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
+							   SCBF_HASH_PROC);
+	if (!OidIsValid(procid))
+		return NULL;
+	proc = MemoryContextAlloc(cxt, sizeof(FmgrInfo));
+	fmgr_info_cxt(procid, proc, cxt);
+	return proc;
+}
+
+/*
+ * The hash of key value value under collation, by hash function proc, as
+ * the ledger stores it (ScbfCanonicalHash).
+ */
+static uint32
+KeyHash(FmgrInfo *proc, Oid collation, Datum value)
+{
+	return ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc, collation,
+															  value)));
+}
+
+/*
+ * ScbfKeyToCond
+ *		Turn scan key sk on index into *cond: its hashes (palloc'd in the
+ *		current memory context, sorted and distinct), or a condition the
+ *		ledger checks (IS NOT NULL), or one the index cannot test.  A hash
+ *		function other than the opclass's own is looked up into cxt.
+ *		Returns false if the key can match no row at all (col = NULL, or an
+ *		array with only NULLs).
+ */
+bool
+ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
+{
+	int			col = sk->sk_attno - 1;
+	FmgrInfo   *proc;
+	int			i;
+	int			n;
+
+	memset(cond, 0, sizeof(ScbfCond));
+	cond->col = col;
+	cond->kind = SCBF_COND_EQ;
+
+	if (sk->sk_flags & SK_ISNULL)
+	{
+		if (sk->sk_flags & SK_SEARCHNULL)
+		{
+			cond->nhashes = 1;
+			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes[0] = SCBF_NULL_HASH;
+		}
+		else if (sk->sk_flags & SK_SEARCHNOTNULL)
+		{
+			cond->kind = SCBF_COND_NOTNULL;
+			return true;
+		}
+		else
+			return false;		/* col = NULL, or a NULL array */
+	}
+	else
+	{
+		proc = ScbfKeyHashProc(index, col, sk->sk_subtype,
+							   sk->sk_collation, cxt);
+		if (proc == NULL)
+		{
+			cond->kind = SCBF_COND_ANY;
+			return true;
+		}
+
+		if (sk->sk_flags & SK_SEARCHARRAY)
+		{
+			ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+			int16		elmlen;
+			bool		elmbyval;
+			char		elmalign;
+			Datum	   *elems;
+			bool	   *nulls;
+			int			nelems;
+
+			get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval,
+								 &elmalign);
+			deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval,
+							  elmalign, &elems, &nulls, &nelems);
+			cond->hashes = palloc(sizeof(uint32) * Max(nelems, 1));
+			for (i = 0; i < nelems; i++)
+			{
+				if (nulls[i])
+					continue;
+				cond->hashes[cond->nhashes++] =
+					KeyHash(proc, sk->sk_collation, elems[i]);
+			}
+			if (cond->nhashes == 0)
+				return false;
+		}
+		else
+		{
+			cond->nhashes = 1;
+			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes[0] = KeyHash(proc, sk->sk_collation,
+									  sk->sk_argument);
+		}
+	}
+
+	/* sorted and distinct, for the ledger's binary search */
+	qsort(cond->hashes, cond->nhashes, sizeof(uint32), CmpUint32);
+	n = 0;
+	for (i = 0; i < cond->nhashes; i++)
+		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])
+			cond->hashes[n++] = cond->hashes[i];
+	cond->nhashes = n;
+	return true;
+}
 
 /*
  * ScbfLedgerScan callback: collect the items of a posting list.
@@ -408,18 +562,6 @@ TraceFilter(ScbfProbeTrace *trace, const ScbfFilter *f, uint32 fno,
 		if (i == 0 ||
 			ScbfTidRelBlock(items[i]) != ScbfTidRelBlock(items[i - 1]))
 			step->heappages++;
-}
-
-/*
- * qsort/bsearch comparator for uint32 hashes and block numbers.
- */
-static int
-CmpUint32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return (x > y) - (x < y);
 }
 
 /*
