@@ -198,6 +198,33 @@ typedef struct ScbfCond
 	uint32	   *hashes;			/* sorted, distinct */
 } ScbfCond;
 
+/* Sources of entries a probe reads, as its trace names them */
+typedef enum ScbfProbeSource
+{
+	SCBF_PROBE_FILTER,			/* a filter whose rows said "maybe" */
+	SCBF_PROBE_PENDING			/* a pending partition with entries past its
+								 * cut */
+} ScbfProbeSource;
+
+/* What a probe found in one source of entries */
+typedef struct ScbfProbeStep
+{
+	ScbfProbeSource source;
+	uint32		segno;			/* filter: its segment */
+	uint16		position;		/* filter: its chain position */
+	uint32		number;			/* filter: its number; pending: the partition */
+	int64		matches;		/* entries that satisfy every condition */
+	int64		heappages;		/* distinct heap pages of their TIDs */
+} ScbfProbeStep;
+
+/* A probe's trace (ScbfProbeBitmap): its steps, in the order it read them */
+typedef struct ScbfProbeTrace
+{
+	ScbfProbeStep *steps;
+	int			nsteps;
+	int			maxsteps;
+} ScbfProbeTrace;
+
 /* ----------------------------------------------------------------
  *	Prototypes
  * ----------------------------------------------------------------
@@ -250,8 +277,6 @@ extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					   ScanKey orderbys, int norderbys);
 extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
-extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
-						  MemoryContext cxt);
 
 /* scbffuncs.c */
 extern Datum ScbfTextArray(const char **names, int n);
@@ -693,8 +718,12 @@ extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
 												IndexBulkDeleteResult *stats);
 
 /* scbfprobe.c */
+extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
+								 Oid collation, MemoryContext cxt);
+extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
+						  MemoryContext cxt);
 extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
-							TIDBitmap *tbm);
+							 TIDBitmap *tbm, ScbfProbeTrace *trace);
 
 /* ----------------------------------------------------------------
  *	Read-only views for the diagnostics (scbfinspect.c) and the verifier

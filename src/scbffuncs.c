@@ -345,8 +345,8 @@ ScbfProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
  * hashes it with the opclass's own hash function if its type is the
  * opclass's input type (or binary-coercible to it, or a domain over it),
  * else with the opfamily's hash function for its type, which must exist,
- * and the column's collation must be deterministic (see ScbfKeyToCond in
- * scbfscan.c).  NULL probes IS NULL.
+ * and the column's collation must be deterministic (see ScbfKeyHashProc in
+ * scbfprobe.c).  NULL probes IS NULL.
  */
 Datum
 scbf_probe(PG_FUNCTION_ARGS)
@@ -368,27 +368,23 @@ scbf_probe(PG_FUNCTION_ARGS)
 		Oid			basetype;
 		Oid			opcintype = index->rd_opcintype[col];
 		Oid			collation = index->rd_indcollation[col];
-		Oid			procid = InvalidOid;
-		Oid			subtype = InvalidOid;
+		Oid			subtype;
 
 		if (!OidIsValid(valtype))
 			elog(ERROR, "could not determine the type of the value to probe");
 		basetype = getBaseType(valtype);
 
-		/* the hash function the scan will use, as ScbfScanHashProc finds it */
+		/*
+		 * A key of the opclass's input type if the value coerces to it
+		 * without a function, as the planner makes it; else of the value's
+		 * type, which needs a hash function of the scan's choice.
+		 */
 		if (basetype == opcintype || IsBinaryCoercible(basetype, opcintype))
-		{
-			procid = index_getprocid(index, col + 1, SCBF_HASH_PROC);
 			subtype = opcintype;
-		}
-		else if (!OidIsValid(collation) ||
-				 get_collation_isdeterministic(collation))
-		{
-			procid = get_opfamily_proc(index->rd_opfamily[col], basetype,
-									   basetype, SCBF_HASH_PROC);
+		else
 			subtype = basetype;
-		}
-		if (!OidIsValid(procid))
+		if (ScbfKeyHashProc(index, col, subtype, collation,
+							CurrentMemoryContext) == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("cannot probe column %d of index \"%s\" (type %s) with a value of type %s",

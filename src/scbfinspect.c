@@ -26,9 +26,9 @@
  *	  on a standby a page may be recycled under it, and the whole walk
  *	  starts over from a new copy (as scans do, scbfprobe.c).
  *
- *	  scbf_probe runs the steps of a probe (scbfprobe.c) with a record of
- *	  each: the filters whose rows say "maybe" for the value and what their
- *	  ledgers hold, then the pending partitions the probe reads.
+ *	  scbf_probe runs the scan's own probe (scbfprobe.c) with a trace: the
+ *	  filters whose rows say "maybe" for the value and what their ledgers
+ *	  hold, then the pending partitions the probe reads.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -45,6 +45,7 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/tidbitmap.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -835,240 +836,58 @@ ScbfPages(FunctionCallInfo fcinfo, Relation index)
  * ----------------------------------------------------------------
  */
 
-/* One row of scbf_probe, kept until the attempt completes */
-typedef struct ScbfProbeRow
-{
-	bool		pending;		/* a pending partition, else a filter */
-	uint32		segno;
-	uint32		position;
-	uint32		filterno;		/* pending: the partition */
-	int64		matches;
-	int64		heappages;
-} ScbfProbeRow;
-
-/* What the pending part of a probe collects */
-typedef struct ScbfProbePending
-{
-	int			col;
-	const uint32 *hashes;
-	int			nhashes;
-	int64		matches;
-	BlockNumber *blocks;
-	int			nblocks;
-	int			maxblocks;
-} ScbfProbePending;
-
-/*
- * Distinct values among sorted v[0 .. n).
- */
-static int64
-Distinct(uint32 *v, int n)
-{
-	int64		d = 0;
-	int			i;
-
-	qsort(v, n, sizeof(uint32), ScbfCmpU32);
-	for (i = 0; i < n; i++)
-		if (i == 0 || v[i] != v[i - 1])
-			d++;
-	return d;
-}
-
-/*
- * ScbfPendingScan callback of scbf_probe: a pending entry whose column
- * hash is one of the value's.
- */
-static void
-ProbePendingEntry(ItemPointer tid, const uint32 *hashes, void *arg)
-{
-	ScbfProbePending *pp = (ScbfProbePending *) arg;
-	uint32		h = hashes[pp->col];
-
-	if (bsearch(&h, pp->hashes, pp->nhashes, sizeof(uint32),
-				ScbfCmpU32) == NULL)
-		return;
-	pp->matches++;
-	if (pp->nblocks == pp->maxblocks)
-	{
-		pp->maxblocks = Max(pp->maxblocks * 2, 16);
-		pp->blocks = pp->blocks ?
-			repalloc(pp->blocks, sizeof(BlockNumber) * pp->maxblocks) :
-			palloc(sizeof(BlockNumber) * pp->maxblocks);
-	}
-	pp->blocks[pp->nblocks++] = ItemPointerGetBlockNumber(tid);
-}
-
-/*
- * One attempt at a probe of cond: its rows into *rows / *nrows.  False if
- * a page moved under a standby's probe.
- */
-static bool
-TryProbe(Relation index, ScbfState *state, ScbfCond *cond,
-			  ScbfProbeRow **rows, int *nrows)
-{
-	ScbfMeta  *meta = ScbfReadMeta(index);
-	ScbfMetaInfoData mi;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	uint64		fold_serial = ScbfMetaFoldSerial(meta);
-	uint32		nfilters = ScbfMetaFilters(meta);
-	int			maxrows = 16;
-	bool		parts[SCBF_NPENDING];
-	int			part;
-	int			i;
-
-	ScbfMetaInfo(meta, &mi);
-	*nrows = 0;
-	*rows = palloc(sizeof(ScbfProbeRow) * maxrows);
-	if (nfilters > 0)
-	{
-		uint8	   *acc = palloc0(ScbfRowsBytes(meta));
-		uint32		fno;
-
-		/* the delta before the rows, as a probe reads them (scbfdelta.c) */
-		if (!ScbfDeltaProbe(index, meta, cond->col, cond->hashes,
-							 cond->nhashes, acc, nblocks) ||
-			!ScbfRowsProbe(index, state, meta, cond->col, cond->hashes,
-							cond->nhashes, acc, nblocks))
-			return false;
-		for (fno = ScbfRowsNext(meta, acc, 0); fno < nfilters;
-			 fno = ScbfRowsNext(meta, acc, fno + 1))
-		{
-			ScbfFilter *f;
-			ScbfProbeRow *row;
-			uint16	   *items;
-			uint32	   *blocks;
-			int			n;
-
-			CHECK_FOR_INTERRUPTS();
-			f = ScbfReadFilter(index, state, meta, fno, nblocks);
-			/* as the scan: not a filter merged into another (its target's) */
-			if (!ScbfFilterVisible(f, fold_serial))
-				continue;
-			n = ScbfLedgerLookup(index, ScbfFilterRoot(f, cond->col),
-								  cond->col, fold_serial, cond->hashes,
-								  cond->nhashes, &items, nblocks);
-			if (n < 0)
-				return false;
-			if (*nrows == maxrows)
-			{
-				maxrows *= 2;
-				*rows = repalloc(*rows, sizeof(ScbfProbeRow) * maxrows);
-			}
-			row = &(*rows)[(*nrows)++];
-			row->pending = false;
-			row->segno = ScbfFilterSegment(f);
-			row->position = ScbfFilterPosition(f);
-			row->filterno = fno;
-			row->matches = n;
-			blocks = palloc(sizeof(uint32) * Max(n, 1));
-			for (i = 0; i < n; i++)
-				blocks[i] = ScbfTidRelBlock(items[i]);
-			row->heappages = Distinct(blocks, n);
-		}
-	}
-
-	/* the partitions a probe of this column reads (scbfprobe.c) */
-	memset(parts, cond->col != 0, sizeof(parts));
-	for (i = 0; cond->col == 0 && i < cond->nhashes; i++)
-		parts[ScbfPendingPartition(cond->hashes[i])] = true;
-	for (part = 0; part < SCBF_NPENDING; part++)
-	{
-		ScbfProbePending pp;
-		ScbfProbeRow *row;
-
-		if (!parts[part] || !mi.pending[part].mayhave)
-			continue;
-		memset(&pp, 0, sizeof(pp));
-		pp.col = cond->col;
-		pp.hashes = cond->hashes;
-		pp.nhashes = cond->nhashes;
-		if (!ScbfPendingScan(index, state, meta, part,
-							  ProbePendingEntry, &pp, NULL))
-			return false;
-		if (*nrows == maxrows)
-		{
-			maxrows *= 2;
-			*rows = repalloc(*rows, sizeof(ScbfProbeRow) * maxrows);
-		}
-		row = &(*rows)[(*nrows)++];
-		row->pending = true;
-		row->filterno = part;
-		row->matches = pp.matches;
-		row->heappages = Distinct(pp.blocks, pp.nblocks);
-	}
-	return true;
-}
-
 /*
  * ScbfInspectProbe
- *		scbf_probe's rows for a format-2 index and a scan key on one
- *		column: a row per filter whose rows say "maybe" for the value
- *		(verdict "maybe", the matches its ledger holds), then a row per
- *		pending partition the probe reads (verdict "pending", the matching
- *		entries past the cut); see README.md for the columns.
+ *		scbf_probe's rows for a scan key on one column of index (= or IS
+ *		NULL): the scan's own probe (ScbfProbeBitmap) of the condition
+ *		ScbfKeyToCond makes of the key, traced.  A row per filter whose
+ *		rows say "maybe" for the value (verdict "maybe", the matches its
+ *		ledger holds), then a row per pending partition the probe reads
+ *		(verdict "pending", the matching entries past the cut); see
+ *		README.md for the columns.  Takes and releases what the probe
+ *		takes.
  */
 void
 ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
-	ScbfProbeRow *rows = NULL;
+	ScbfProbeTrace trace;
 	ScbfCond	cond;
-	bool		locked = false;
-	int			nrows = 0;
-	int			attempt;
-	int			r;
+	TIDBitmap  *tbm;
+	int			i;
 
 	if (!ScbfKeyToCond(index, key, &cond, CurrentMemoryContext))
 		return;					/* matches no row */
-	if (cond.kind != SCBF_COND_EQ)
-	{
-		Datum		values[8];
-		bool		nulls[8];
+	tbm = tbm_create(work_mem * (Size) 1024, NULL);
+	(void) ScbfProbeBitmap(index, &cond, 1, tbm, &trace);
+	tbm_free(tbm);
 
-		/* the scan cannot test it: it reads every ledger */
-		memset(nulls, true, sizeof(nulls));
-		values[5] = CStringGetTextDatum("whole index: the value cannot be tested");
-		nulls[5] = false;
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
-							 nulls);
-		return;
-	}
-
-	for (attempt = 0;; attempt++)
+	for (i = 0; i < trace.nsteps; i++)
 	{
-		RetryLock(index, attempt, &locked);
-		if (TryProbe(index, state, &cond, &rows, &nrows))
-			break;
-	}
-	if (locked)
-		UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
-
-	for (r = 0; r < nrows; r++)
-	{
-		ScbfProbeRow *row = &rows[r];
+		ScbfProbeStep *step = &trace.steps[i];
 		Datum		values[8];
 		bool		nulls[8];
 
 		memset(nulls, 0, sizeof(nulls));
-		if (row->pending)
+		if (step->source == SCBF_PROBE_PENDING)
 		{
 			nulls[0] = nulls[1] = nulls[2] = nulls[3] = true;
-			values[4] = Int32GetDatum(row->filterno);
+			values[4] = Int32GetDatum(step->number);
 			values[5] = CStringGetTextDatum("pending");
 		}
 		else
 		{
-			values[0] = Int32GetDatum(row->segno);
-			values[1] = Int64GetDatum((int64) row->segno *
+			values[0] = Int32GetDatum(step->segno);
+			values[1] = Int64GetDatum((int64) step->segno *
 									  state->pages_per_segment);
-			values[2] = Int32GetDatum(row->position + 1);
-			values[3] = Int64GetDatum(row->filterno);
+			values[2] = Int32GetDatum(step->position + 1);
+			values[3] = Int64GetDatum(step->number);
 			nulls[4] = true;
 			values[5] = CStringGetTextDatum("maybe");
 		}
-		values[6] = Int64GetDatum(row->matches);
-		values[7] = Int64GetDatum(row->heappages);
+		values[6] = Int64GetDatum(step->matches);
+		values[7] = Int64GetDatum(step->heappages);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}

@@ -1,17 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * scbfscan.c
- *	  Bitmap scans of an scbf index: the scan keys and the AM callbacks.
+ *	  Bitmap scans of an scbf index: the AM callbacks.
  *
  * NOTES
- *	  Keys are hashed once, at amrescan, with the opfamily's hash function
- *	  for the key's own type and the key's collation; an = ANY(array) key
- *	  becomes one condition with a set of hashes (one index pass), IS NULL a
- *	  condition on SCBF_NULL_HASH, IS NOT NULL a condition checked in the
- *	  ledger only.  Conditions are ANDed.  amgetbitmap hands them to
- *	  ScbfProbeBitmap() (scbfprobe.c), which probes the rows, the delta, the
- *	  ledgers and the pending area; scbf_probe() turns its key into a
- *	  condition the same way (ScbfKeyToCond).
+ *	  amrescan turns the scan keys into conditions (ScbfKeyToCond, in
+ *	  scbfprobe.c), once per rescan; amgetbitmap hands them to the probe
+ *	  (ScbfProbeBitmap), which adds the matching TIDs to the bitmap, with
+ *	  recheck.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -26,8 +22,6 @@
 #include "access/relscan.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
-#include "utils/array.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -44,7 +38,8 @@ typedef struct ScbfScanOpaqueData
 typedef ScbfScanOpaqueData *ScbfScanOpaque;
 
 /*
- * ambeginscan
+ * ambeginscan: a scan of index r; its keys come with amrescan.  Reads the
+ * metapage, so that an index this code cannot read fails here.
  */
 IndexScanDesc
 scbfbeginscan(Relation r, int nkeys, int norderbys)
@@ -52,7 +47,6 @@ scbfbeginscan(Relation r, int nkeys, int norderbys)
 	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
 	ScbfScanOpaque so = palloc0(sizeof(ScbfScanOpaqueData));
 
-	/* a version-1 index (or a broken metapage) fails here, clearly */
 	(void) ScbfGetState(r);
 	so->keycxt = AllocSetContextCreate(CurrentMemoryContext,
 									   "scbf scan keys",
@@ -62,133 +56,9 @@ scbfbeginscan(Relation r, int nkeys, int norderbys)
 }
 
 /*
- * The hash function for keys of type subtype on column col: the opclass's
- * own for its input type, else the opfamily's for subtype.  NULL if the
- * family has none (the condition then cannot be tested here).
- */
-static FmgrInfo *
-ScbfScanHashProc(Relation index, int col, Oid subtype, MemoryContext cxt)
-{
-	Oid			procid;
-	FmgrInfo   *proc;
-
-	if (!OidIsValid(subtype) || subtype == index->rd_opcintype[col])
-		return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
-
-	procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
-							   SCBF_HASH_PROC);
-	if (!OidIsValid(procid))
-		return NULL;
-	proc = MemoryContextAlloc(cxt, sizeof(FmgrInfo));
-	fmgr_info_cxt(procid, proc, cxt);
-	return proc;
-}
-
-/*
- * Turn one scan key into a condition.  Returns false if the key can match
- * no row at all (col = NULL, or an array with only NULLs).
- */
-bool
-ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
-{
-	int			col = sk->sk_attno - 1;
-	FmgrInfo   *proc;
-	int			i;
-	int			n;
-
-	memset(cond, 0, sizeof(ScbfCond));
-	cond->col = col;
-	cond->kind = SCBF_COND_EQ;
-
-	if (sk->sk_flags & SK_ISNULL)
-	{
-		if (sk->sk_flags & SK_SEARCHNULL)
-		{
-			cond->nhashes = 1;
-			cond->hashes = palloc(sizeof(uint32));
-			cond->hashes[0] = SCBF_NULL_HASH;
-		}
-		else if (sk->sk_flags & SK_SEARCHNOTNULL)
-		{
-			cond->kind = SCBF_COND_NOTNULL;
-			return true;
-		}
-		else
-			return false;		/* col = NULL, or a NULL array */
-	}
-	else
-	{
-		/*
-		 * Across types under a nondeterministic collation the hash functions
-		 * need not agree with equality (hashname ignores the collation that
-		 * nameeqtext honours): such a key cannot be tested here.
-		 */
-		if (OidIsValid(sk->sk_subtype) &&
-			sk->sk_subtype != index->rd_opcintype[col] &&
-			OidIsValid(sk->sk_collation) &&
-			!get_collation_isdeterministic(sk->sk_collation))
-		{
-			cond->kind = SCBF_COND_ANY;
-			return true;
-		}
-
-		proc = ScbfScanHashProc(index, col, sk->sk_subtype, cxt);
-		if (proc == NULL)
-		{
-			cond->kind = SCBF_COND_ANY;
-			return true;
-		}
-
-		if (sk->sk_flags & SK_SEARCHARRAY)
-		{
-			ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
-			int16		elmlen;
-			bool		elmbyval;
-			char		elmalign;
-			Datum	   *elems;
-			bool	   *nulls;
-			int			nelems;
-
-			get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval,
-								 &elmalign);
-			deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval,
-							  elmalign, &elems, &nulls, &nelems);
-			cond->hashes = palloc(sizeof(uint32) * Max(nelems, 1));
-			for (i = 0; i < nelems; i++)
-			{
-				if (nulls[i])
-					continue;
-				cond->hashes[cond->nhashes++] =
-					ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc,
-																	   sk->sk_collation,
-																	   elems[i])));
-			}
-			if (cond->nhashes == 0)
-				return false;
-		}
-		else
-		{
-			cond->nhashes = 1;
-			cond->hashes = palloc(sizeof(uint32));
-			cond->hashes[0] =
-				ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc,
-																   sk->sk_collation,
-																   sk->sk_argument)));
-		}
-	}
-
-	/* sorted and distinct, for the ledger's binary search */
-	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpU32);
-	n = 0;
-	for (i = 0; i < cond->nhashes; i++)
-		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])
-			cond->hashes[n++] = cond->hashes[i];
-	cond->nhashes = n;
-	return true;
-}
-
-/*
- * amrescan: install new keys and turn them into conditions.
+ * amrescan: install new keys and turn them into conditions, in the scan's
+ * key context (reset here).  A key that can match nothing makes the scan
+ * unsatisfiable.
  */
 void
 scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
@@ -242,11 +112,11 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	/* this backend's own unwritten entries first (scbfbatch.c) */
 	ScbfBatchFlush(index);
 
-	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm);
+	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm, NULL);
 }
 
 /*
- * amendscan
+ * amendscan: free the scan's conditions and opaque state.
  */
 void
 scbfendscan(IndexScanDesc scan)

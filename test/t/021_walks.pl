@@ -214,7 +214,7 @@ sub value_of_partition
 	walk_fails("SET enable_seqscan = off;\nSELECT count(*) FROM lq WHERE a = $val",
 		'changed during a scan that holds its fold lock', 'pending loop: a query');
 	walk_fails("SELECT count(*) FROM scbf_probe('lq_a', $val)",
-		'changed during a walk that holds its fold lock', 'pending loop: scbf_probe');
+		'changed during a scan that holds its fold lock', 'pending loop: scbf_probe');
 	walk_fails("SELECT scbf_clean_pending('lq_a')",
 		'the pending area of index "lq_a" changed under the fold lock', 'pending loop: scbf_clean_pending');
 	walk_fails('VACUUM (INDEX_CLEANUP ON) lq',
@@ -355,8 +355,7 @@ for my $what ('delta entry count', 'delta serial')
 		patch('lq_a', [ $blk, $SPECIAL, pack('V', $serial + 1) ]);
 		# a probe takes it for the page of a delta that replaced this one:
 		# it starts over, and under the fold lock reports the change
-		$query_re = 'changed during a scan that holds its fold lock';
-		$probe_re = 'changed during a walk that holds its fold lock';
+		$query_re = $probe_re = 'changed during a scan that holds its fold lock';
 	}
 	# the probes ask for every value, so that some read that page
 	walk_fails("SET enable_seqscan = off;\nSELECT count(*) FROM lq WHERE a IN ("
