@@ -111,7 +111,7 @@ SELECT '';
 -- The wall variant: every step and the result
 SELECT '## Toward the old wall: growth with pages_per_segment = 8';
 SELECT '';
-SELECT $$One table with scbf indexes (`pages_per_segment = 8`: sixteen times the default's segments, so a table reaches a given number of filters at a sixteenth of the rows) on both columns, grown by batches (`wall` in the environment) until one index has the target number of filters or the server refuses a batch; `VACUUM` at every step.  Before the growth work, an index could hold only as many filters as one page row has bits (about 65,000): a batch that needed more was refused with "would need N filters, more than one band of rows holds".$$;
+SELECT $$One table with scbf indexes (`pages_per_segment = 8`: sixteen times the default's segments, so a table reaches a given number of filters at a sixteenth of the rows) on both columns, grown by batches (`wall` in the environment) until one index has the target number of filters or the server refuses a batch; `VACUUM` at every step.  As of November 2026 an scbf index held only as many filters as one page row has bits (about 65,000): a batch that needed more was refused with "would need N filters, more than one band of rows holds".$$;
 SELECT '';
 SELECT coalesce(string_agg(format('Target %s filters, batches of %s rows: reached %s rows and %s filters in %s minutes; %s',
 	to_char(target_filters, 'FM999,999,999'), to_char(batch, 'FM999,999,999'), to_char(nrows, 'FM999,999,999'),
@@ -128,7 +128,7 @@ SELECT E'| rows | heap | column | scbf | filters | segments | insert s since the
 FROM bench.grow_step WHERE variant = 'wall' HAVING count(*) > 0;
 SELECT '';
 
-SELECT '## Targets of the growth work';
+SELECT '## Targets for grown indexes';
 SELECT '';
 SELECT coalesce(string_agg(line, E'\n' ORDER BY o, tab LIKE 'wall%', col), 'No grown scbf index.') FROM (
 SELECT 1 AS o, scbf_tab AS tab, col, format('- %s: grown scbf ≤ 0.35× the btree grown the same way: %s (%s).', col,
