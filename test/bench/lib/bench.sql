@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS bench.atom (tab text, col text, kind text,
 CREATE TABLE IF NOT EXISTS bench.build (tab text, method text, col text,
 	idx text, ddl text, build_s float8, size_bytes bigint, info jsonb,
 	PRIMARY KEY (tab, method, col));
+-- a build the server refused (e.g. an index past a size limit): its error
+ALTER TABLE bench.build ADD COLUMN IF NOT EXISTS error text;
 CREATE TABLE IF NOT EXISTS bench.probe (tab text, method text, col text,
 	kind text, probe_no int, exec_ms float8, idx_bufs bigint, heap_bufs bigint,
 	heap_exact bigint, heap_lossy bigint, heap_pages bigint, nrows bigint,
@@ -309,9 +311,10 @@ END $$;
 --   brin_bloom_tuned  16 pages per range, n_distinct_per_range = 1.25 x the
 --                     measured mean distinct values per 16-page range,
 --                     false_positive_rate 0.001
---   (scbf, scbf_fpr001, scbf_pps32: storage format 1, no longer built;
---   results of earlier runs keep these names)
---   scbf2             scbf (storage format 2), defaults
+--   scbf              scbf, defaults
+--   scbf_pps8         scbf with pages_per_segment = 8 (--scale): 16 times
+--                     the default's segments, so that 10^8 rows pass the
+--                     ~65,000 filters one index could once hold
 CREATE OR REPLACE FUNCTION bench.ddl(p_tab text, p_method text, p_col text,
 	p_idx text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -361,16 +364,20 @@ BEGIN
 				'status text_bloom_ops(n_distinct_per_range = %s, false_positive_rate = 0.001)', nd_c, nd_s) END;
 		RETURN format('CREATE INDEX %I ON %I USING brin (%s) WITH (pages_per_range = 16)',
 			p_idx, p_tab, bloomops);
-	WHEN 'scbf2' THEN
+	WHEN 'scbf' THEN
 		RETURN format('CREATE INDEX %I ON %I USING scbf (%s)',
+			p_idx, p_tab, cols);
+	WHEN 'scbf_pps8' THEN
+		RETURN format('CREATE INDEX %I ON %I USING scbf (%s) WITH (pages_per_segment = 8)',
 			p_idx, p_tab, cols);
 	ELSE RAISE EXCEPTION 'unknown method "%"', p_method;
 	END CASE;
 END $$;
 
--- scbf_index_info() of an scbf index as jsonb (both formats; for format 2
--- some columns mean something else or are NULL: README.md, "Diagnostics"),
--- NULL for other methods or if the diagnostic fails.
+-- scbf_index_info() of an scbf index as jsonb, NULL for other methods, or
+-- {"error": message} if the diagnostic fails.  Callers read the columns by
+-- name from the jsonb (a column this server does not have reads as NULL),
+-- so a renamed or dropped diagnostic column never stops the benchmark.
 CREATE OR REPLACE FUNCTION bench.scbf_info(p_idx text)
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
@@ -389,7 +396,9 @@ BEGIN
 END $$;
 
 -- Build the index of (method, column), timed; record size; load it into
--- shared buffers.  Returns the index name, or '' if the method does not apply.
+-- shared buffers.  Returns the index name, or '' if the method does not
+-- apply or the server refused the build: then the build's row records the
+-- error and the seconds until it, and the run goes on without that index.
 CREATE OR REPLACE FUNCTION bench.build(p_tab text, p_method text, p_col text)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -404,7 +413,14 @@ BEGIN
 		RETURN '';
 	END IF;
 	t0 := clock_timestamp();
-	EXECUTE stmt;
+	BEGIN
+		EXECUTE stmt;
+	EXCEPTION WHEN OTHERS THEN
+		INSERT INTO bench.build (tab, method, col, idx, ddl, build_s, error)
+			VALUES (p_tab, p_method, p_col, idx, stmt,
+				extract(epoch FROM clock_timestamp() - t0), SQLERRM);
+		RETURN '';
+	END;
 	secs := extract(epoch FROM clock_timestamp() - t0);
 	INSERT INTO bench.build VALUES (p_tab, p_method, p_col, idx, stmt, secs,
 		pg_relation_size(idx::regclass), bench.scbf_info(idx));
@@ -643,15 +659,10 @@ DECLARE
 	maybe int;
 	is_scbf bool := p_method LIKE 'scbf%';
 BEGIN
-	-- scbf's diagnostics read both storage formats, but a column may mean
-	-- something else (format 2: segments with a filter) or be NULL; a
-	-- diagnostic that fails leaves the figure NULL, never the benchmark
+	-- a diagnostic that fails or lacks the column leaves the figure NULL,
+	-- never the benchmark
 	IF is_scbf THEN
-		BEGIN
-			SELECT segments INTO segs FROM scbf_index_info(p_idx::regclass);
-		EXCEPTION WHEN OTHERS THEN
-			segs := NULL;
-		END;
+		segs := (bench.scbf_info(p_idx) ->> 'segments')::int;
 	END IF;
 	BEGIN
 		FOR o IN SELECT indexrelid::regclass::text FROM pg_index
@@ -674,7 +685,7 @@ BEGIN
 			SELECT * INTO s FROM bench.plan_stats(j);
 			maybe := NULL;
 			IF is_scbf THEN
-				-- segments whose filters say "maybe" (format 2 also returns
+				-- segments whose filters say "maybe" (scbf_probe also returns
 				-- a row per pending partition read, with no segment)
 				BEGIN
 					SELECT count(DISTINCT segno) INTO maybe
@@ -707,6 +718,7 @@ DECLARE
 	v_chain int;
 	v_sat bigint;
 	v_stale bigint;
+	info jsonb;
 BEGIN
 	FOR r IN SELECT indexrelid::regclass::text AS idx, am.amname
 		FROM pg_index x JOIN pg_class c ON c.oid = x.indexrelid
@@ -715,15 +727,14 @@ BEGIN
 	LOOP
 		v_fpr := NULL; v_filters := NULL; v_chain := NULL; v_sat := NULL; v_stale := NULL;
 		IF r.amname = 'scbf' THEN
-			-- format 2: saturated and stale counters are NULL (it keeps no
-			-- counters); a failing diagnostic leaves them all NULL
-			BEGIN
-				SELECT est_fpr, filters, max_chain, saturated_counters, stale_counters
-					INTO v_fpr, v_filters, v_chain, v_sat, v_stale
-					FROM scbf_index_info(r.idx::regclass);
-			EXCEPTION WHEN OTHERS THEN
-				NULL;
-			END;
+			-- scbf keeps no counters: saturated and stale stay NULL unless
+			-- the diagnostic has such columns
+			info := bench.scbf_info(r.idx);
+			v_fpr := (info ->> 'est_fpr')::float8;
+			v_filters := (info ->> 'filters')::int;
+			v_chain := (info ->> 'max_chain')::int;
+			v_sat := (info ->> 'saturated_counters')::bigint;
+			v_stale := (info ->> 'stale_counters')::bigint;
 		END IF;
 		INSERT INTO bench.ccycle VALUES (p_tab, p_cycle,
 			substring(r.idx FROM '^cx_' || p_tab || '_(.*)$'), r.idx,

@@ -5,11 +5,8 @@ SELECT coalesce((SELECT tab FROM bench.tables WHERE tab LIKE 'orders%'
 		ORDER BY abs(nrows - 1000000), nrows DESC LIMIT 1), '') AS i2tab,
 	coalesce((SELECT tab FROM bench.tables WHERE tab LIKE 'churn%' LIMIT 1), '') AS i2churn
 \gset
--- the scbf method the section reports: format 1 ('scbf') if this run has
--- it, else format 2 ('scbf2')
-SELECT CASE WHEN EXISTS (SELECT 1 FROM bench.build WHERE method = 'scbf')
-	OR EXISTS (SELECT 1 FROM bench.csummary WHERE method = 'scbf') THEN 'scbf' ELSE 'scbf2' END AS i2m
-\gset
+-- the scbf method the section reports
+\set i2m scbf
 
 SELECT '## Issue 2: size, probe cost and churn';
 SELECT '';
@@ -21,18 +18,16 @@ SELECT format('Table `%s` (%s rows) and churn table `%s` (%s rows).%s',
 SELECT '';
 SELECT '### Index size against btree on the same column';
 SELECT '';
-SELECT '| column | btree | scbf | scbf ÷ btree | target | met | scbf_fpr001 ÷ btree | BRIN bloom | BRIN bloom tuned |';
-SELECT '|---|---|---|---|---|---|---|---|---|';
-SELECT format('| %s | %s | %s | %s | ≤ %s× | %s | %s | %s | %s |', c.col,
+SELECT '| column | btree | scbf | scbf ÷ btree | target | met | BRIN bloom | BRIN bloom tuned |';
+SELECT '|---|---|---|---|---|---|---|---|';
+SELECT format('| %s | %s | %s | %s | ≤ %s× | %s | %s | %s |', c.col,
 	pg_temp.sz(bt.size_bytes), pg_temp.sz(sc.size_bytes),
 	round(sc.size_bytes::numeric / bt.size_bytes, 3), c.target,
 	CASE WHEN sc.size_bytes <= c.target * bt.size_bytes THEN 'yes' ELSE '**no**' END,
-	coalesce(round(f.size_bytes::numeric / bt.size_bytes, 3)::text, '–'),
 	pg_temp.sz(bb.size_bytes), pg_temp.sz(bbt.size_bytes))
 FROM (VALUES (1, 'customer_id', 1.0), (2, 'code', 0.5)) c(o, col, target)
 JOIN bench.build bt ON bt.tab = :'i2tab' AND bt.col = c.col AND bt.method = 'btree'
 JOIN bench.build sc ON sc.tab = :'i2tab' AND sc.col = c.col AND sc.method = :'i2m'
-LEFT JOIN bench.build f ON f.tab = :'i2tab' AND f.col = c.col AND f.method = 'scbf_fpr001'
 LEFT JOIN bench.build bb ON bb.tab = :'i2tab' AND bb.col = c.col AND bb.method = 'brin_bloom'
 LEFT JOIN bench.build bbt ON bbt.tab = :'i2tab' AND bbt.col = c.col AND bbt.method = 'brin_bloom_tuned'
 ORDER BY c.o;

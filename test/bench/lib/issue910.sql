@@ -1,11 +1,10 @@
 -- test/bench/lib/issue910.sql: the report's section on the targets of
 -- issues 9 ("Inserts at the cost of no index") and 10 ("Probes that stay
--- flat as the table grows"), for scbf's storage formats 2 and 1 (included
--- by report.sql).  Issue 10's growth to 100,000,000 rows is measured by
+-- flat as the table grows"), for scbf (included by report.sql).  Issue 10's growth to 100,000,000 rows is measured by
 -- `test/bench/run --scale` (scale.md).
 SELECT '## Issues 9 and 10: targets';
 SELECT '';
-SELECT $$Each figure of `scbf2` (storage format 2) and `scbf` (format 1) against its target, from this run's tables above.  Issue 9: INSERT ... SELECT and COPY at least 0.85× the rate with no index, pgbench (4 clients, single-row inserts) at least 0.8×, WAL bytes per row at most btree's on the same column.  Issue 10: index pages per equality probe at most 12, latency at most 1.5× btree at 10,000,000 rows (IN-10: 2×), index size at most 0.30× btree on customer_id and 0.35× on code.$$;
+SELECT $$Each figure of `scbf` against its target, from this run's tables above.  Issue 9: INSERT ... SELECT and COPY at least 0.85× the rate with no index, pgbench (4 clients, single-row inserts) at least 0.8×, WAL bytes per row at most btree's on the same column.  Issue 10: index pages per equality probe at most 12, latency at most 1.5× btree at 10,000,000 rows (IN-10: 2×), index size at most 0.30× btree on customer_id and 0.35× on code.$$;
 SELECT '';
 
 CREATE TEMP VIEW t910 AS
@@ -22,7 +21,7 @@ SELECT i.tab, i.method, 9 AS issue, i.col,
 	i.rps / b.rps AS val,
 	CASE WHEN i.test = 'pgbench' THEN 0.8 ELSE 0.85 END AS target, true AS at_least
 FROM ins i JOIN base b USING (tab, test)
-WHERE i.method IN ('scbf', 'scbf2') AND i.col IN ('customer_id', 'code', 'multi')
+WHERE i.method = 'scbf' AND i.col IN ('customer_id', 'code', 'multi')
 UNION ALL
 -- issue 9: WAL against btree's
 SELECT i.tab, i.method, 9, i.col,
@@ -31,13 +30,13 @@ SELECT i.tab, i.method, 9, i.col,
 		WHEN 'copy' THEN 'COPY WAL per row × btree' ELSE 'pgbench WAL per row × btree' END,
 	i.wal / nullif(bt.wal, 0), 1.0, false
 FROM ins i JOIN ins bt ON bt.tab = i.tab AND bt.col = i.col AND bt.test = i.test AND bt.method = 'btree'
-WHERE i.method IN ('scbf', 'scbf2') AND i.col IN ('customer_id', 'code', 'multi')
+WHERE i.method = 'scbf' AND i.col IN ('customer_id', 'code', 'multi')
 UNION ALL
 -- issue 10: index pages per equality probe
 SELECT s.tab, s.method, 10, s.col, CASE s.kind WHEN 'present' THEN 7 ELSE 8 END,
 	'index pages per ' || s.kind || ' probe', s.idx_pages, 12, false
 FROM bench.summary s
-WHERE s.method IN ('scbf', 'scbf2') AND s.col IN ('customer_id', 'code') AND s.kind IN ('present', 'absent')
+WHERE s.method = 'scbf' AND s.col IN ('customer_id', 'code') AND s.kind IN ('present', 'absent')
 UNION ALL
 -- issue 10: latency against btree, judged at 10,000,000 rows
 SELECT s.tab, s.method, 10, s.col, CASE s.kind WHEN 'present' THEN 9 WHEN 'absent' THEN 10 ELSE 11 END,
@@ -45,31 +44,27 @@ SELECT s.tab, s.method, 10, s.col, CASE s.kind WHEN 'present' THEN 9 WHEN 'absen
 	CASE s.kind WHEN 'in' THEN 2.0 ELSE 1.5 END, false
 FROM bench.summary s
 JOIN bench.summary b ON b.tab = s.tab AND b.col = s.col AND b.kind = s.kind AND b.method = 'btree'
-WHERE s.method IN ('scbf', 'scbf2') AND s.col IN ('customer_id', 'code')
+WHERE s.method = 'scbf' AND s.col IN ('customer_id', 'code')
 UNION ALL
 -- issue 10: size against btree
 SELECT x.tab, x.method, 10, x.col, 12, 'index size × btree', x.size_bytes::float8 / bt.size_bytes,
 	CASE x.col WHEN 'customer_id' THEN 0.30 ELSE 0.35 END, false
 FROM bench.build x JOIN bench.build bt ON bt.tab = x.tab AND bt.col = x.col AND bt.method = 'btree'
-WHERE x.method IN ('scbf', 'scbf2') AND x.col IN ('customer_id', 'code');
+WHERE x.method = 'scbf' AND x.col IN ('customer_id', 'code');
 
 SELECT string_agg(sec, E'\n' ORDER BY nrows) FROM (
 SELECT t.nrows, format(E'### %s rows\n\n', to_char(t.nrows, 'FM999,999,999'))
-	|| E'| issue | figure | column | target | scbf2 | met | scbf (format 1) | met |\n|---|---|---|---|---|---|---|---|\n'
-	|| string_agg(format('| %s | %s | %s | %s %s | %s | %s | %s | %s |',
+	|| E'| issue | figure | column | target | scbf | met |\n|---|---|---|---|---|---|\n'
+	|| string_agg(format('| %s | %s | %s | %s %s | %s | %s |',
 		k.issue, k.what, k.col, CASE WHEN k.at_least THEN '≥' ELSE '≤' END, k.target,
-		coalesce(round(f2.val::numeric, CASE WHEN f2.val >= 10 THEN 0 ELSE 2 END)::text, '–'),
-		CASE WHEN f2.val IS NULL THEN '–' WHEN (k.at_least AND f2.val >= k.target) OR (NOT k.at_least AND f2.val <= k.target)
-			THEN 'yes' ELSE '**no**' END,
-		coalesce(round(f1.val::numeric, CASE WHEN f1.val >= 10 THEN 0 ELSE 2 END)::text, '–'),
-		CASE WHEN f1.val IS NULL THEN '–' WHEN (k.at_least AND f1.val >= k.target) OR (NOT k.at_least AND f1.val <= k.target)
+		coalesce(round(f.val::numeric, CASE WHEN f.val >= 10 THEN 0 ELSE 2 END)::text, '–'),
+		CASE WHEN f.val IS NULL THEN '–' WHEN (k.at_least AND f.val >= k.target) OR (NOT k.at_least AND f.val <= k.target)
 			THEN 'yes' ELSE '**no**' END),
 		E'\n' ORDER BY k.issue, k.o, CASE k.col WHEN 'customer_id' THEN 1 WHEN 'code' THEN 2 ELSE 3 END)
 	|| CASE WHEN t.nrows <> 10000000 THEN E'\n\nLatency targets are judged at 10,000,000 rows; at this size they are indicative.\n' ELSE E'\n' END AS sec
 FROM bench.tables t
 JOIN (SELECT DISTINCT tab, issue, o, what, col, target, at_least FROM t910) k USING (tab)
-LEFT JOIN t910 f2 ON f2.tab = k.tab AND f2.o = k.o AND f2.col = k.col AND f2.method = 'scbf2'
-LEFT JOIN t910 f1 ON f1.tab = k.tab AND f1.o = k.o AND f1.col = k.col AND f1.method = 'scbf'
+LEFT JOIN t910 f ON f.tab = k.tab AND f.o = k.o AND f.col = k.col AND f.method = 'scbf'
 WHERE t.tab LIKE 'orders%'
 GROUP BY t.nrows) x;
 SELECT '';

@@ -12,10 +12,10 @@ CREATE FUNCTION pg_temp.coldesc(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $
 $$;
 CREATE FUNCTION pg_temp.morder(m text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
 	SELECT array_position(ARRAY['none', 'btree', 'hash', 'bloom', 'brin_minmax',
-		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf', 'scbf_fpr001', 'scbf_pps32', 'scbf2'], m)
+		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf'], m)
 $$;
 CREATE FUNCTION pg_temp.mname(m text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' WHEN 'scbf2' THEN 'scbf2 (format 2)' ELSE m END
+	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' ELSE m END
 $$;
 -- what the planner picked, in a few words
 CREATE FUNCTION pg_temp.pl(plan text, uses bool) RETURNS text LANGUAGE sql IMMUTABLE AS $$
@@ -184,20 +184,20 @@ LEFT JOIN bench.csummary nv ON nv.tab = c.tab AND nv.cycle = c.cycle AND nv.meth
 LEFT JOIN bench.csummary p ON p.tab = c.tab AND p.cycle = c.cycle AND p.method = c.method AND p.kind = 'present'
 ORDER BY pg_temp.morder(c.method), c.cycle;
 SELECT '';
-SELECT $$scbf's own figures (`scbf_index_info`); for format 2, filters are the filters in use, the longest chain the most filters of one segment, and it keeps no counters (saturated: –).$$;
+SELECT $$scbf's own figures (`scbf_index_info`): filters are the filters in use, the longest chain the most filters of one segment; scbf keeps no counters (saturated: –).$$;
 SELECT '';
 SELECT '| method | cycle | rows deleted and inserted | heap pages | heap grew by | VACUUM s | INSERT s | scbf filters | longest chain | saturated counters | scbf est. FPR |';
 SELECT '|---|---|---|---|---|---|---|---|---|---|---|';
 SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', method, cycle, deleted_rows, heap_pages,
 	heap_grew_pages, pg_temp.n(vacuum_s), pg_temp.n(insert_s), coalesce(filters::text, '–'),
 	coalesce(max_chain::text, '–'), coalesce(saturated::text, '–'), pg_temp.n(est_fpr))
-FROM bench.ccycle WHERE method IN ('scbf', 'scbf2') ORDER BY pg_temp.morder(method), cycle;
+FROM bench.ccycle WHERE method = 'scbf' ORDER BY pg_temp.morder(method), cycle;
 SELECT '';
 
 -- Issue 2
 \ir issue2.sql
 
--- Issues 9 and 10: format 2 (and format 1) against their targets
+-- Issues 9 and 10: scbf against their targets
 \ir issue910.sql
 
 -- Correctness and plots
