@@ -20,7 +20,6 @@ OBJS = \
 	src/scbffilter.o \
 	src/scbffold.o \
 	src/scbffoldhelper.o \
-	src/scbffuncs.o \
 	src/scbfinsert.o \
 	src/scbfinspect.o \
 	src/scbfledger.o \

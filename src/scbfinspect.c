@@ -5,8 +5,9 @@
  *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
  *
  * NOTES
- *	  scbffuncs.c opens the index and calls the functions here; the SQL
- *	  signatures were designed for storage format 1 (removed), and each
+ *	  Each SQL entry opens the index and its table (ScbfOpenIndex) and
+ *	  fills its result here; the SQL signatures were designed for storage
+ *	  format 1 (removed), and each
  *	  column gets the format-2 meaning that fits (README.md, "Reference",
  *	  says which):
  *
@@ -43,15 +44,25 @@
 
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_coerce.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
 #include "scbf.h"
+
+PG_FUNCTION_INFO_V1(scbf_index_info);
+PG_FUNCTION_INFO_V1(scbf_segments);
+PG_FUNCTION_INFO_V1(scbf_filters);
+PG_FUNCTION_INFO_V1(scbf_pages);
+PG_FUNCTION_INFO_V1(scbf_probe);
+PG_FUNCTION_INFO_V1(scbf_probe_text);
 
 /* Attempts of a walk that pages keep moving under (standby) */
 #define SCBF_DIAG_RETRIES		20
@@ -594,14 +605,14 @@ PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
  */
 
 /*
- * ScbfIndexInfo
- *		scbf_index_info's row for a format-2 index: the layout, the filters
- *		and their chains, the pages by kind (a census of every block, as
- *		scbf_pages classifies them), the entries of the ledgers and of the
- *		pending area.
+ * IndexInfoRow
+ *		scbf_index_info's row: the layout, the filters and their chains,
+ *		the pages by kind (a census of every block, as scbf_pages
+ *		classifies them), the entries of the ledgers and of the pending
+ *		area.
  */
-Datum
-ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
+static Datum
+IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ScbfState *state = ScbfGetState(index);
 	TupleDesc	tupdesc;
@@ -737,20 +748,40 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 											 values, nulls));
 }
 
+/*
+ * scbf_index_info(index regclass): one row describing the whole index: the
+ * layout in force, the segments and their chains, the entries, and the
+ * pages by kind (a walk over every page, as pgstatindex does).
+ */
+Datum
+scbf_index_info(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	Datum		result;
+
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	result = IndexInfoRow(fcinfo, index, heap);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	PG_RETURN_DATUM(result);
+}
+
 /* ----------------------------------------------------------------
  *	scbf_segments and scbf_filters
  * ----------------------------------------------------------------
  */
 
 /*
- * ScbfSegments
- *		scbf_segments' rows for a format-2 index: one per segment of the
+ * SegmentRows
+ *		scbf_segments' rows: one per segment of the
  *		table (and any segment past its end that still has filters), those
  *		without a filter flagged "empty" (a probe reads nothing of them but
  *		their pending entries).
  */
-void
-ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
+static void
+SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -811,13 +842,13 @@ ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 }
 
 /*
- * ScbfFilters
- *		scbf_filters' rows for a format-2 index: one per filter in use, of
+ * FilterRows
+ *		scbf_filters' rows: one per filter in use, of
  *		segment segno (all segments if segno < 0), by segment and chain
  *		position.
  */
-void
-ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
+static void
+FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -856,19 +887,60 @@ ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 	}
 }
 
+/*
+ * scbf_segments(index regclass): one row per segment of the table, those
+ * without a filter included (flagged "empty").
+ */
+Datum
+scbf_segments(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	SegmentRows(fcinfo, index, heap);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * scbf_filters(index regclass, segno int DEFAULT NULL): one row per filter
+ * of segment segno's chain, in chain order, or of every segment.
+ */
+Datum
+scbf_filters(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	if (PG_ARGISNULL(1))
+		FilterRows(fcinfo, index, -1);
+	else if (PG_GETARG_INT32(1) >= 0)
+		FilterRows(fcinfo, index, PG_GETARG_INT32(1));
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
 /* ----------------------------------------------------------------
  *	scbf_pages
  * ----------------------------------------------------------------
  */
 
 /*
- * ScbfPages
- *		scbf_pages' rows for a format-2 index: one per block, its kind as
+ * PageRows
+ *		scbf_pages' rows: one per block, its kind as
  *		PageKindOf says and what the structure that names it says of
  *		it (see README.md for each kind's columns).
  */
-void
-ScbfPages(FunctionCallInfo fcinfo, Relation index)
+static void
+PageRows(FunctionCallInfo fcinfo, Relation index)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -942,6 +1014,26 @@ ScbfPages(FunctionCallInfo fcinfo, Relation index)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
+}
+
+/*
+ * scbf_pages(index regclass): one row per page of the index, its kind,
+ * owner, entries and link (README.md, "Reference").  Like pageinspect, it
+ * reads each page on its own.
+ */
+Datum
+scbf_pages(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	PageRows(fcinfo, index);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
 }
 
 /* ----------------------------------------------------------------
@@ -1198,4 +1290,171 @@ ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
+}
+
+/*
+ * Fill *key with the scan key of "column col = value" for a value of type
+ * subtype (the opclass's input type, or another type of the opfamily), as
+ * the planner builds it: the opfamily's equality operator for the two
+ * types and the column's collation.  With isnull, "column col IS NULL".
+ */
+static void
+ProbeKey(Relation index, int col, Oid subtype, Datum value, bool isnull,
+			 ScanKey key)
+{
+	FmgrInfo	finfo;
+	Oid			oper;
+
+	if (isnull)
+	{
+		ScanKeyEntryInitialize(key, SK_ISNULL | SK_SEARCHNULL, col + 1,
+							   InvalidStrategy, InvalidOid, InvalidOid,
+							   InvalidOid, (Datum) 0);
+		return;
+	}
+
+	/*
+	 * The scan hashes the value and never calls the operator: a family
+	 * that has a hash function for the type but no "=" still gets a key.
+	 */
+	memset(&finfo, 0, sizeof(finfo));
+	finfo.fn_oid = InvalidOid;
+	oper = get_opfamily_member(index->rd_opfamily[col],
+							   index->rd_opcintype[col], subtype,
+							   SCBF_EQUAL_STRATEGY);
+	if (OidIsValid(oper))
+		fmgr_info(get_opcode(oper), &finfo);
+	ScanKeyEntryInitializeWithInfo(key, 0, col + 1, SCBF_EQUAL_STRATEGY,
+								   subtype, index->rd_indcollation[col],
+								   &finfo, value);
+}
+
+/*
+ * Check the column number argument (1-based; NULL means 1) and return it
+ * 0-based.
+ */
+static int
+ProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
+{
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			col = PG_ARGISNULL(argno) ? 1 : PG_GETARG_INT32(argno);
+
+	if (col < 1 || col > ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("column %d does not exist in index \"%s\"", col,
+						RelationGetRelationName(index)),
+				 errhint("Index \"%s\" has %d column(s), numbered from 1.",
+						 RelationGetRelationName(index), ncols)));
+	return col - 1;
+}
+
+/*
+ * scbf_probe(index regclass, value anyelement, col int DEFAULT 1): which
+ * segments and filters may hold the value, and how many ledger entries
+ * match it.  The value is a key of its own type, as in a query: the scan
+ * hashes it with the opclass's own hash function if its type is the
+ * opclass's input type (or binary-coercible to it, or a domain over it),
+ * else with the opfamily's hash function for its type, which must exist,
+ * and the column's collation must be deterministic (see ScbfKeyToCond in
+ * scbfscan.c).  NULL probes IS NULL.
+ */
+Datum
+scbf_probe(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int			col;
+	ScanKeyData key;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	col = ProbeColumn(fcinfo, index, 2);
+
+	if (PG_ARGISNULL(1))
+		ProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
+	else
+	{
+		Oid			valtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
+		Oid			basetype;
+		Oid			opcintype = index->rd_opcintype[col];
+		Oid			collation = index->rd_indcollation[col];
+		Oid			procid = InvalidOid;
+		Oid			subtype = InvalidOid;
+
+		if (!OidIsValid(valtype))
+			elog(ERROR, "could not determine the type of the value to probe");
+		basetype = getBaseType(valtype);
+
+		/* the hash function the scan will use, as ScbfScanHashProc finds it */
+		if (basetype == opcintype || IsBinaryCoercible(basetype, opcintype))
+		{
+			procid = index_getprocid(index, col + 1, SCBF_HASH_PROC);
+			subtype = opcintype;
+		}
+		else if (!OidIsValid(collation) ||
+				 get_collation_isdeterministic(collation))
+		{
+			procid = get_opfamily_proc(index->rd_opfamily[col], basetype,
+									   basetype, SCBF_HASH_PROC);
+			subtype = basetype;
+		}
+		if (!OidIsValid(procid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot probe column %d of index \"%s\" (type %s) with a value of type %s",
+							col + 1, RelationGetRelationName(index),
+							format_type_be(opcintype),
+							format_type_be(valtype)),
+					 errhint("Pass the value as text to have it converted to the column's type.")));
+		ProbeKey(index, col, subtype, PG_GETARG_DATUM(1), false, &key);
+	}
+
+	ScbfInspectProbe(fcinfo, index, &key);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * scbf_probe(index regclass, value text, col int DEFAULT 1): as above, the
+ * text being converted to the column's type with that type's input
+ * function, then probed as a key of the opclass's input type, which the
+ * scan hashes as an insert hashes it.
+ */
+Datum
+scbf_probe_text(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int			col;
+	ScanKeyData key;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	col = ProbeColumn(fcinfo, index, 2);
+
+	if (PG_ARGISNULL(1))
+		ProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
+	else
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), col);
+		Oid			typinput;
+		Oid			typioparam;
+		Datum		value;
+
+		getTypeInputInfo(att->atttypid, &typinput, &typioparam);
+		value = OidInputFunctionCall(typinput,
+									 text_to_cstring(PG_GETARG_TEXT_PP(1)),
+									 typioparam, att->atttypmod);
+		ProbeKey(index, col, index->rd_opcintype[col], value, false,
+					 &key);
+	}
+
+	ScbfInspectProbe(fcinfo, index, &key);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
 }
