@@ -1,24 +1,26 @@
 /*-------------------------------------------------------------------------
  *
  * scbfinspect.c
- *	  The diagnostic functions (scbf_index_info, scbf_segments,
- *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
+ *	  The diagnostic functions and their SQL entries: scbf_index_info,
+ *	  scbf_segments, scbf_filters, scbf_pages and scbf_probe.
  *
  * NOTES
- *	  Each SQL entry opens the index and its table (ScbfOpenIndex) and
- *	  fills its result here; the SQL signatures were designed for storage
- *	  format 1 (removed), and each
- *	  column gets the format-2 meaning that fits (README.md, "Reference",
- *	  says which):
+ *	  Each SQL entry opens the index and its table (ScbfOpenIndex, which
+ *	  checks the caller's privileges), writes this backend's batch of the
+ *	  index so the caller sees its own inserts, and fills its result here
+ *	  (README.md, "Reference", says what each column means):
  *
  *	  - a segment's chain is its filters in chain position order; a filter
- *		is known by its number (its column of the row band), shown where
- *		format 1 shows a filter's serial;
- *	  - a filter has no blocks of its own: its bits are one column of the
- *		band, so "filter blocks" are 0; its ledger pages are the roots of
- *		its columns and the leaves of their visible runs;
- *	  - bits, no counters: slice_counters is m, counter_bits 1, and the
- *		saturated and stale counters are NULL.
+ *		is known by its number, its column of the row band;
+ *	  - a filter has no pages of its own: its bits are one column of the
+ *		band; its ledger pages are the roots of its columns and the leaves
+ *		of their visible runs;
+ *	  - the ledgers are the filters' counting filters: the count at a
+ *		position of a slice is the number of visible ledger entries whose
+ *		hash maps there, exact and never saturating.  The diagnostics read
+ *		every visible run to show them (StatFilter): the largest count,
+ *		the positions a 4-bit counter, as the paper keeps them, could not
+ *		hold, and the set bits no entry counts at (stale).
  *
  *	  Everything is read as of one metapage copy, through the page-kind
  *	  modules' functions (scbf.h): this file does not include scbf_page.h.
@@ -70,6 +72,12 @@ PG_FUNCTION_INFO_V1(scbf_probe_text);
 /* Attempts before a walk on a primary takes the fold lock in share mode */
 #define SCBF_DIAG_UNLOCKED		3
 
+/*
+ * The largest count a 4-bit counter holds, as the paper's counting filter
+ * keeps them: a position whose count exceeds it would have saturated.
+ */
+#define SCBF_COUNTER4_MAX		15
+
 /* What the diagnostics know of one filter in use */
 typedef struct ScbfFilterStat
 {
@@ -84,7 +92,13 @@ typedef struct ScbfFilterStat
 	double		fpr;			/* product over slices */
 	uint64		entries;		/* visible ledger entries of column 1 */
 	uint64		nulls[INDEX_MAX_KEYS];	/* per column */
+	uint64		roots[INDEX_MAX_KEYS];	/* per column, 0 for none */
+	bool		hasroot[INDEX_MAX_KEYS];
 	uint32		ledger_pages;	/* roots + leaves of visible runs */
+	uint64		max_count;		/* largest count at any position */
+	uint64		nonzero;		/* positions whose count is not 0 */
+	uint64		saturated;		/* positions whose count exceeds 15 */
+	uint64		stale;			/* set bits whose count is 0 */
 } ScbfFilterStat;
 
 /* What the walk over the filter table gathers */
@@ -95,26 +109,39 @@ typedef struct ScbfDiagCensus
 	uint32		nfilters;		/* in use */
 	ScbfFilterStat *filters;	/* by segment, then chain position */
 	uint64		pending;		/* entries past the cuts */
+	uint32	   *counts;			/* k * m, one filter's at a time */
+	uint8	   *bandpage;		/* one page of band rows */
 } ScbfDiagCensus;
 
 /* Counts of a ledger scan */
 typedef struct ScbfCountArg
 {
+	ScbfState  *state;
+	int			col;
+	uint32	   *counts;			/* row (slice * m + position) -> count */
 	uint64		items;
 	uint64		nulls;
 } ScbfCountArg;
 
 /*
- * ScbfLedgerScan callback: count items, and those of the NULL hash.
+ * ScbfLedgerScan callback: count items, and those of the NULL hash, and
+ * add each item to the count of every row (slice and position) its hash
+ * maps to.
  */
 static void
 CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfCountArg *ca = (ScbfCountArg *) arg;
+	uint32		pos[SCBF_ROWS_MAX_K];
+	uint32		m = ca->state->geom.m;
+	uint32		s;
 
 	ca->items += nitems;
 	if (hash == SCBF_NULL_HASH)
 		ca->nulls += nitems;
+	ScbfKeyPositions(ca->state, ca->col, hash, pos);
+	for (s = 0; s < ca->state->geom.k; s++)
+		ca->counts[(Size) s * m + pos[s]] += nitems;
 }
 
 /*
@@ -143,13 +170,72 @@ CmpFilterStat(const void *a, const void *b)
 }
 
 /*
- * One filter's statistics: its table entry's, then its ledgers'.  False if
- * a leaf was recycled under a standby's walk.
+ * CountStats
+ *		A filter's counts, c->counts[0 .. k * m), summed up into fs: the
+ *		largest, the positions whose count is not zero, and those whose
+ *		count a 4-bit counter could not hold.  Then its stale bits: the
+ *		positions whose bit is set in the band while no visible entry
+ *		counts there (a crashed fold leaves such bits; a fold under way may
+ *		show its new bits so for a moment).  Reads every page of the band
+ *		once.  False if a band page moved under a standby's walk.
+ */
+static bool
+CountStats(Relation index, ScbfState *state, ScbfDiagCensus *c,
+		   BlockNumber nblocks, ScbfFilterStat *fs)
+{
+	const ScbfBand *band = &c->mi.band;
+	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	uint64		row;
+	uint32		p;
+
+	for (row = 0; row < nrows; row++)
+	{
+		uint32		n = c->counts[row];
+
+		fs->max_count = Max(fs->max_count, n);
+		if (n > 0)
+			fs->nonzero++;
+		if (n > SCBF_COUNTER4_MAX)
+			fs->saturated++;
+	}
+
+	/* a filter past the band's width has all its bits in the delta */
+	if (band->pages == 0 || fs->filterno >= band->width)
+		return true;
+	for (p = 0; p < band->pages; p++)
+	{
+		uint64		first = (uint64) p * band->rows_per_page;
+		uint32		r;
+
+		CHECK_FOR_INTERRUPTS();
+		if (first >= nrows)
+			break;
+		if (!ScbfBandReadPage(index, band, p, c->bandpage, nblocks))
+			return false;
+		for (r = 0; r < band->rows_per_page && first + r < nrows; r++)
+			if (c->counts[first + r] == 0 &&
+				scbf_rows_test(c->bandpage, r, band->width, fs->filterno))
+				fs->stale++;
+	}
+	return true;
+}
+
+/*
+ * StatFilter
+ *		One filter's statistics: its table entry's, then its ledgers'.
+ *
+ * The counts of the filter's counting filter are read from its ledgers:
+ * the count at a position of a slice is the number of visible ledger
+ * entries, of every column, whose hash maps there, exact and never
+ * saturating (the columns share the filter's bits).  That costs a full
+ * read of the filter's visible runs and of the band, which is fine for a
+ * diagnostic.  Returns false if a page was recycled under a standby's
+ * walk.
  */
 static bool
 StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
-				ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
-				ScbfFilterStat *fs)
+		   ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
+		   ScbfFilterStat *fs)
 {
 	uint32		nset[SCBF_ROWS_MAX_K];
 	uint32		i;
@@ -170,6 +256,8 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	}
 	fs->fpr = ScbfFilterFpr(f, state->geom.k, state->geom.m);
 
+	memset(c->counts, 0,
+		   sizeof(uint32) * (Size) state->geom.k * state->geom.m);
 	for (col = 0; col < state->ncols; col++)
 	{
 		BlockNumber root = ScbfFilterRoot(f, col);
@@ -179,6 +267,8 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 
 		if (root == InvalidBlockNumber)
 			continue;
+		fs->roots[col] = root;
+		fs->hasroot[col] = true;
 		ScbfReadRootInfo(index, root, &ri, nblocks);
 		fs->ledger_pages++;
 		for (r = 0; r < ri.nruns; r++)
@@ -187,14 +277,17 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 				fs->ledger_pages += ri.runs[r].nleaves -
 					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
+		ca.state = state;
+		ca.col = col;
+		ca.counts = c->counts;
 		if (!ScbfLedgerScan(index, root, col, c->mi.fold_serial,
-							 CountPosting, &ca, nblocks))
+							CountPosting, &ca, nblocks))
 			return false;
 		if (col == 0)
 			fs->entries = ca.items;
 		fs->nulls[col] = ca.nulls;
 	}
-	return true;
+	return CountStats(index, state, c, nblocks, fs);
 }
 
 /*
@@ -213,6 +306,14 @@ TryCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	ScbfMetaInfo(c->meta, &c->mi);
 	table = ScbfReadTable(index, state, c->meta, nblocks);
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
+	if (ledgers)
+	{
+		Size		nrows = (Size) state->geom.k * state->geom.m;
+
+		c->counts = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(uint32) * nrows);
+		c->bandpage = palloc(BLCKSZ);
+	}
 	c->nfilters = 0;
 	c->pending = 0;
 	for (fno = 0; fno < c->mi.nfilters; fno++)
@@ -609,7 +710,8 @@ PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
  *		scbf_index_info's row: the layout, the filters and their chains,
  *		the pages by kind (a census of every block, as scbf_pages
  *		classifies them), the entries of the ledgers and of the pending
- *		area.
+ *		area, and the filters' counts summed up: the largest, the
+ *		positions a 4-bit counter could not hold, the stale bits.
  */
 static Datum
 IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
@@ -618,12 +720,15 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	TupleDesc	tupdesc;
 	ScbfDiagCensus c;
 	ScbfPageRef *refs;
-	Datum		values[28];
-	bool		nulls[28];
+	Datum		values[30];
+	bool		nulls[30];
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	uint64		pages[SCBF_KIND_FREE + 2];
 	uint64		entries = 0;
+	uint64		max_count = 0;
+	uint64		saturated = 0;
+	uint64		stale = 0;
 	uint32		nsegments = 0;
 	uint32		max_chain = 0;
 	uint32	   *hist;
@@ -656,6 +761,9 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 			entries += c.filters[g].entries;
 			sum_fill += c.filters[g].fill;
 			worst_fill = Max(worst_fill, c.filters[g].fill);
+			max_count = Max(max_count, c.filters[g].max_count);
+			saturated += c.filters[g].saturated;
+			stale += c.filters[g].stale;
 			g++;
 		}
 		fpr = ChainFpr(&c.filters[f], g - f);
@@ -701,7 +809,7 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Float8GetDatum(state->target_fpr);
 	values[i++] = Int32GetDatum(state->geom.k);
 	values[i++] = Int32GetDatum(state->geom.m);
-	values[i++] = Int32GetDatum(1);
+	values[i++] = Int64GetDatum(max_count);
 	values[i++] = Int32GetDatum(state->capacity);
 	values[i++] = Int32GetDatum(state->ncols);
 	values[i++] = Int32GetDatum(nsegments);
@@ -717,8 +825,10 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_DELTA]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_PENDING]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_FREE] + pages[SCBF_KIND_NEW]);
 	values[i++] = Int64GetDatum(entries);
 	values[i++] = Int64GetDatum(c.pending);
@@ -735,8 +845,8 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	nulls[i++] = true;			/* saturated counters: no counters */
-	nulls[i++] = true;			/* stale counters: no counters */
+	values[i++] = Int64GetDatum(saturated);
+	values[i++] = Int64GetDatum(stale);
 	if (entries + c.pending > 0)
 		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ /
 									 (entries + c.pending));
@@ -749,9 +859,16 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 }
 
 /*
- * scbf_index_info(index regclass): one row describing the whole index: the
- * layout in force, the segments and their chains, the entries, and the
- * pages by kind (a walk over every page, as pgstatindex does).
+ * scbf_index_info(index regclass)
+ *		One row describing the whole index: the layout in force, the
+ *		segments and their chains, the entries, the pages by kind (a walk
+ *		over every page, as pgstatindex does) and the counts the ledgers
+ *		imply (a full read of the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the row.
  */
 Datum
 scbf_index_info(PG_FUNCTION_ARGS)
@@ -775,10 +892,11 @@ scbf_index_info(PG_FUNCTION_ARGS)
 
 /*
  * SegmentRows
- *		scbf_segments' rows: one per segment of the
- *		table (and any segment past its end that still has filters), those
- *		without a filter flagged "empty" (a probe reads nothing of them but
- *		their pending entries).
+ *		scbf_segments' rows: one per segment of the table (and any segment
+ *		past its end that still has filters), those without a filter
+ *		flagged "empty" (a probe reads nothing of them but their pending
+ *		entries); a segment's largest count is its filters' largest, its
+ *		saturated positions the sum of theirs.
  */
 static void
 SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
@@ -798,6 +916,8 @@ SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		BlockNumber first = (BlockNumber) segno * state->pages_per_segment;
 		uint64		nulls_per_col[INDEX_MAX_KEYS];
 		uint64		entries = 0;
+		uint64		max_count = 0;
+		uint64		saturated = 0;
 		uint32		ledger_pages = 0;
 		double		fill = 0;
 		uint32		g = f;
@@ -815,6 +935,8 @@ SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 			entries += c.filters[g].entries;
 			ledger_pages += c.filters[g].ledger_pages;
 			fill += c.filters[g].fill;
+			max_count = Max(max_count, c.filters[g].max_count);
+			saturated += c.filters[g].saturated;
 			for (col = 0; col < state->ncols; col++)
 				nulls_per_col[col] += c.filters[g].nulls[col];
 			g++;
@@ -827,13 +949,13 @@ SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		values[i++] = Int64GetDatum(first);
 		values[i++] = Int64GetDatum((int64) first + state->pages_per_segment - 1);
 		values[i++] = Int32GetDatum(g - f);
-		values[i++] = Int32GetDatum(0);
 		values[i++] = Int32GetDatum(ledger_pages);
 		values[i++] = Int64GetDatum(entries);
 		values[i++] = ScbfInt8Array(nulls_per_col, state->ncols);
 		values[i++] = Float8GetDatum(ChainFpr(&c.filters[f], g - f));
 		values[i++] = Float8GetDatum(g > f ? fill / (g - f) : 0);
-		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Int64GetDatum(max_count);
+		values[i++] = Int64GetDatum(saturated);
 		values[i++] = ScbfTextArray(flags, nflags);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
@@ -843,9 +965,8 @@ SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 
 /*
  * FilterRows
- *		scbf_filters' rows: one per filter in use, of
- *		segment segno (all segments if segno < 0), by segment and chain
- *		position.
+ *		scbf_filters' rows: one per filter in use, of segment segno (all
+ *		segments if segno < 0), by segment and chain position.
  */
 static void
 FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
@@ -859,8 +980,13 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 	for (f = 0; f < c.nfilters; f++)
 	{
 		ScbfFilterStat *fs = &c.filters[f];
-		Datum		values[15];
-		bool		nulls[15];
+		Datum		values[17];
+		bool		nulls[17];
+		Datum		roots[INDEX_MAX_KEYS];
+		bool		rootnulls[INDEX_MAX_KEYS];
+		int			dims[1];
+		int			lbs[1];
+		int			col;
 		int			i = 0;
 
 		if (segno >= 0 && fs->segno != (uint64) segno)
@@ -871,8 +997,17 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = Int64GetDatum(fs->filterno);
 		values[i++] = CStringGetTextDatum(fs->state ? fs->state : "unknown");
 		values[i++] = PointerGetDatum(construct_empty_array(TEXTOID));
-		nulls[i++] = true;		/* head block: no filter pages */
-		values[i++] = Int32GetDatum(0);
+		for (col = 0; col < state->ncols; col++)
+		{
+			roots[col] = Int64GetDatum((int64) fs->roots[col]);
+			rootnulls[col] = !fs->hasroot[col];
+		}
+		dims[0] = state->ncols;
+		lbs[0] = 1;
+		values[i++] = PointerGetDatum(construct_md_array(roots, rootnulls, 1,
+														 dims, lbs, INT8OID, 8,
+														 FLOAT8PASSBYVAL,
+														 TYPALIGN_DOUBLE));
 		values[i++] = Int32GetDatum(fs->ledger_pages);
 		values[i++] = Int64GetDatum(fs->entries);
 		values[i++] = ScbfInt8Array(fs->nulls, state->ncols);
@@ -880,7 +1015,10 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = ScbfFloat8Array(fs->slice_fill,
 									   Min(state->geom.k, SCBF_ROWS_MAX_K));
 		values[i++] = Float8GetDatum(fs->fpr);
-		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Int64GetDatum(fs->max_count);
+		values[i++] = Int64GetDatum(fs->nonzero);
+		values[i++] = Int64GetDatum(fs->saturated);
+		values[i++] = Int64GetDatum(fs->stale);
 		values[i++] = Float8GetDatum(fs->nkeys);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
@@ -888,8 +1026,15 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 }
 
 /*
- * scbf_segments(index regclass): one row per segment of the table, those
- * without a filter included (flagged "empty").
+ * scbf_segments(index regclass)
+ *		One row per segment of the table, those without a filter included
+ *		(flagged "empty"), with the counts its filters' ledgers imply (a
+ *		full read of the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
  */
 Datum
 scbf_segments(PG_FUNCTION_ARGS)
@@ -907,8 +1052,15 @@ scbf_segments(PG_FUNCTION_ARGS)
 }
 
 /*
- * scbf_filters(index regclass, segno int DEFAULT NULL): one row per filter
- * of segment segno's chain, in chain order, or of every segment.
+ * scbf_filters(index regclass, segno int DEFAULT NULL)
+ *		One row per filter of segment segno's chain, in chain order, or of
+ *		every segment, with the counts its ledgers imply (a full read of
+ *		the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
  */
 Datum
 scbf_filters(PG_FUNCTION_ARGS)
@@ -1017,9 +1169,15 @@ PageRows(FunctionCallInfo fcinfo, Relation index)
 }
 
 /*
- * scbf_pages(index regclass): one row per page of the index, its kind,
- * owner, entries and link (README.md, "Reference").  Like pageinspect, it
- * reads each page on its own.
+ * scbf_pages(index regclass)
+ *		One row per page of the index: its kind, owner, entries and link
+ *		(README.md, "Reference").  Like pageinspect, it reads each page on
+ *		its own.
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
  */
 Datum
 scbf_pages(PG_FUNCTION_ARGS)
