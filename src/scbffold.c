@@ -781,10 +781,14 @@ ScbfFoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 }
 
 /*
- * scbf_clean_pending(index regclass): fold the pending area of the index
- * into its filters now, as VACUUM does, and return the entries folded.
- * Waits for a fold another backend runs.  Like gin_clean_pending_list(),
- * for the table's owner.
+ * scbf_clean_pending(index regclass)
+ *		Fold the pending area of the index into its filters now, as VACUUM
+ *		does; like gin_clean_pending_list(), for the table's owner.
+ *
+ * Writes this backend's batch of the index first, so the fold takes the
+ * caller's own inserts too.  Takes RowExclusiveLock on the table and the
+ * index (ScbfOpenIndex), then the fold lock, waiting for a fold another
+ * backend runs.  Not during recovery.  Returns the entries folded.
  */
 Datum
 scbf_clean_pending(PG_FUNCTION_ARGS)

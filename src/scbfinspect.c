@@ -175,9 +175,10 @@ CmpFilterStat(const void *a, const void *b)
  *		largest, the positions whose count is not zero, and those whose
  *		count a 4-bit counter could not hold.  Then its stale bits: the
  *		positions whose bit is set in the band while no visible entry
- *		counts there (a crashed fold leaves such bits; a fold under way may
- *		show its new bits so for a moment).  Reads every page of the band
- *		once.  False if a band page moved under a standby's walk.
+ *		counts there.  A crashed fold leaves such bits; a fold under way
+ *		shows its new bits so until it commits, and a VACUUM the bits it
+ *		has yet to clear after its commit.  Reads every page of the band
+ *		once.  Returns false if a band page moved under a standby's walk.
  */
 static bool
 CountStats(Relation index, ScbfState *state, ScbfDiagCensus *c,

@@ -1286,8 +1286,13 @@ VerifyIndex(Relation index, Relation heap, bool heapallindexed)
 }
 
 /*
- * scbf_verify(index regclass, heapallindexed boolean DEFAULT false): check
- * the index (VerifyIndex).  Returns nothing; raises
+ * scbf_verify(index regclass, heapallindexed boolean DEFAULT false)
+ *		Check the index (VerifyIndex), and with heapallindexed that every
+ *		row of its table has its entry, as amcheck's bt_index_check does.
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex, which
+ * requires that the caller may SELECT from the table); on a primary the
+ * check holds the fold lock in share mode.  Returns nothing; raises
  * ERRCODE_INDEX_CORRUPTED on the first corruption found, NOTICEs for what
  * is harmless.
  */
