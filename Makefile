@@ -20,7 +20,6 @@ OBJS = \
 	src/scbffilter.o \
 	src/scbffold.o \
 	src/scbffoldhelper.o \
-	src/scbffuncs.o \
 	src/scbfinsert.o \
 	src/scbfinspect.o \
 	src/scbfledger.o \
@@ -45,7 +44,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
 	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
-	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_delta \
+	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_readme scbf_delta \
 	scbf_fold_helpers scbf_security
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.

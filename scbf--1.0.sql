@@ -215,11 +215,12 @@ DEFAULT FOR TYPE pg_catalog.pg_lsn USING scbf AS
 -- What the index holds (one row)
 CREATE FUNCTION scbf_index_info(index regclass,
 	OUT pages_per_segment int, OUT false_positive_rate float8, OUT k int,
-	OUT slice_counters int, OUT counter_bits int, OUT block_capacity int,
+	OUT slice_counters int, OUT max_count bigint, OUT filter_capacity int,
 	OUT columns int, OUT segments int, OUT empty_segments int,
 	OUT filters int, OUT max_chain int, OUT chain_lengths int[],
-	OUT pages_total bigint, OUT pages_meta bigint, OUT pages_directory bigint,
-	OUT pages_filter bigint, OUT pages_ledger bigint, OUT pages_free bigint,
+	OUT pages_total bigint, OUT pages_meta bigint, OUT pages_table bigint,
+	OUT pages_rows bigint, OUT pages_delta bigint, OUT pages_ledger bigint,
+	OUT pages_pending bigint, OUT pages_free bigint,
 	OUT entries_live bigint, OUT entries_pending bigint,
 	OUT mean_fill float8, OUT worst_fill float8, OUT est_fpr float8,
 	OUT worst_segment int, OUT worst_segment_fpr float8,
@@ -232,9 +233,9 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 -- One row per segment
 CREATE FUNCTION scbf_segments(index regclass,
 	OUT segno int, OUT first_block bigint, OUT last_block bigint,
-	OUT chain_length int, OUT filter_blocks int, OUT ledger_pages int,
+	OUT chain_length int, OUT ledger_pages int,
 	OUT entries bigint, OUT nulls bigint[], OUT fpr float8, OUT fill float8,
-	OUT saturated bigint, OUT flags text[])
+	OUT max_count bigint, OUT saturated bigint, OUT flags text[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'scbf_segments'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
@@ -242,10 +243,11 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 -- One row per filter (of one segment, or all)
 CREATE FUNCTION scbf_filters(index regclass, segno int DEFAULT NULL,
 	OUT segno int, OUT filter int, OUT serial bigint, OUT state text,
-	OUT flags text[], OUT head_block bigint, OUT blocks int,
+	OUT flags text[], OUT roots bigint[],
 	OUT ledger_pages int, OUT entries bigint, OUT nulls bigint[],
 	OUT fill float8, OUT slice_fill float8[], OUT fpr float8,
-	OUT saturated bigint, OUT est_keys float8)
+	OUT max_count bigint, OUT nonzero bigint, OUT saturated bigint,
+	OUT stale bigint, OUT est_keys float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'scbf_filters'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;

@@ -3,10 +3,8 @@
 -- text or of another type of the column's family, a column number, a
 -- domain), checked against the table's rows and against a scan; segments
 -- the build found empty; then errors on things that are not scbf indexes.
--- What each function reports of a format-2 index, checked against the
--- table and between the functions: scbf_storage_diag.  (This test checked
--- format 1's directory, counters, filter blocks, ledger pages and
--- scbf_rebuild until format 1 was removed.)
+-- What each function reports of an index, checked against the table and
+-- between the functions: scbf_storage_diag.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;

@@ -1,8 +1,8 @@
 --
--- scbf_storage_diag: the diagnostic functions and the verifier on indexes
--- of storage format 2 (src/README, "Storage v2"): what each column means
--- there (README.md, "Reference"), checked by relations between the
--- functions and with the table rather than by layout-dependent numbers;
+-- scbf_storage_diag: the diagnostic functions and the verifier: what each
+-- column means (README.md, "Reference"), checked by relations between the
+-- functions and with the table rather than by layout-dependent numbers,
+-- the counts the ledgers imply among them;
 -- scbf_probe and scbf_may_contain against the truth of the table for
 -- present, absent, NULL and pending values; scbf_verify(index, true) clean
 -- after the build, inserts, folds, DELETE + VACUUM, and on an empty index.
@@ -36,17 +36,20 @@ LANGUAGE sql AS $$
 	t AS (SELECT count(*) AS n, count(*) FILTER (WHERE cust IS NULL) AS nulls,
 			ceil(pg_relation_size('d2') / 8192.0 / (SELECT pages_per_segment FROM i)) AS segs
 		  FROM d2)
-	SELECT 'format 2 meanings', counter_bits = 1 AND slice_counters > 0
-		AND saturated_counters IS NULL AND stale_counters IS NULL
-		AND block_capacity > 0 FROM i
+	SELECT 'counters sum their filters', slice_counters > 0 AND filter_capacity > 0
+		AND max_count = (SELECT coalesce(max(max_count), 0) FROM f)
+		AND saturated_counters = (SELECT coalesce(sum(saturated), 0) FROM f)
+		AND stale_counters = (SELECT coalesce(sum(stale), 0) FROM f) FROM i
 	UNION ALL
 	SELECT 'entries = rows', entries_live + entries_pending = (SELECT n FROM t) FROM i
 	UNION ALL
 	SELECT 'pages by kind', pages_total = (SELECT count(*) FROM p)
 		AND pages_meta = (SELECT count(*) FROM p WHERE kind = 'meta')
-		AND pages_directory = (SELECT count(*) FROM p WHERE kind = 'table')
-		AND pages_filter = (SELECT count(*) FROM p WHERE kind = 'rows')
+		AND pages_table = (SELECT count(*) FROM p WHERE kind = 'table')
+		AND pages_rows = (SELECT count(*) FROM p WHERE kind = 'rows')
+		AND pages_delta = (SELECT count(*) FROM p WHERE kind = 'delta')
 		AND pages_ledger = (SELECT count(*) FROM p WHERE kind IN ('root', 'leaf'))
+		AND pages_pending = (SELECT count(*) FROM p WHERE kind = 'pending')
 		AND pages_free = (SELECT count(*) FROM p WHERE kind IN ('free', 'new')) FROM i
 	UNION ALL
 	SELECT 'every page a known kind', bool_and(kind IN ('meta', 'table', 'rows',
@@ -62,17 +65,33 @@ LANGUAGE sql AS $$
 		AND sum(chain_length) = (SELECT filters FROM i)
 		AND count(*) FILTER (WHERE chain_length = 0) = (SELECT empty_segments FROM i)
 		AND bool_and((chain_length = 0) = (flags = '{empty}'))
-		AND bool_and(filter_blocks = 0) AND bool_and(saturated IS NULL) FROM s
+		FROM s
+	UNION ALL
+	SELECT 'segments sum their filters'' counters', bool_and(s.max_count = coalesce(x.max_count, 0)
+		AND s.saturated = coalesce(x.saturated, 0))
+		FROM s LEFT JOIN (SELECT segno, max(max_count) AS max_count, sum(saturated) AS saturated
+						  FROM f GROUP BY segno) x USING (segno)
 	UNION ALL
 	SELECT 'segments sum their filters', (SELECT coalesce(sum(entries), 0) FROM s) = (SELECT entries_live FROM i)
 		AND (SELECT coalesce(sum(entries), 0) FROM f) = (SELECT entries_live FROM i)
 		AND (SELECT coalesce(sum(ledger_pages), 0) FROM s) = (SELECT coalesce(sum(ledger_pages), 0) FROM f)
 	UNION ALL
-	SELECT 'filters', coalesce(bool_and(state IN ('active', 'closed') AND blocks = 0
-		AND head_block IS NULL AND flags = '{}' AND saturated IS NULL
+	SELECT 'filters', coalesce(bool_and(state IN ('active', 'closed') AND flags = '{}'
+		AND array_length(roots, 1) = (SELECT columns FROM i)
 		AND array_length(slice_fill, 1) = (SELECT k FROM i)
 		AND fpr > 0 AND fpr <= 1 AND fill > 0 AND est_keys > 0
 		AND ledger_pages >= (SELECT columns FROM i)), true) FROM f
+	UNION ALL
+	SELECT 'counts from the ledger', coalesce(bool_and(entries = 0 OR (
+		-- every entry of every column counts once in each slice
+		max_count BETWEEN 1 AND entries * (SELECT columns FROM i)
+		AND nonzero BETWEEN (SELECT k FROM i) AND (SELECT k FROM i) * entries * (SELECT columns FROM i)
+		AND nonzero * max_count >= (SELECT k FROM i) * entries * (SELECT columns FROM i)
+		AND saturated <= nonzero AND (saturated > 0) = (max_count > 15)
+		-- the bits: one under each count, and none other
+		AND stale = 0
+		AND ((SELECT pages_delta FROM i) > 0 OR round((SELECT sum(x) FROM unnest(slice_fill) x) *
+			(SELECT slice_counters FROM i)) = nonzero + stale))), true) FROM f
 	UNION ALL
 	SELECT 'chain positions from 1', coalesce(bool_and(filter = pos), true)
 		FROM (SELECT filter, row_number() OVER (PARTITION BY segno ORDER BY filter) AS pos FROM f) x
@@ -82,6 +101,9 @@ LANGUAGE sql AS $$
 	UNION ALL
 	SELECT 'roots and leaves named', (SELECT count(*) FROM p WHERE kind = 'root') =
 		(SELECT count(*) FROM f) * (SELECT columns FROM i)
+		AND (SELECT count(*) FROM f, unnest(f.roots) WITH ORDINALITY r(blkno, col), p
+			 WHERE p.blkno = r.blkno AND p.kind = 'root' AND p.serial = f.serial
+				AND p.block_index = r.col) = (SELECT count(*) FROM f) * (SELECT columns FROM i)
 		AND (SELECT bool_and(block_index BETWEEN 1 AND (SELECT columns FROM i)
 			AND serial IN (SELECT f.serial FROM f)) FROM p WHERE kind = 'root')
 		AND coalesce((SELECT bool_and(entries > 0 AND segno IS NOT NULL) FROM p WHERE kind = 'leaf'), true)
@@ -174,11 +196,45 @@ SELECT scbf_same('SELECT * FROM d2 WHERE cust = 1001');
 SELECT scbf_empty('SELECT * FROM d2 WHERE cust = 1000');
 SELECT scbf_same('SELECT * FROM d2 WHERE code = md5(''1'')');
 
+-- the counts the ledger implies, exact: a value repeated 40 times in one
+-- segment counts 40 at each of its k positions, past what a 4-bit counter
+-- holds; a unique column counts little; the columns of a two-column index
+-- count in the bits they share; VACUUM takes the counts down with the rows
+CREATE TABLE d2c (id int, rep int, uniq int);
+INSERT INTO d2c SELECT g, 7, g FROM generate_series(1, 40) g;
+CREATE INDEX d2c_rep ON d2c USING scbf (rep);
+CREATE INDEX d2c_uniq ON d2c USING scbf (uniq);
+CREATE INDEX d2c_two ON d2c USING scbf (rep, uniq);
+SELECT f.entries, f.max_count, f.nonzero = i.k AS one_key_k_positions,
+	f.saturated = i.k AS k_saturated, f.stale
+FROM scbf_filters('d2c_rep') f, scbf_index_info('d2c_rep') i;
+SELECT max_count, saturated_counters = k AS k_saturated, stale_counters
+FROM scbf_index_info('d2c_rep');
+SELECT f.entries, f.max_count < 16 AS small, f.saturated, f.stale,
+	f.nonzero * f.max_count >= i.k * 40 AS counts_cover_entries
+FROM scbf_filters('d2c_uniq') f, scbf_index_info('d2c_uniq') i;
+SELECT f.entries, f.max_count >= 40 AS rep_counts, f.saturated >= i.k AS k_saturated,
+	f.nonzero BETWEEN i.k AND i.k * 41 AS positions, f.stale
+FROM scbf_filters('d2c_two') f, scbf_index_info('d2c_two') i;
+SELECT s.max_count, s.saturated = i.k AS k_saturated
+FROM scbf_segments('d2c_rep') s, scbf_index_info('d2c_rep') i;
+SELECT scbf_same('SELECT * FROM d2c WHERE rep = 7');
+SELECT scbf_same('SELECT * FROM d2c WHERE rep = 7 AND uniq = 3');
+DELETE FROM d2c WHERE id > 10;
+CALL scbf_wait_snapshots();
+VACUUM d2c;
+SELECT f.entries, f.max_count, f.nonzero = i.k AS one_key_k_positions, f.saturated, f.stale
+FROM scbf_filters('d2c_rep') f, scbf_index_info('d2c_rep') i;
+SELECT scbf_verify('d2c_rep', true), scbf_verify('d2c_two', true);
+SELECT scbf_same('SELECT * FROM d2c WHERE rep = 7');
+DROP TABLE d2c;
+
 -- an empty index, then its first entries
 CREATE TABLE d2e (a int);
 CREATE INDEX d2e_a ON d2e USING scbf (a);
 SELECT segments, filters, max_chain, chain_lengths, entries_live, entries_pending,
-	pages_total, pages_meta, worst_segment, bytes_per_heap_tuple
+	pages_total, pages_meta, worst_segment, bytes_per_heap_tuple,
+	max_count, saturated_counters, stale_counters
 FROM scbf_index_info('d2e_a');
 SELECT count(*) AS segments FROM scbf_segments('d2e_a');
 SELECT count(*) AS filters FROM scbf_filters('d2e_a');

@@ -278,15 +278,6 @@ extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void scbfendscan(IndexScanDesc scan);
 
-/* scbffuncs.c */
-extern Datum ScbfTextArray(const char **names, int n);
-extern Datum ScbfInt8Array(const uint64 *values, int n);
-extern Datum ScbfFloat8Array(const double *values, int n);
-extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
-							  LOCKMODE lockmode, Relation *heap,
-							  bool needselect);
-extern void ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode);
-
 /* scbfcost.c */
 extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
 							 double loop_count, Cost *indexStartupCost,
@@ -543,6 +534,13 @@ extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
 extern void ScbfRecycleGraves(Relation index);
 extern void ScbfInitState(ScbfState *state, const ScbfLayout *layout);
 extern void ScbfInitMetaPage(Page page, const ScbfLayout *layout);
+extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
+							  LOCKMODE lockmode, Relation *heap,
+							  bool needselect);
+extern void ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode);
+extern Datum ScbfTextArray(const char **names, int n);
+extern Datum ScbfInt8Array(const uint64 *values, int n);
+extern Datum ScbfFloat8Array(const double *values, int n);
 
 /* scbfdir.c */
 extern ScbfFilter *ScbfReadFilter(Relation index, ScbfState *state,
@@ -880,16 +878,6 @@ extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
 							   BlockNumber nblocks);
 
 /* scbfinspect.c */
-extern Datum ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index,
-							Relation heap);
-extern void ScbfSegments(FunctionCallInfo fcinfo, Relation index,
-						  Relation heap);
-extern void ScbfFilters(FunctionCallInfo fcinfo, Relation index,
-						 int64 segno);
-extern void ScbfPages(FunctionCallInfo fcinfo, Relation index);
 extern void ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key);
-
-/* scbfverify.c */
-extern void ScbfVerify(Relation index, Relation heap, bool heapallindexed);
 
 #endif							/* SCBF_H */

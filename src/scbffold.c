@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * scbffold.c
- *	  Storage format 2: the fold, which moves the pending area's entries
- *	  into the filters (ledger runs, row bits, filter table).
+ *	  The fold, which moves the pending area's entries into the filters
+ *	  (ledger runs, row bits, filter table), and its SQL entry,
+ *	  scbf_clean_pending().
  *
  * NOTES
  *	  The fold runs under the fold lock, a heavyweight lock on the
@@ -44,13 +45,17 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
+
+PG_FUNCTION_INFO_V1(scbf_clean_pending);
 
 /* Graves a fold may add: one per pending partition and one band */
 #define SCBF_FOLD_GRAVES		(SCBF_NPENDING + 1)
@@ -746,7 +751,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 
 /*
  * ScbfFold
- *		Fold the pending area of a format-2 index into its filters.  With
+ *		Fold the pending area of an index into its filters.  With
  *		wait false, gives up at once if another fold holds the fold lock.
  *		Returns the entries folded: 0 if none were pending or no fold ran.
  */
@@ -773,4 +778,37 @@ bool
 ScbfFoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 {
 	return FoldRun(index, false, tids, hashes, n) >= 0;
+}
+
+/*
+ * scbf_clean_pending(index regclass)
+ *		Fold the pending area of the index into its filters now, as VACUUM
+ *		does; like gin_clean_pending_list(), for the table's owner.
+ *
+ * Writes this backend's batch of the index first, so the fold takes the
+ * caller's own inserts too.  Takes RowExclusiveLock on the table and the
+ * index (ScbfOpenIndex), then the fold lock, waiting for a fold another
+ * backend runs.  Not during recovery.  Returns the entries folded.
+ */
+Datum
+scbf_clean_pending(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int64		folded;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("scbf_clean_pending() cannot be executed during recovery.")));
+	index = ScbfOpenIndex(fcinfo, 0, RowExclusiveLock, &heap, false);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(heap));
+	folded = ScbfFold(index, true);
+	ScbfCloseIndex(index, heap, RowExclusiveLock);
+	PG_RETURN_INT64(folded);
 }

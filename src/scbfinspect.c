@@ -1,23 +1,26 @@
 /*-------------------------------------------------------------------------
  *
  * scbfinspect.c
- *	  The diagnostic functions (scbf_index_info, scbf_segments,
- *	  scbf_filters, scbf_pages, scbf_probe) on an index of storage format 2.
+ *	  The diagnostic functions and their SQL entries: scbf_index_info,
+ *	  scbf_segments, scbf_filters, scbf_pages and scbf_probe.
  *
  * NOTES
- *	  scbffuncs.c opens the index and calls the functions here; the SQL
- *	  signatures were designed for storage format 1 (removed), and each
- *	  column gets the format-2 meaning that fits (README.md, "Reference",
- *	  says which):
+ *	  Each SQL entry opens the index and its table (ScbfOpenIndex, which
+ *	  checks the caller's privileges), writes this backend's batch of the
+ *	  index so the caller sees its own inserts, and fills its result here
+ *	  (README.md, "Reference", says what each column means):
  *
  *	  - a segment's chain is its filters in chain position order; a filter
- *		is known by its number (its column of the row band), shown where
- *		format 1 shows a filter's serial;
- *	  - a filter has no blocks of its own: its bits are one column of the
- *		band, so "filter blocks" are 0; its ledger pages are the roots of
- *		its columns and the leaves of their visible runs;
- *	  - bits, no counters: slice_counters is m, counter_bits 1, and the
- *		saturated and stale counters are NULL.
+ *		is known by its number, its column of the row band;
+ *	  - a filter has no pages of its own: its bits are one column of the
+ *		band; its ledger pages are the roots of its columns and the leaves
+ *		of their visible runs;
+ *	  - the ledgers are the filters' counting filters: the count at a
+ *		position of a slice is the number of visible ledger entries whose
+ *		hash maps there, exact and never saturating.  The diagnostics read
+ *		every visible run to show them (StatFilter): the largest count,
+ *		the positions a 4-bit counter, as the paper keeps them, could not
+ *		hold, and the set bits no entry counts at (stale).
  *
  *	  Everything is read as of one metapage copy, through the page-kind
  *	  modules' functions (scbf.h): this file does not include scbf_page.h.
@@ -43,22 +46,38 @@
 
 #include "access/xlog.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "parser/parse_coerce.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
 #include "scbf.h"
+
+PG_FUNCTION_INFO_V1(scbf_index_info);
+PG_FUNCTION_INFO_V1(scbf_segments);
+PG_FUNCTION_INFO_V1(scbf_filters);
+PG_FUNCTION_INFO_V1(scbf_pages);
+PG_FUNCTION_INFO_V1(scbf_probe);
+PG_FUNCTION_INFO_V1(scbf_probe_text);
 
 /* Attempts of a walk that pages keep moving under (standby) */
 #define SCBF_DIAG_RETRIES		20
 
 /* Attempts before a walk on a primary takes the fold lock in share mode */
 #define SCBF_DIAG_UNLOCKED		3
+
+/*
+ * The largest count a 4-bit counter holds, as the paper's counting filter
+ * keeps them: a position whose count exceeds it would have saturated.
+ */
+#define SCBF_COUNTER4_MAX		15
 
 /* What the diagnostics know of one filter in use */
 typedef struct ScbfFilterStat
@@ -74,7 +93,13 @@ typedef struct ScbfFilterStat
 	double		fpr;			/* product over slices */
 	uint64		entries;		/* visible ledger entries of column 1 */
 	uint64		nulls[INDEX_MAX_KEYS];	/* per column */
+	uint64		roots[INDEX_MAX_KEYS];	/* per column, 0 for none */
+	bool		hasroot[INDEX_MAX_KEYS];
 	uint32		ledger_pages;	/* roots + leaves of visible runs */
+	uint64		max_count;		/* largest count at any position */
+	uint64		nonzero;		/* positions whose count is not 0 */
+	uint64		saturated;		/* positions whose count exceeds 15 */
+	uint64		stale;			/* set bits whose count is 0 */
 } ScbfFilterStat;
 
 /* What the walk over the filter table gathers */
@@ -85,26 +110,39 @@ typedef struct ScbfDiagCensus
 	uint32		nfilters;		/* in use */
 	ScbfFilterStat *filters;	/* by segment, then chain position */
 	uint64		pending;		/* entries past the cuts */
+	uint32	   *counts;			/* k * m, one filter's at a time */
+	uint8	   *bandpage;		/* one page of band rows */
 } ScbfDiagCensus;
 
 /* Counts of a ledger scan */
 typedef struct ScbfCountArg
 {
+	ScbfState  *state;
+	int			col;
+	uint32	   *counts;			/* row (slice * m + position) -> count */
 	uint64		items;
 	uint64		nulls;
 } ScbfCountArg;
 
 /*
- * ScbfLedgerScan callback: count items, and those of the NULL hash.
+ * ScbfLedgerScan callback: count items, and those of the NULL hash, and
+ * add each item to the count of every row (slice and position) its hash
+ * maps to.
  */
 static void
 CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfCountArg *ca = (ScbfCountArg *) arg;
+	uint32		pos[SCBF_ROWS_MAX_K];
+	uint32		m = ca->state->geom.m;
+	uint32		s;
 
 	ca->items += nitems;
 	if (hash == SCBF_NULL_HASH)
 		ca->nulls += nitems;
+	ScbfKeyPositions(ca->state, ca->col, hash, pos);
+	for (s = 0; s < ca->state->geom.k; s++)
+		ca->counts[(Size) s * m + pos[s]] += nitems;
 }
 
 /*
@@ -133,13 +171,73 @@ CmpFilterStat(const void *a, const void *b)
 }
 
 /*
- * One filter's statistics: its table entry's, then its ledgers'.  False if
- * a leaf was recycled under a standby's walk.
+ * CountStats
+ *		A filter's counts, c->counts[0 .. k * m), summed up into fs: the
+ *		largest, the positions whose count is not zero, and those whose
+ *		count a 4-bit counter could not hold.  Then its stale bits: the
+ *		positions whose bit is set in the band while no visible entry
+ *		counts there.  A crashed fold leaves such bits; a fold under way
+ *		shows its new bits so until it commits, and a VACUUM the bits it
+ *		has yet to clear after its commit.  Reads every page of the band
+ *		once.  Returns false if a band page moved under a standby's walk.
+ */
+static bool
+CountStats(Relation index, ScbfState *state, ScbfDiagCensus *c,
+		   BlockNumber nblocks, ScbfFilterStat *fs)
+{
+	const ScbfBand *band = &c->mi.band;
+	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	uint64		row;
+	uint32		p;
+
+	for (row = 0; row < nrows; row++)
+	{
+		uint32		n = c->counts[row];
+
+		fs->max_count = Max(fs->max_count, n);
+		if (n > 0)
+			fs->nonzero++;
+		if (n > SCBF_COUNTER4_MAX)
+			fs->saturated++;
+	}
+
+	/* a filter past the band's width has all its bits in the delta */
+	if (band->pages == 0 || fs->filterno >= band->width)
+		return true;
+	for (p = 0; p < band->pages; p++)
+	{
+		uint64		first = (uint64) p * band->rows_per_page;
+		uint32		r;
+
+		CHECK_FOR_INTERRUPTS();
+		if (first >= nrows)
+			break;
+		if (!ScbfBandReadPage(index, band, p, c->bandpage, nblocks))
+			return false;
+		for (r = 0; r < band->rows_per_page && first + r < nrows; r++)
+			if (c->counts[first + r] == 0 &&
+				scbf_rows_test(c->bandpage, r, band->width, fs->filterno))
+				fs->stale++;
+	}
+	return true;
+}
+
+/*
+ * StatFilter
+ *		One filter's statistics: its table entry's, then its ledgers'.
+ *
+ * The counts of the filter's counting filter are read from its ledgers:
+ * the count at a position of a slice is the number of visible ledger
+ * entries, of every column, whose hash maps there, exact and never
+ * saturating (the columns share the filter's bits).  That costs a full
+ * read of the filter's visible runs and of the band, which is fine for a
+ * diagnostic.  Returns false if a page was recycled under a standby's
+ * walk.
  */
 static bool
 StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
-				ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
-				ScbfFilterStat *fs)
+		   ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
+		   ScbfFilterStat *fs)
 {
 	uint32		nset[SCBF_ROWS_MAX_K];
 	uint32		i;
@@ -160,6 +258,8 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	}
 	fs->fpr = ScbfFilterFpr(f, state->geom.k, state->geom.m);
 
+	memset(c->counts, 0,
+		   sizeof(uint32) * (Size) state->geom.k * state->geom.m);
 	for (col = 0; col < state->ncols; col++)
 	{
 		BlockNumber root = ScbfFilterRoot(f, col);
@@ -169,6 +269,8 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 
 		if (root == InvalidBlockNumber)
 			continue;
+		fs->roots[col] = root;
+		fs->hasroot[col] = true;
 		ScbfReadRootInfo(index, root, &ri, nblocks);
 		fs->ledger_pages++;
 		for (r = 0; r < ri.nruns; r++)
@@ -177,14 +279,17 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 				fs->ledger_pages += ri.runs[r].nleaves -
 					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
+		ca.state = state;
+		ca.col = col;
+		ca.counts = c->counts;
 		if (!ScbfLedgerScan(index, root, col, c->mi.fold_serial,
-							 CountPosting, &ca, nblocks))
+							CountPosting, &ca, nblocks))
 			return false;
 		if (col == 0)
 			fs->entries = ca.items;
 		fs->nulls[col] = ca.nulls;
 	}
-	return true;
+	return CountStats(index, state, c, nblocks, fs);
 }
 
 /*
@@ -203,6 +308,14 @@ TryCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	ScbfMetaInfo(c->meta, &c->mi);
 	table = ScbfReadTable(index, state, c->meta, nblocks);
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
+	if (ledgers)
+	{
+		Size		nrows = (Size) state->geom.k * state->geom.m;
+
+		c->counts = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(uint32) * nrows);
+		c->bandpage = palloc(BLCKSZ);
+	}
 	c->nfilters = 0;
 	c->pending = 0;
 	for (fno = 0; fno < c->mi.nfilters; fno++)
@@ -481,25 +594,29 @@ PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
  */
 
 /*
- * ScbfIndexInfo
- *		scbf_index_info's row for a format-2 index: the layout, the filters
- *		and their chains, the pages by kind (a census of every block, as
- *		scbf_pages classifies them), the entries of the ledgers and of the
- *		pending area.
+ * IndexInfoRow
+ *		scbf_index_info's row: the layout, the filters and their chains,
+ *		the pages by kind (a census of every block, as scbf_pages
+ *		classifies them), the entries of the ledgers and of the pending
+ *		area, and the filters' counts summed up: the largest, the
+ *		positions a 4-bit counter could not hold, the stale bits.
  */
-Datum
-ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
+static Datum
+IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ScbfState *state = ScbfGetState(index);
 	TupleDesc	tupdesc;
 	ScbfDiagCensus c;
 	ScbfPageRef *refs;
-	Datum		values[28];
-	bool		nulls[28];
+	Datum		values[30];
+	bool		nulls[30];
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	uint64		pages[SCBF_KIND_FREE + 2];
 	uint64		entries = 0;
+	uint64		max_count = 0;
+	uint64		saturated = 0;
+	uint64		stale = 0;
 	uint32		nsegments = 0;
 	uint32		max_chain = 0;
 	uint32	   *hist;
@@ -532,6 +649,9 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 			entries += c.filters[g].entries;
 			sum_fill += c.filters[g].fill;
 			worst_fill = Max(worst_fill, c.filters[g].fill);
+			max_count = Max(max_count, c.filters[g].max_count);
+			saturated += c.filters[g].saturated;
+			stale += c.filters[g].stale;
 			g++;
 		}
 		fpr = ChainFpr(&c.filters[f], g - f);
@@ -577,7 +697,7 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Float8GetDatum(state->target_fpr);
 	values[i++] = Int32GetDatum(state->geom.k);
 	values[i++] = Int32GetDatum(state->geom.m);
-	values[i++] = Int32GetDatum(1);
+	values[i++] = Int64GetDatum(max_count);
 	values[i++] = Int32GetDatum(state->capacity);
 	values[i++] = Int32GetDatum(state->ncols);
 	values[i++] = Int32GetDatum(nsegments);
@@ -593,8 +713,10 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_DELTA]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_PENDING]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_FREE] + pages[SCBF_KIND_NEW]);
 	values[i++] = Int64GetDatum(entries);
 	values[i++] = Int64GetDatum(c.pending);
@@ -611,8 +733,8 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	nulls[i++] = true;			/* saturated counters: no counters */
-	nulls[i++] = true;			/* stale counters: no counters */
+	values[i++] = Int64GetDatum(saturated);
+	values[i++] = Int64GetDatum(stale);
 	if (entries + c.pending > 0)
 		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ /
 									 (entries + c.pending));
@@ -624,20 +746,48 @@ ScbfIndexInfo(FunctionCallInfo fcinfo, Relation index, Relation heap)
 											 values, nulls));
 }
 
+/*
+ * scbf_index_info(index regclass)
+ *		One row describing the whole index: the layout in force, the
+ *		segments and their chains, the entries, the pages by kind (a walk
+ *		over every page, as pgstatindex does) and the counts the ledgers
+ *		imply (a full read of the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the row.
+ */
+Datum
+scbf_index_info(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	Datum		result;
+
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	result = IndexInfoRow(fcinfo, index, heap);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	PG_RETURN_DATUM(result);
+}
+
 /* ----------------------------------------------------------------
  *	scbf_segments and scbf_filters
  * ----------------------------------------------------------------
  */
 
 /*
- * ScbfSegments
- *		scbf_segments' rows for a format-2 index: one per segment of the
- *		table (and any segment past its end that still has filters), those
- *		without a filter flagged "empty" (a probe reads nothing of them but
- *		their pending entries).
+ * SegmentRows
+ *		scbf_segments' rows: one per segment of the table (and any segment
+ *		past its end that still has filters), those without a filter
+ *		flagged "empty" (a probe reads nothing of them but their pending
+ *		entries); a segment's largest count is its filters' largest, its
+ *		saturated positions the sum of theirs.
  */
-void
-ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
+static void
+SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -654,6 +804,8 @@ ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		BlockNumber first = (BlockNumber) segno * state->pages_per_segment;
 		uint64		nulls_per_col[INDEX_MAX_KEYS];
 		uint64		entries = 0;
+		uint64		max_count = 0;
+		uint64		saturated = 0;
 		uint32		ledger_pages = 0;
 		double		fill = 0;
 		uint32		g = f;
@@ -671,6 +823,8 @@ ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 			entries += c.filters[g].entries;
 			ledger_pages += c.filters[g].ledger_pages;
 			fill += c.filters[g].fill;
+			max_count = Max(max_count, c.filters[g].max_count);
+			saturated += c.filters[g].saturated;
 			for (col = 0; col < state->ncols; col++)
 				nulls_per_col[col] += c.filters[g].nulls[col];
 			g++;
@@ -683,13 +837,13 @@ ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		values[i++] = Int64GetDatum(first);
 		values[i++] = Int64GetDatum((int64) first + state->pages_per_segment - 1);
 		values[i++] = Int32GetDatum(g - f);
-		values[i++] = Int32GetDatum(0);
 		values[i++] = Int32GetDatum(ledger_pages);
 		values[i++] = Int64GetDatum(entries);
 		values[i++] = ScbfInt8Array(nulls_per_col, state->ncols);
 		values[i++] = Float8GetDatum(ChainFpr(&c.filters[f], g - f));
 		values[i++] = Float8GetDatum(g > f ? fill / (g - f) : 0);
-		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Int64GetDatum(max_count);
+		values[i++] = Int64GetDatum(saturated);
 		values[i++] = ScbfTextArray(flags, nflags);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
@@ -698,13 +852,12 @@ ScbfSegments(FunctionCallInfo fcinfo, Relation index, Relation heap)
 }
 
 /*
- * ScbfFilters
- *		scbf_filters' rows for a format-2 index: one per filter in use, of
- *		segment segno (all segments if segno < 0), by segment and chain
- *		position.
+ * FilterRows
+ *		scbf_filters' rows: one per filter in use, of segment segno (all
+ *		segments if segno < 0), by segment and chain position.
  */
-void
-ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
+static void
+FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -715,8 +868,13 @@ ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 	for (f = 0; f < c.nfilters; f++)
 	{
 		ScbfFilterStat *fs = &c.filters[f];
-		Datum		values[15];
-		bool		nulls[15];
+		Datum		values[17];
+		bool		nulls[17];
+		Datum		roots[INDEX_MAX_KEYS];
+		bool		rootnulls[INDEX_MAX_KEYS];
+		int			dims[1];
+		int			lbs[1];
+		int			col;
 		int			i = 0;
 
 		if (segno >= 0 && fs->segno != (uint64) segno)
@@ -727,8 +885,17 @@ ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = Int64GetDatum(fs->filterno);
 		values[i++] = CStringGetTextDatum(fs->state ? fs->state : "unknown");
 		values[i++] = PointerGetDatum(construct_empty_array(TEXTOID));
-		nulls[i++] = true;		/* head block: no filter pages */
-		values[i++] = Int32GetDatum(0);
+		for (col = 0; col < state->ncols; col++)
+		{
+			roots[col] = Int64GetDatum((int64) fs->roots[col]);
+			rootnulls[col] = !fs->hasroot[col];
+		}
+		dims[0] = state->ncols;
+		lbs[0] = 1;
+		values[i++] = PointerGetDatum(construct_md_array(roots, rootnulls, 1,
+														 dims, lbs, INT8OID, 8,
+														 FLOAT8PASSBYVAL,
+														 TYPALIGN_DOUBLE));
 		values[i++] = Int32GetDatum(fs->ledger_pages);
 		values[i++] = Int64GetDatum(fs->entries);
 		values[i++] = ScbfInt8Array(fs->nulls, state->ncols);
@@ -736,11 +903,69 @@ ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = ScbfFloat8Array(fs->slice_fill,
 									   Min(state->geom.k, SCBF_ROWS_MAX_K));
 		values[i++] = Float8GetDatum(fs->fpr);
-		nulls[i++] = true;		/* saturated: no counters */
+		values[i++] = Int64GetDatum(fs->max_count);
+		values[i++] = Int64GetDatum(fs->nonzero);
+		values[i++] = Int64GetDatum(fs->saturated);
+		values[i++] = Int64GetDatum(fs->stale);
 		values[i++] = Float8GetDatum(fs->nkeys);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
+}
+
+/*
+ * scbf_segments(index regclass)
+ *		One row per segment of the table, those without a filter included
+ *		(flagged "empty"), with the counts its filters' ledgers imply (a
+ *		full read of the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
+ */
+Datum
+scbf_segments(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	SegmentRows(fcinfo, index, heap);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * scbf_filters(index regclass, segno int DEFAULT NULL)
+ *		One row per filter of segment segno's chain, in chain order, or of
+ *		every segment, with the counts its ledgers imply (a full read of
+ *		the ledgers and the band).
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
+ */
+Datum
+scbf_filters(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	if (PG_ARGISNULL(1))
+		FilterRows(fcinfo, index, -1);
+	else if (PG_GETARG_INT32(1) >= 0)
+		FilterRows(fcinfo, index, PG_GETARG_INT32(1));
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
 }
 
 /* ----------------------------------------------------------------
@@ -749,13 +974,13 @@ ScbfFilters(FunctionCallInfo fcinfo, Relation index, int64 segno)
  */
 
 /*
- * ScbfPages
- *		scbf_pages' rows for a format-2 index: one per block, its kind as
+ * PageRows
+ *		scbf_pages' rows: one per block, its kind as
  *		PageKindOf says and what the structure that names it says of
  *		it (see README.md for each kind's columns).
  */
-void
-ScbfPages(FunctionCallInfo fcinfo, Relation index)
+static void
+PageRows(FunctionCallInfo fcinfo, Relation index)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
@@ -831,6 +1056,32 @@ ScbfPages(FunctionCallInfo fcinfo, Relation index)
 	}
 }
 
+/*
+ * scbf_pages(index regclass)
+ *		One row per page of the index: its kind, owner, entries and link
+ *		(README.md, "Reference").  Like pageinspect, it reads each page on
+ *		its own.
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex) and
+ * share locks on one page at a time; on a primary, a walk that pages keep
+ * moving under takes the fold lock in share mode (RetryLock).  The caller
+ * must be allowed to SELECT from the table.  Returns the rows, materialized.
+ */
+Datum
+scbf_pages(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	PageRows(fcinfo, index);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
 /* ----------------------------------------------------------------
  *	scbf_probe
  * ----------------------------------------------------------------
@@ -891,4 +1142,167 @@ ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}
+}
+
+/*
+ * Fill *key with the scan key of "column col = value" for a value of type
+ * subtype (the opclass's input type, or another type of the opfamily), as
+ * the planner builds it: the opfamily's equality operator for the two
+ * types and the column's collation.  With isnull, "column col IS NULL".
+ */
+static void
+ProbeKey(Relation index, int col, Oid subtype, Datum value, bool isnull,
+			 ScanKey key)
+{
+	FmgrInfo	finfo;
+	Oid			oper;
+
+	if (isnull)
+	{
+		ScanKeyEntryInitialize(key, SK_ISNULL | SK_SEARCHNULL, col + 1,
+							   InvalidStrategy, InvalidOid, InvalidOid,
+							   InvalidOid, (Datum) 0);
+		return;
+	}
+
+	/*
+	 * The scan hashes the value and never calls the operator: a family
+	 * that has a hash function for the type but no "=" still gets a key.
+	 */
+	memset(&finfo, 0, sizeof(finfo));
+	finfo.fn_oid = InvalidOid;
+	oper = get_opfamily_member(index->rd_opfamily[col],
+							   index->rd_opcintype[col], subtype,
+							   SCBF_EQUAL_STRATEGY);
+	if (OidIsValid(oper))
+		fmgr_info(get_opcode(oper), &finfo);
+	ScanKeyEntryInitializeWithInfo(key, 0, col + 1, SCBF_EQUAL_STRATEGY,
+								   subtype, index->rd_indcollation[col],
+								   &finfo, value);
+}
+
+/*
+ * Check the column number argument (1-based; NULL means 1) and return it
+ * 0-based.
+ */
+static int
+ProbeColumn(FunctionCallInfo fcinfo, Relation index, int argno)
+{
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			col = PG_ARGISNULL(argno) ? 1 : PG_GETARG_INT32(argno);
+
+	if (col < 1 || col > ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("column %d does not exist in index \"%s\"", col,
+						RelationGetRelationName(index)),
+				 errhint("Index \"%s\" has %d column(s), numbered from 1.",
+						 RelationGetRelationName(index), ncols)));
+	return col - 1;
+}
+
+/*
+ * scbf_probe(index regclass, value anyelement, col int DEFAULT 1): which
+ * segments and filters may hold the value, and how many ledger entries
+ * match it.  The value is a key of its own type, as in a query: the scan
+ * hashes it with the opclass's own hash function if its type is the
+ * opclass's input type (or binary-coercible to it, or a domain over it),
+ * else with the opfamily's hash function for its type, which must exist,
+ * and the column's collation must be deterministic (see ScbfKeyHashProc in
+ * scbfprobe.c).  NULL probes IS NULL.
+ */
+Datum
+scbf_probe(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int			col;
+	ScanKeyData key;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	col = ProbeColumn(fcinfo, index, 2);
+
+	if (PG_ARGISNULL(1))
+		ProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
+	else
+	{
+		Oid			valtype = get_fn_expr_argtype(fcinfo->flinfo, 1);
+		Oid			basetype;
+		Oid			opcintype = index->rd_opcintype[col];
+		Oid			collation = index->rd_indcollation[col];
+		Oid			subtype;
+
+		if (!OidIsValid(valtype))
+			elog(ERROR, "could not determine the type of the value to probe");
+		basetype = getBaseType(valtype);
+
+		/*
+		 * A key of the opclass's input type if the value coerces to it
+		 * without a function, as the planner makes it; else of the value's
+		 * type, which needs a hash function of the scan's choice.
+		 */
+		if (basetype == opcintype || IsBinaryCoercible(basetype, opcintype))
+			subtype = opcintype;
+		else
+			subtype = basetype;
+		if (ScbfKeyHashProc(index, col, subtype, collation,
+							CurrentMemoryContext) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot probe column %d of index \"%s\" (type %s) with a value of type %s",
+							col + 1, RelationGetRelationName(index),
+							format_type_be(opcintype),
+							format_type_be(valtype)),
+					 errhint("Pass the value as text to have it converted to the column's type.")));
+		ProbeKey(index, col, subtype, PG_GETARG_DATUM(1), false, &key);
+	}
+
+	ScbfInspectProbe(fcinfo, index, &key);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
+}
+
+/*
+ * scbf_probe(index regclass, value text, col int DEFAULT 1): as above, the
+ * text being converted to the column's type with that type's input
+ * function, then probed as a key of the opclass's input type, which the
+ * scan hashes as an insert hashes it.
+ */
+Datum
+scbf_probe_text(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int			col;
+	ScanKeyData key;
+
+	InitMaterializedSRF(fcinfo, 0);
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	col = ProbeColumn(fcinfo, index, 2);
+
+	if (PG_ARGISNULL(1))
+		ProbeKey(index, col, InvalidOid, (Datum) 0, true, &key);
+	else
+	{
+		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), col);
+		Oid			typinput;
+		Oid			typioparam;
+		Datum		value;
+
+		getTypeInputInfo(att->atttypid, &typinput, &typioparam);
+		value = OidInputFunctionCall(typinput,
+									 text_to_cstring(PG_GETARG_TEXT_PP(1)),
+									 typioparam, att->atttypmod);
+		ProbeKey(index, col, index->rd_opcintype[col], value, false,
+					 &key);
+	}
+
+	ScbfInspectProbe(fcinfo, index, &key);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	return (Datum) 0;
 }

@@ -4,7 +4,9 @@
  *	  The per-relation state, the metapage and its graveyard, page
  *	  initialization, new, contiguous and free pages, the metapage's part
  *	  of the block census and VACUUM's sweep after it, page checks and
- *	  corruption reports shared by the page-kind modules, and hashing.
+ *	  corruption reports shared by the page-kind modules, and hashing; and
+ *	  what the SQL-callable functions share: opening an index by regclass
+ *	  with its checks, and their array results.
  *
  * NOTES
  *	  ScbfGetState() is where every entry point (the AM callbacks, the
@@ -32,11 +34,19 @@
 
 #include "access/genam.h"
 #include "access/generic_xlog.h"
+#include "access/relation.h"
+#include "access/table.h"
 #include "access/transam.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/snapmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -1123,4 +1133,162 @@ ScbfHashDatum(Relation index, int col, Datum value)
 											index->rd_indcollation[col],
 											value));
 	return ScbfCanonicalHash(hash);
+}
+
+/* ----------------------------------------------------------------
+ *	SQL-callable functions' arguments and results
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * ScbfOpenIndex
+ *		Open the scbf index given as argument argno of an SQL-callable
+ *		function, and its table.
+ *
+ * The table is opened first, then the index, both with lockmode (a
+ * reader's order, as amcheck and brin_summarize_range do, so no deadlock
+ * with DDL); then the index must still belong to that table (its OID may
+ * have been reused meanwhile).  Raises a clean error for NULL, a dropped
+ * OID, something that is not an scbf index (ERRCODE_WRONG_OBJECT_TYPE), a
+ * partitioned index or another session's temporary index; with
+ * needselect, also unless the caller may SELECT from the table.  Returns
+ * the index; *heap gets the table.  ScbfCloseIndex releases both.
+ */
+Relation
+ScbfOpenIndex(FunctionCallInfo fcinfo, int argno, LOCKMODE lockmode,
+			  Relation *heap, bool needselect)
+{
+	Oid			indexoid;
+	Oid			heapoid;
+	Relation	index;
+	Relation	rel;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("index must not be null")));
+	indexoid = PG_GETARG_OID(argno);
+
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+	{
+		/* not an index: say what it is, if it is anything */
+		rel = try_relation_open(indexoid, AccessShareLock);
+		if (rel == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("relation with OID %u does not exist", indexoid)));
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an scbf index",
+						RelationGetRelationName(rel))));
+	}
+
+	*heap = try_table_open(heapoid, lockmode);
+	if (*heap == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+	index = try_relation_open(indexoid, lockmode);
+	if (index == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+
+	/* the index may have been dropped and its OID reused meanwhile */
+	if (index->rd_rel->relam != get_index_am_oid("scbf", false) ||
+		(index->rd_rel->relkind != RELKIND_INDEX &&
+		 index->rd_rel->relkind != RELKIND_PARTITIONED_INDEX))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an scbf index",
+						RelationGetRelationName(index))));
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a partitioned index",
+						RelationGetRelationName(index)),
+				 errdetail("A partitioned index has no storage of its own."),
+				 errhint("Call the function on the index of each partition.")));
+	if (IndexGetRelation(indexoid, true) != heapoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("could not open parent table of index \"%s\"",
+						RelationGetRelationName(index))));
+
+	if (RELATION_IS_OTHER_TEMP(index))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary indexes of other sessions")));
+
+	if (needselect)
+	{
+		AclResult	aclresult = pg_class_aclcheck(heapoid, GetUserId(),
+												  ACL_SELECT);
+
+		if (aclresult != ACLCHECK_OK)
+			aclcheck_error(aclresult, OBJECT_TABLE,
+						   RelationGetRelationName(*heap));
+	}
+
+	return index;
+}
+
+/*
+ * ScbfCloseIndex
+ *		Close what ScbfOpenIndex opened, releasing its locks.
+ */
+void
+ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode)
+{
+	index_close(index, lockmode);
+	table_close(heap, lockmode);
+}
+
+/*
+ * ScbfTextArray
+ *		A text[] of n C strings, palloc'd, for a function's result.
+ */
+Datum
+ScbfTextArray(const char **names, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = CStringGetTextDatum(names[i]);
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false,
+										   TYPALIGN_INT));
+}
+
+/*
+ * ScbfInt8Array
+ *		A bigint[] of n values, palloc'd, for a function's result.
+ */
+Datum
+ScbfInt8Array(const uint64 *values, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Int64GetDatum((int64) values[i]);
+	return PointerGetDatum(construct_array(elems, n, INT8OID, 8,
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * ScbfFloat8Array
+ *		A float8[] of n values, palloc'd, for a function's result.
+ */
+Datum
+ScbfFloat8Array(const double *values, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Float8GetDatum(values[i]);
+	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, 8,
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }

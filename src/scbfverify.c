@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * scbfverify.c
- *	  scbf_verify(): the check of an index's structures and invariants.
+ *	  The verifier and its SQL entry, scbf_verify().
  *
  * NOTES
- *	  scbf_verify (scbffuncs.c) opens the index and calls ScbfVerify.
- *	  Everything is checked as of one metapage copy:
+ *	  scbf_verify opens the index and its table (ScbfOpenIndex) and runs
+ *	  VerifyIndex.  Everything is checked as of one metapage copy:
  *
  *	  - the metapage: layout (ScbfReadMeta checks it), band, filter table
  *		pages, pending heads, graves and serial marks within the index and
@@ -58,7 +58,7 @@
  *	  a page since freed or reused.  So a corruption met while replay moved
  *	  (any record, not only the metapage's: VACUUM frees a root before its
  *	  last record reaches the metapage) is reported as a serialization
- *	  failure to retry, not as corruption (ScbfVerify).
+ *	  failure to retry, not as corruption (VerifyIndex).
  *
  *	  This file does not include scbf_page.h: it reads pages through the
  *	  readers of the page-kind modules (scbf.h) and decodes posting lists
@@ -87,6 +87,8 @@
 
 #include "scbf.h"
 #include "scbfpostinglist.h"
+
+PG_FUNCTION_INFO_V1(scbf_verify);
 
 /* One entry of one column, for heapallindexed: a heap TID and a hash */
 typedef struct ScbfVEntry
@@ -1156,7 +1158,7 @@ VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
 
 /*
  * VerifyCheck
- *		The check of ScbfVerify.
+ *		The check of VerifyIndex.
  */
 static void
 VerifyCheck(Relation index, Relation heap, bool heapallindexed)
@@ -1255,9 +1257,9 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 }
 
 /*
- * ScbfVerify
- *		scbf_verify(index, heapallindexed) on an index opened and
- *		locked by the caller (see the file header).
+ * VerifyIndex
+ *		scbf_verify(index, heapallindexed) on an index opened and locked by
+ *		the caller (see the file header).
  *
  * On a hot standby, a corruption met while replay applied WAL (the replay
  * position moved since the check began, or a record is being applied) is
@@ -1266,8 +1268,8 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
  * to release the buffers the error left locked, and on a standby a
  * recovery conflict inside a subtransaction terminates the session.
  */
-void
-ScbfVerify(Relation index, Relation heap, bool heapallindexed)
+static void
+VerifyIndex(Relation index, Relation heap, bool heapallindexed)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	XLogRecPtr	start;
@@ -1304,4 +1306,30 @@ ScbfVerify(Relation index, Relation heap, bool heapallindexed)
 				 errhint("Retry the query, or run it on the primary, where the check holds off folds and VACUUM.")));
 	}
 	PG_END_TRY();
+}
+
+/*
+ * scbf_verify(index regclass, heapallindexed boolean DEFAULT false)
+ *		Check the index (VerifyIndex), and with heapallindexed that every
+ *		row of its table has its entry, as amcheck's bt_index_check does.
+ *
+ * Takes AccessShareLock on the table and the index (ScbfOpenIndex, which
+ * requires that the caller may SELECT from the table); on a primary the
+ * check holds the fold lock in share mode.  Returns nothing; raises
+ * ERRCODE_INDEX_CORRUPTED on the first corruption found, NOTICEs for what
+ * is harmless.
+ */
+Datum
+scbf_verify(PG_FUNCTION_ARGS)
+{
+	bool		heapallindexed = !PG_ARGISNULL(1) && PG_GETARG_BOOL(1);
+	Relation	heap;
+	Relation	index;
+
+	index = ScbfOpenIndex(fcinfo, 0, AccessShareLock, &heap, true);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	VerifyIndex(index, heap, heapallindexed);
+	ScbfCloseIndex(index, heap, AccessShareLock);
+	PG_RETURN_VOID();
 }

@@ -16,7 +16,9 @@
  *	  aborts.  palloc and friends keep
  *	  every chunk on a list that pgshim_free_all() frees, as a memory
  *	  context reset would after an error.  WAL, the FSM, relation
- *	  extension and fmgr are never reached by the readers: each aborts, so a
+ *	  extension, fmgr and what scbfutils.c's helpers of the SQL functions
+ *	  call (opening a relation, privileges, arrays) are never reached by
+ *	  the readers: each aborts, so a
  *	  harness that reached one would fail loudly.  The exception is a
  *	  harness that sets pgshim_writable to call a writer (fuzz_index, the
  *	  delta's merge): then an exclusive lock is allowed, and a generic WAL
@@ -38,7 +40,12 @@
 #include <stdlib.h>
 
 #include "access/generic_xlog.h"
+#include "access/genam.h"
+#include "access/relation.h"
+#include "access/table.h"
 #include "access/transam.h"
+#include "catalog/index.h"
+#include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -46,6 +53,9 @@
 #include "storage/bufpage.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -495,6 +505,75 @@ Datum
 FunctionCall1Coll(FmgrInfo *flinfo, Oid collation, Datum arg1)
 {
 	UNREACHED("FunctionCall1Coll");
+}
+
+/* ---- what scbfutils.c's helpers of the SQL functions call ---- */
+
+Oid
+IndexGetRelation(Oid indexId, bool missing_ok)
+{
+	UNREACHED("IndexGetRelation");
+}
+
+Relation
+try_relation_open(Oid relationId, LOCKMODE lockmode)
+{
+	UNREACHED("try_relation_open");
+}
+
+Relation
+try_table_open(Oid relationId, LOCKMODE lockmode)
+{
+	UNREACHED("try_table_open");
+}
+
+void
+index_close(Relation relation, LOCKMODE lockmode)
+{
+	UNREACHED("index_close");
+}
+
+void
+table_close(Relation relation, LOCKMODE lockmode)
+{
+	UNREACHED("table_close");
+}
+
+Oid
+get_index_am_oid(const char *amname, bool missing_ok)
+{
+	UNREACHED("get_index_am_oid");
+}
+
+Oid
+GetUserId(void)
+{
+	UNREACHED("GetUserId");
+}
+
+AclResult
+pg_class_aclcheck(Oid table_oid, Oid roleid, AclMode mode)
+{
+	UNREACHED("pg_class_aclcheck");
+}
+
+void
+aclcheck_error(AclResult aclerr, ObjectType objtype, const char *objectname)
+{
+	UNREACHED("aclcheck_error");
+}
+
+text *
+cstring_to_text(const char *s)
+{
+	UNREACHED("cstring_to_text");
+}
+
+ArrayType *
+construct_array(Datum *elems, int nelems, Oid elmtype, int elmlen,
+				bool elmbyval, char elmalign)
+{
+	UNREACHED("construct_array");
 }
 
 void
