@@ -519,6 +519,7 @@ extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
+extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
 extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
 extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
 extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
@@ -598,7 +599,6 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 #define SCBF_BAND_SPARE_GROWN	2
 extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
 						  uint32 k, uint32 m, ScbfBand *band);
-extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,
 						 const ScbfBand *band, const ScbfRowKey *keys, int n,
 						 ScbfFilter **filters, BlockNumber nblocks);
