@@ -671,6 +671,7 @@ extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols);
 extern void ScbfBatchFlush(Relation index);
+extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
 
 /* scbffoldhelper.c */
 
@@ -695,6 +696,7 @@ extern bool ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded);
 extern void ScbfHelperWritten(Oid indexoid);
 extern bool ScbfHelperBusy(Oid indexoid);
 extern bool ScbfHelperFoldsAfter(Relation index);
+extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
 extern void ScbfHelperForget(void);
 
 /* scbffold.c */

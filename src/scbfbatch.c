@@ -12,16 +12,19 @@
  *		- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
  *		  XACT_EVENT_PRE_PREPARE), so every entry is on disk, WAL-logged,
  *		  before its transaction's commit record (invariant I3);
- *		- before this backend reads the index: a scan, a diagnostic
- *		  function, the verifier (ScbfBatchFlush);
- *		- when it holds SCBF_BATCH_MAX_BYTES.
+ *		- when it holds SCBF_BATCH_MAX_BYTES;
+ *		- before a diagnostic function or the verifier reads the index
+ *		  (ScbfBatchFlush), to the pending area only.
  *
- *	  Other backends cannot see an uncommitted tuple through any snapshot
- *	  a bitmap scan uses (scbf has no amgettuple: no unique, exclusion or
- *	  dirty-snapshot scan reaches it), so what they miss is invisible to
- *	  them anyway.  CREATE INDEX CONCURRENTLY's validation takes its
- *	  snapshot before it collects the index's TIDs, and a transaction that
- *	  committed before that snapshot flushed before its commit.
+ *	  A scan by this backend writes nothing: the probe reads the batch of
+ *	  the index in memory (ScbfBatchScan), and the batch last handed to the
+ *	  index's fold helper, as it reads the pending area.  Other backends
+ *	  cannot see an uncommitted tuple through any snapshot a bitmap scan
+ *	  uses (scbf has no amgettuple: no unique, exclusion or dirty-snapshot
+ *	  scan reaches it), so what they miss is invisible to them anyway.
+ *	  CREATE INDEX CONCURRENTLY's validation takes its snapshot before it
+ *	  collects the index's TIDs, and a transaction that committed before
+ *	  that snapshot flushed before its commit.
  *
  *	  The write policy (BatchDestination) sends a batch to one of four
  *	  places (src/README, D1 and D2):
@@ -39,7 +42,8 @@
  *		  helper still folds the one before (a merge of the delta takes
  *		  longer than a batch takes to fill; the load need not wait), a
  *		  load's last batch when its helper folds the pending area after the
- *		  commit (ScbfHelperFoldsAfter: the commit does not wait for a fold).
+ *		  commit (ScbfHelperFoldsAfter: the commit does not wait for a fold),
+ *		  and a diagnostic's flush.
  *
  *	  Each of the first three falls back to the next when it cannot run
  *	  now: no helper could be had, or another backend holds the fold lock.
@@ -58,7 +62,8 @@
  *	  A flush reopens the index and compares its relfilenumber with the
  *	  batch's: a DROP INDEX, REINDEX, TRUNCATE, CLUSTER or rewriting ALTER
  *	  TABLE in this transaction made the entries moot (the new storage was
- *	  built from the heap), and they are dropped.  An error during a flush
+ *	  built from the heap), and they are dropped.  A scan reads only the
+ *	  batch of the storage it scans.  An error during a flush at commit
  *	  aborts the transaction, as a deferred constraint does.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -119,7 +124,7 @@ typedef enum BatchOccasion
 {
 	BATCH_FULL,					/* the batch is full; the load goes on */
 	BATCH_COMMIT,				/* the transaction commits or prepares */
-	BATCH_READ,					/* this backend is about to read the index */
+	BATCH_READ,					/* a diagnostic is about to read the index */
 	BATCH_RETURNED				/* a fold helper gave its batch back */
 } BatchOccasion;
 
@@ -189,6 +194,8 @@ BatchDestination(Relation index, BatchOccasion why, int n, bool bulk)
 			}
 			break;
 		case BATCH_READ:
+			/* a reader only makes its own entries readable: no fold */
+			return BATCH_TO_PENDING;
 		case BATCH_RETURNED:
 			break;
 	}
@@ -254,8 +261,9 @@ BatchWrite(Relation index, ScbfBatch *b, BatchOccasion why)
 /*
  * Wait until this transaction's fold helper of index indexoid (every
  * helper, with InvalidOid) is idle, and write each batch a helper gives
- * back unfolded, as written on occasion why, unless its index is gone or
- * has new storage (the entries are moot then, as at a flush).
+ * back unfolded, as written on occasion why (BATCH_RETURNED, or BATCH_READ
+ * for a diagnostic), unless its index is gone or has new storage (the
+ * entries are moot then, as at a flush).
  */
 static void
 BatchTakeBack(Oid indexoid, BatchOccasion why)
@@ -267,8 +275,10 @@ BatchTakeBack(Oid indexoid, BatchOccasion why)
 		Relation	index = try_relation_open(unfolded.indexoid,
 											  RowExclusiveLock);
 
-		elog(DEBUG1, "an scbf fold helper did not fold its %d entries of index \"%s\": folding them here",
-			 unfolded.n, index ? RelationGetRelationName(index) : "(dropped)");
+		elog(DEBUG1, "an scbf fold helper did not fold its %d entries of index \"%s\": %s",
+			 unfolded.n, index ? RelationGetRelationName(index) : "(dropped)",
+			 why == BATCH_READ ? "appending them to the pending area" :
+			 "folding them here");
 		if (index != NULL)
 		{
 			if (ScbfLocatorEquals(ScbfRelationLocator(index),
@@ -430,19 +440,47 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols)
 
 /*
  * ScbfBatchFlush
- *		Write this backend's batch of index, if it has one, before the
- *		backend reads the index: waits for the index's fold helper and
- *		writes what it gives back, then the batch.  The caller has the
- *		index open and locked.
+ *		Write this backend's unwritten entries of index, if it has any, to
+ *		the pending area, before a diagnostic function or the verifier
+ *		reads the index: waits for the index's fold helper and appends what
+ *		it gives back, then the batch.  Never folds, so that a reader does
+ *		not change the filters it reports on.  The caller has the index
+ *		open and locked; an entry exists only if this transaction inserted
+ *		into the index, so it holds RowExclusiveLock on it too.
  */
 void
 ScbfBatchFlush(Relation index)
 {
 	Oid			indexoid = RelationGetRelid(index);
 
-	BatchTakeBack(indexoid, BATCH_RETURNED);
+	BatchTakeBack(indexoid, BATCH_READ);
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
 		if (b->indexoid == indexoid &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 			BatchWrite(index, b, BATCH_READ);
+}
+
+/*
+ * ScbfBatchScan
+ *		Call fn for each entry of index (the storage it has now) that this
+ *		backend has not written yet: those of its batch, and those of the
+ *		batch its fold helper was handed last and may not have folded yet
+ *		(ScbfHelperScan), which may be in the index as well.  For a scan by
+ *		this backend, which must find its own inserts: neither waits nor
+ *		writes.  Entries cut off at a subtransaction's abort are not read.
+ */
+void
+ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg)
+{
+	Oid			indexoid = RelationGetRelid(index);
+
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+	{
+		if (b->indexoid != indexoid ||
+			!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
+			continue;
+		for (int i = 0; i < b->nentries; i++)
+			fn(&b->tids[i], b->hashes + (Size) i * b->ncols, arg);
+	}
+	ScbfHelperScan(index, fn, arg);
 }

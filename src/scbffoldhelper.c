@@ -19,7 +19,7 @@
  *	  keeps its caches warm from one batch to the next (a worker started
  *	  per batch spent three times the fold's time starting cold).  When a
  *	  batch goes to a helper is the batch's write policy (scbfbatch.c);
- *	  this file only starts, feeds and waits for helpers, and calls
+ *	  this file only starts, feeds, waits for and reads helpers, and calls
  *	  nothing of the batch.
  *
  *	  The segment holds one batch and two counters: batches handed over
@@ -27,12 +27,14 @@
  *	  when it moves its counter.  The backend copies a batch in only when
  *	  the helper is idle (done = submitted): before it hands over the next
  *	  batch of an index, before it writes the index's last batch at commit
- *	  or prepare, and before it reads the index itself (a scan, a
- *	  diagnostic function), it waits for that.  Waiting at PRE_COMMIT and
- *	  PRE_PREPARE keeps the direct fold's crash argument: the helper's fold
- *	  commits (one metapage record) before the loading transaction's commit
- *	  record, so a crash loses only entries of tuples it also aborts, and a
- *	  committed tuple is never missing from the index (invariant I3).
+ *	  or prepare, and before a diagnostic function reads the index, it
+ *	  waits for that.  Waiting at PRE_COMMIT and PRE_PREPARE keeps the
+ *	  direct fold's crash argument: the helper's fold commits (one metapage
+ *	  record) before the loading transaction's commit record, so a crash
+ *	  loses only entries of tuples it also aborts, and a committed tuple is
+ *	  never missing from the index (invariant I3).  A scan of the index by
+ *	  the backend does not wait: it reads the batch in the segment as well
+ *	  as the index (ScbfHelperScan).
  *
  *	  The helper folds each batch in a transaction of its own, taking the
  *	  table and index locks (RowExclusiveLock, as an INSERT) and the fold
@@ -397,6 +399,32 @@ ScbfHelperWritten(Oid indexoid)
 
 	if (h != NULL)
 		h->handled = pg_atomic_read_u32(&h->sh->submitted);
+}
+
+/*
+ * ScbfHelperScan
+ *		Call fn for each entry of the batch this transaction last handed to
+ *		its helper of index (the storage index has now), while the backend
+ *		has not seen that batch's end: the helper may be folding it, and its
+ *		fold not yet committed.  The entries may be in the index already as
+ *		well.  Neither waits nor writes: for a scan of the index by this
+ *		backend (ScbfBatchScan).  The helper only reads the segment, so the
+ *		batch does not change under the call.
+ */
+void
+ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg)
+{
+	ScbfHelper *h = HelperOf(RelationGetRelid(index));
+	ScbfHelperShared *sh;
+
+	if (h == NULL)
+		return;
+	sh = h->sh;
+	if (h->handled == pg_atomic_read_u32(&sh->submitted) ||
+		!ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
+		return;
+	for (int i = 0; i < sh->n; i++)
+		fn(&HelperTids(sh)[i], HelperHashes(sh) + (Size) i * sh->ncols, arg);
 }
 
 /*
