@@ -1,15 +1,15 @@
 --
 -- scbf_batch: inserts are kept in the backend's batch and written before
--- the transaction commits or the backend reads the index.  A transaction
--- sees its own inserts through the index; a rolled-back subtransaction's
--- entries are never written; TRUNCATE, REINDEX and DROP INDEX after inserts
--- in the same transaction leave no stray entries; a batch larger than its
--- bound is written in the middle of a statement.  "entries = rows" compares
--- the index's entries with the table's rows (no dead tuples here, so they
--- must be equal): the entries of the ledgers (entries_live) and of format
--- 2's pending area (entries_pending; format 1's, removed entries not yet
--- compacted, are none here).  The verifier checks every entry against the
--- heap.
+-- the transaction commits, when the batch is full, or before a diagnostic
+-- or the verifier reads the index.  A transaction sees its own inserts
+-- through the index: a scan reads the batch in memory and writes nothing;
+-- a rolled-back subtransaction's entries are never written nor found;
+-- TRUNCATE, REINDEX and DROP INDEX after inserts in the same transaction
+-- leave no stray entries; a batch larger than its bound is written in the
+-- middle of a statement.  "entries = rows" compares the index's entries
+-- with the table's rows (no dead tuples here, so they must be equal): the
+-- entries of the ledgers (entries_live) and of the pending area
+-- (entries_pending).  The verifier checks every entry against the heap.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
@@ -38,6 +38,83 @@ INSERT INTO bt VALUES (9001, 600, 'z');
 SELECT scbf_same('SELECT * FROM bt WHERE a = 600');
 COMMIT;
 SELECT scbf_same('SELECT * FROM bt WHERE a IN (503, 600)');
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+
+-- a scan of the index by the inserting transaction writes nothing: its
+-- Bitmap Index Scan dirties no page and writes no WAL (scan_writes: the
+-- blocks dirtied and WAL records of the query's Bitmap Index Scans), and
+-- still finds the rows of the batch
+CREATE FUNCTION scan_writes(q text) RETURNS bigint
+LANGUAGE plpgsql SET enable_seqscan = off SET enable_indexscan = off AS $$
+DECLARE
+	plan json;
+	written bigint;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, WAL, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q
+		INTO plan;
+	SELECT sum((n->>'Shared Dirtied Blocks')::bigint +
+			   (n->>'Local Dirtied Blocks')::bigint +
+			   (n->>'WAL Records')::bigint)
+	INTO written
+	FROM json_array_elements(plan -> 0 -> 'Plan' -> 'Plans') n
+	WHERE n->>'Node Type' = 'Bitmap Index Scan';
+	RETURN written;
+END $$;
+BEGIN;
+INSERT INTO bt SELECT 20000 + g, 1500 + g % 10, 'w' || g FROM generate_series(1, 200) g;
+SELECT scan_writes('SELECT * FROM bt WHERE a = 1503') AS scan_writes;
+SELECT scbf_same('SELECT * FROM bt WHERE a = 1503');
+SELECT scbf_same('SELECT * FROM bt WHERE a = 1504 AND t = ''w14''');
+
+-- a subtransaction's rows are found until it rolls back, then no longer
+SAVEPOINT s;
+INSERT INTO bt SELECT 20200 + g, 1510, 'sub' FROM generate_series(1, 20) g;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (1503, 1510)');
+ROLLBACK TO SAVEPOINT s;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (1503, 1510)');
+SELECT scbf_empty('SELECT * FROM bt WHERE a = 1510') AS rolled_back;
+
+-- cursors declared before more inserts and fetched after them: the scan
+-- runs at the first FETCH and finds what the cursor's snapshot sees (the
+-- rows inserted before the DECLARE), the index's cursor as the sequential
+-- scan's
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_indexscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(id) FROM bt WHERE a IN (1505, 1511);
+DECLARE c_index CURSOR FOR SELECT count(*), sum(id) FROM bt WHERE a IN (1505, 1511);
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_bitmapscan = off;
+DECLARE c_seq CURSOR FOR SELECT count(*), sum(id) FROM bt WHERE a IN (1505, 1511);
+INSERT INTO bt SELECT 20300 + g, 1511, 'after' FROM generate_series(1, 10) g;
+FETCH c_index;
+FETCH c_seq;
+CLOSE c_index;
+CLOSE c_seq;
+RESET enable_seqscan;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (1505, 1511)');
+
+-- one statement that inserts what it reads of the same table through the
+-- index: the rows of the batch are found
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_indexscan = off;
+EXPLAIN (COSTS OFF) INSERT INTO bt SELECT id + 1000, 1520, t FROM bt WHERE a = 1506;
+INSERT INTO bt SELECT id + 1000, 1520, t FROM bt WHERE a = 1506;
+RESET enable_seqscan;
+RESET enable_indexscan;
+SELECT scbf_same('SELECT * FROM bt WHERE a = 1520');
+SELECT scan_writes('SELECT * FROM bt WHERE a = 1520') AS scan_writes;
+
+-- the diagnostics and the verifier append the batch to the pending area
+-- first: they count every row of the transaction, and the verifier finds
+-- each one in the index
+SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
+SELECT scbf_verify('bt_a', heapallindexed => true);
+SELECT scbf_verify('bt_at', heapallindexed => true);
+COMMIT;
+SELECT scbf_same('SELECT * FROM bt WHERE a IN (1503, 1511, 1520)');
+SELECT scbf_empty('SELECT * FROM bt WHERE a = 1510') AS rolled_back;
 SELECT entries_equal_rows('bt_a'), entries_equal_rows('bt_at');
 
 -- rolled-back subtransactions: their entries are never written
@@ -134,5 +211,5 @@ SELECT scbf_verify('bt_a', heapallindexed => true);
 SELECT scbf_verify('bt_at', heapallindexed => true);
 
 DROP TABLE bt, bt2, tmp_b;
-DROP FUNCTION entries_equal_rows(regclass);
+DROP FUNCTION entries_equal_rows(regclass), scan_writes(text);
 DROP FUNCTION scbf_same, scbf_empty, scbf_noindex, scbf_compare;

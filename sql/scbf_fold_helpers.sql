@@ -1,8 +1,9 @@
 --
 -- scbf_fold_helpers: a bulk load hands each full insert batch (65,536
--- entries of a one-column index) of a format-2 index to a fold helper, a
--- background worker, and waits for it before the next batch of that index,
--- before the transaction commits, and before it reads the index.  The
+-- entries of a one-column index) to a fold helper, a background worker,
+-- and waits for it before the next batch of that index, before the
+-- transaction commits, and before a diagnostic or the verifier reads the
+-- index (a scan reads the helper's batch in memory instead).  The
 -- backend says what became of each batch at DEBUG1: "folded" by the
 -- helper, or "did not fold ... folding them here" when the helper could
 -- not lock the table without waiting.  The load's last, partial batch
@@ -57,7 +58,10 @@ SELECT scbf_same('SELECT * FROM fh WHERE a IN (10, 4000, 7999) OR t = md5(''9999
 SELECT scbf_empty('SELECT * FROM fh WHERE t = ''absent''');
 SELECT scbf_verify('fh_a', true), scbf_verify('fh_t', true);
 
--- the loading transaction reads its own rows: it waits for the helpers
+-- the loading transaction reads its own rows, those of the batch a helper
+-- may still be folding included, without waiting for the helpers: the
+-- commit waits for them (so their messages come at COMMIT), and the last
+-- batch goes to the pending area for the helpers to fold after it
 BEGIN;
 SET LOCAL client_min_messages = debug1;
 INSERT INTO fh SELECT g, g / 20, md5(g::text) FROM generate_series(160001, 230000) g;
@@ -86,14 +90,16 @@ SELECT entries_equal_rows('fh_a'), entries_equal_rows('fh_t');
 SELECT scbf_same('SELECT * FROM fh WHERE a = 18000 OR t = md5(''379999'')');
 
 -- a rolled-back load: its handed-over entries stay (as a direct fold's
--- would), VACUUM removes them, and no probe returns its rows (the probes
--- before the rollback wait for both helpers, so that VACUUM comes after
--- their folds)
+-- would), VACUUM removes them, and no probe returns its rows.  The
+-- verifier, before the rollback, waits for both helpers (so that VACUUM
+-- comes after their folds), appends the rest to the pending area and finds
+-- every row of the load in the index
 BEGIN;
 SET LOCAL client_min_messages = debug1;
 INSERT INTO fh SELECT g, -1, 'gone' FROM generate_series(1, 70000) g;
 SELECT scbf_same('SELECT * FROM fh WHERE a = -1');
 SELECT scbf_same('SELECT * FROM fh WHERE t = ''gone''');
+SELECT scbf_verify('fh_a', true), scbf_verify('fh_t', true);
 ROLLBACK;
 SELECT scbf_empty('SELECT * FROM fh WHERE a = -1');
 SELECT scbf_empty('SELECT * FROM fh WHERE t = ''gone''');

@@ -132,10 +132,10 @@ scbfhandler(PG_FUNCTION_ARGS)
 	/*
 	 * Nothing to do at the end of an INSERT, COPY or UPDATE: aminsert keeps
 	 * its entries in a backend-local batch that deliberately spans the
-	 * statements of a transaction and is written before commit or prepare,
-	 * and before any scan of the index (scbfbatch.c).  Flushing it at each
-	 * statement's end would give up the many entries per WAL record that a
-	 * transaction of small INSERTs gets.
+	 * statements of a transaction and is written before commit or prepare;
+	 * this backend's scans read it in memory (scbfbatch.c).  Flushing it at
+	 * each statement's end would give up the many entries per WAL record
+	 * that a transaction of small INSERTs gets.
 	 */
 	amroutine->aminsertcleanup = NULL;
 #endif

@@ -248,22 +248,6 @@ extern BlockNumber ScbfExtend(Relation index, uint32 npages,
 							  ScbfNewPageFn fn, void *arg);
 extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
-/* scbfbatch.c */
-/*
- * Writes n batched entries to index: tids[i] and hashes[i * ncols ..], in
- * the order they were inserted.  bulk: the batch has filled up before in this
- * transaction (a bulk load, whose last entries these may be); full: it is
- * full now and the load goes on (it may go to a fold helper,
- * scbffoldhelper.c); defer: full, while the helper still folds the batch
- * before (the entries only wait in the pending area).
- */
-typedef void (*ScbfBatchApplyFn) (Relation index, ItemPointer tids,
-								  const uint32 *hashes, int n, bool bulk,
-								  bool full, bool defer);
-extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
-						 int ncols, ScbfBatchApplyFn apply);
-extern void ScbfBatchFlush(Relation index);
-
 /* scbfinsert.c */
 extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
 					   ItemPointer ht_ctid, Relation heapRel,
@@ -519,6 +503,7 @@ extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
+extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
 extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
 extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
 extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
@@ -598,7 +583,6 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 #define SCBF_BAND_SPARE_GROWN	2
 extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
 						  uint32 k, uint32 m, ScbfBand *band);
-extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,
 						 const ScbfBand *band, const ScbfRowKey *keys, int n,
 						 ScbfFilter **filters, BlockNumber nblocks);
@@ -683,18 +667,36 @@ extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
 							  ScbfCensusFn fn, void *arg,
 							  BlockNumber nblocks);
 
-/* scbfinsert.c */
-extern void ScbfApplyBatch(Relation index, ItemPointer tids,
-							const uint32 *hashes, int n, bool bulk, bool full,
-							bool defer);
+/* scbfbatch.c */
+extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
+						 int ncols);
+extern void ScbfBatchFlush(Relation index);
+extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
 
 /* scbffoldhelper.c */
+
+/*
+ * A batch a fold helper gave back unfolded (ScbfHelperWait): n entries,
+ * tids[i] and hashes[i * ncols ..], in the helper's segment, for the index
+ * indexoid with the storage rlocator.
+ */
+typedef struct ScbfHelperBatch
+{
+	Oid			indexoid;
+	ScbfRelFileLocator rlocator;
+	ItemPointer tids;
+	uint32	   *hashes;
+	int			n;
+} ScbfHelperBatch;
+
 extern bool scbf_fold_helpers;
 extern bool ScbfHelperSubmit(Relation index, ItemPointer tids,
-							  const uint32 *hashes, int n);
-extern void ScbfHelperWait(Oid indexoid);
+							 const uint32 *hashes, int n);
+extern bool ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded);
+extern void ScbfHelperWritten(Oid indexoid);
 extern bool ScbfHelperBusy(Oid indexoid);
 extern bool ScbfHelperFoldsAfter(Relation index);
+extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
 extern void ScbfHelperForget(void);
 
 /* scbffold.c */

@@ -1,27 +1,54 @@
 /*-------------------------------------------------------------------------
  *
  * scbfbatch.c
- *	  The backend-local insert batch: aminsert keeps its entries here, and
- *	  they are written to the index many at a time.
+ *	  The backend-local insert batch, its transaction callbacks, and the
+ *	  write policy: where a batch's entries go when it is written.
  *
  * NOTES
  *	  An insert hashes its row and appends (TID, hashes) to the batch of its
  *	  index, in TopTransactionContext; it touches no page.  The batch is
- *	  written out ("flushed") by the index's apply function:
+ *	  written out ("flushed"):
  *
  *		- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
  *		  XACT_EVENT_PRE_PREPARE), so every entry is on disk, WAL-logged,
  *		  before its transaction's commit record (invariant I3);
- *		- before this backend reads the index: a scan, a diagnostic
- *		  function, the verifier (ScbfBatchFlush);
- *		- when it holds SCBF_BATCH_MAX_BYTES.
+ *		- when it holds SCBF_BATCH_MAX_BYTES;
+ *		- before a diagnostic function or the verifier reads the index
+ *		  (ScbfBatchFlush), to the pending area only.
  *
- *	  Other backends cannot see an uncommitted tuple through any snapshot
- *	  a bitmap scan uses (scbf has no amgettuple: no unique, exclusion or
- *	  dirty-snapshot scan reaches it), so what they miss is invisible to
- *	  them anyway.  CREATE INDEX CONCURRENTLY's validation takes its
- *	  snapshot before it collects the index's TIDs, and a transaction that
- *	  committed before that snapshot flushed before its commit.
+ *	  A scan by this backend writes nothing: the probe reads the batch of
+ *	  the index in memory (ScbfBatchScan), and the batch last handed to the
+ *	  index's fold helper, as it reads the pending area.  Other backends
+ *	  cannot see an uncommitted tuple through any snapshot a bitmap scan
+ *	  uses (scbf has no amgettuple: no unique, exclusion or dirty-snapshot
+ *	  scan reaches it), so what they miss is invisible to them anyway.
+ *	  CREATE INDEX CONCURRENTLY's validation takes its snapshot before it
+ *	  collects the index's TIDs, and a transaction that committed before
+ *	  that snapshot flushed before its commit.
+ *
+ *	  The write policy (BatchDestination) sends a batch to one of four
+ *	  places (src/README, D1 and D2):
+ *
+ *		- a fold helper (scbffoldhelper.c): a full batch of a load that goes
+ *		  on, of at least SCBF_FOLD_DIRECT entries, so that the load goes on
+ *		  while the helper folds it;
+ *		- a direct fold (ScbfFoldBatch): a batch of at least
+ *		  SCBF_FOLD_DIRECT entries, or any batch of a load whose batch has
+ *		  filled up before, so that the load leaves no pending entries for
+ *		  every probe to read;
+ *		- the pending area, folded when a partition has grown long: the
+ *		  other batches;
+ *		- the pending area alone, never folded here: a full batch while the
+ *		  helper still folds the one before (a merge of the delta takes
+ *		  longer than a batch takes to fill; the load need not wait), a
+ *		  load's last batch when its helper folds the pending area after the
+ *		  commit (ScbfHelperFoldsAfter: the commit does not wait for a fold),
+ *		  and a diagnostic's flush.
+ *
+ *	  Each of the first three falls back to the next when it cannot run
+ *	  now: no helper could be had, or another backend holds the fold lock.
+ *	  A batch a helper gives back unfolded is written as a load's batch,
+ *	  before the next batch of its index.
  *
  *	  The batch is dropped at abort with its memory context.  At the abort
  *	  of a subtransaction, the entries appended since it began are cut off:
@@ -35,7 +62,8 @@
  *	  A flush reopens the index and compares its relfilenumber with the
  *	  batch's: a DROP INDEX, REINDEX, TRUNCATE, CLUSTER or rewriting ALTER
  *	  TABLE in this transaction made the entries moot (the new storage was
- *	  built from the heap), and they are dropped.  An error during a flush
+ *	  built from the heap), and they are dropped.  A scan reads only the
+ *	  batch of the storage it scans.  An error during a flush at commit
  *	  aborts the transaction, as a deferred constraint does.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -74,14 +102,13 @@
  * The batch of one index.  Its entries are kept as three arrays: entry i is
  * the subtransaction that appended it (subids[i]), its heap TID (tids[i])
  * and one 32-bit hash per column (hashes[i * ncols ..]), the two arrays
- * the apply function takes.
+ * the writers take.
  */
 typedef struct ScbfBatch
 {
 	Oid			indexoid;
 	ScbfRelFileLocator rlocator;	/* the storage the entries are for */
 	int			ncols;
-	ScbfBatchApplyFn apply;		/* writes entries to the index */
 	SubTransactionId *subids;
 	ItemPointerData *tids;
 	uint32	   *hashes;
@@ -92,34 +119,183 @@ typedef struct ScbfBatch
 	struct ScbfBatch *next;
 } ScbfBatch;
 
+/* Why entries are written now */
+typedef enum BatchOccasion
+{
+	BATCH_FULL,					/* the batch is full; the load goes on */
+	BATCH_COMMIT,				/* the transaction commits or prepares */
+	BATCH_READ,					/* a diagnostic is about to read the index */
+	BATCH_RETURNED				/* a fold helper gave its batch back */
+} BatchOccasion;
+
+/*
+ * Where entries go (see the file header).  Each destination falls back to
+ * the one below it when it cannot run now, except BATCH_TO_PENDING, which
+ * always can.
+ */
+typedef enum BatchDest
+{
+	BATCH_TO_HELPER,			/* the index's fold helper */
+	BATCH_TO_FOLD,				/* a direct fold, with the pending area */
+	BATCH_TO_PENDING_FOLD,		/* the pending area, folded if grown long */
+	BATCH_TO_PENDING			/* the pending area, and nothing else */
+} BatchDest;
+
 /* The batches of this transaction, in TopTransactionContext; NULL if none */
 static ScbfBatch *batches = NULL;
 
 static bool callbacks_registered = false;
 
+static void BatchTakeBack(Oid indexoid, BatchOccasion why);
+
 /*
- * Write batch b's entries to index (whose storage is b's) and empty it.
- * They go in the order they were appended: the fold sorts what it folds by
- * segment and item, and the pending area's readers need no order.
+ * BatchDestination
+ *		The write policy: where n entries of index go, written on occasion
+ *		why; bulk if the index's batch has filled up before in this
+ *		transaction (a bulk load, whose last entries these may be).
+ *
+ * For BATCH_FULL, unless the index's fold helper is busy, first waits for
+ * it and writes any batch it gives back (BatchTakeBack), so that the helper
+ * is idle if the entries go to it.  For BATCH_COMMIT, asks the helper to
+ * fold the pending area after the commit if the entries go there for it.
+ * The caller holds RowExclusiveLock on the index.
+ */
+static BatchDest
+BatchDestination(Relation index, BatchOccasion why, int n, bool bulk)
+{
+	Oid			indexoid = RelationGetRelid(index);
+
+	switch (why)
+	{
+		case BATCH_FULL:
+
+			/*
+			 * One helper per index at a time: while it still folds the batch
+			 * before, this one waits in the pending area instead of the load
+			 * waiting for the helper.
+			 */
+			if (ScbfHelperBusy(indexoid))
+			{
+				elog(DEBUG1, "index \"%s\": %d entries to the pending area, its fold helper still folding the batch before",
+					 RelationGetRelationName(index), n);
+				return BATCH_TO_PENDING;
+			}
+			BatchTakeBack(indexoid, BATCH_RETURNED);
+			if (n >= SCBF_FOLD_DIRECT)
+				return BATCH_TO_HELPER;
+			break;
+		case BATCH_COMMIT:
+			/* the helper waited for already: its batch came before */
+			if (ScbfHelperFoldsAfter(index))
+			{
+				elog(DEBUG1, "index \"%s\": %d entries to the pending area, for its fold helper to fold after the commit",
+					 RelationGetRelationName(index), n);
+				return BATCH_TO_PENDING;
+			}
+			break;
+		case BATCH_READ:
+			/* a reader only makes its own entries readable: no fold */
+			return BATCH_TO_PENDING;
+		case BATCH_RETURNED:
+			break;
+	}
+	if (n >= SCBF_FOLD_DIRECT || bulk)
+		return BATCH_TO_FOLD;
+	return BATCH_TO_PENDING_FOLD;
+}
+
+/*
+ * Write n entries (tids[i], hashes[i * ncols ..]) to index at dest, or at
+ * the first destination after it that can take them now (see BatchDest).
+ * The caller holds RowExclusiveLock on the index and, for BATCH_TO_HELPER,
+ * has waited for the helper (BatchDestination).
  */
 static void
-BatchWrite(Relation index, ScbfBatch *b, bool full, bool defer)
+BatchWriteTo(Relation index, BatchDest dest, ItemPointer tids,
+			 const uint32 *hashes, int n)
+{
+	switch (dest)
+	{
+		case BATCH_TO_HELPER:
+			if (ScbfHelperSubmit(index, tids, hashes, n))
+				return;
+			/* no helper could be had */
+			/* FALLTHROUGH */
+		case BATCH_TO_FOLD:
+			if (ScbfFoldBatch(index, tids, hashes, n))
+				return;
+			/* no fold could run now */
+			/* FALLTHROUGH */
+		case BATCH_TO_PENDING_FOLD:
+			if (ScbfPendingAppend(index, ScbfGetState(index), tids, hashes,
+								  n))
+				ScbfFold(index, false);
+			return;
+		case BATCH_TO_PENDING:
+			(void) ScbfPendingAppend(index, ScbfGetState(index), tids,
+									 hashes, n);
+			return;
+	}
+}
+
+/*
+ * Write batch b's entries to index (whose storage is b's), on occasion why,
+ * and empty it.  They go in the order they were appended: the fold sorts
+ * what it folds by segment and item, and the pending area's readers need no
+ * order.
+ */
+static void
+BatchWrite(Relation index, ScbfBatch *b, BatchOccasion why)
 {
 	int			n = b->nentries;
+	BatchDest	dest;
 
 	if (n == 0)
 		return;
+	dest = BatchDestination(index, why, n, b->filled);
 	/* empty first: an error below must not leave entries to write twice */
 	b->nentries = 0;
-	b->apply(index, b->tids, b->hashes, n, b->filled, full, defer);
+	BatchWriteTo(index, dest, b->tids, b->hashes, n);
+}
+
+/*
+ * Wait until this transaction's fold helper of index indexoid (every
+ * helper, with InvalidOid) is idle, and write each batch a helper gives
+ * back unfolded, as written on occasion why (BATCH_RETURNED, or BATCH_READ
+ * for a diagnostic), unless its index is gone or has new storage (the
+ * entries are moot then, as at a flush).
+ */
+static void
+BatchTakeBack(Oid indexoid, BatchOccasion why)
+{
+	ScbfHelperBatch unfolded;
+
+	while (ScbfHelperWait(indexoid, &unfolded))
+	{
+		Relation	index = try_relation_open(unfolded.indexoid,
+											  RowExclusiveLock);
+
+		elog(DEBUG1, "an scbf fold helper did not fold its %d entries of index \"%s\": %s",
+			 unfolded.n, index ? RelationGetRelationName(index) : "(dropped)",
+			 why == BATCH_READ ? "appending them to the pending area" :
+			 "folding them here");
+		if (index != NULL)
+		{
+			if (ScbfLocatorEquals(ScbfRelationLocator(index),
+								  unfolded.rlocator))
+				BatchWriteTo(index,
+							 BatchDestination(index, why, unfolded.n, true),
+							 unfolded.tids, unfolded.hashes, unfolded.n);
+			relation_close(index, RowExclusiveLock);
+		}
+		ScbfHelperWritten(unfolded.indexoid);
+	}
 }
 
 /*
  * Flush batch b before its transaction commits or prepares, opening its
  * index by OID; the entries are dropped if the index is gone or has new
- * storage (see the file header).  The batch goes to the pending area if
- * the index's fold helper will fold that after the transaction
- * (ScbfHelperFoldsAfter), so that the commit does not wait for a fold.
+ * storage (see the file header).
  */
 static void
 BatchFlushByOid(ScbfBatch *b)
@@ -138,7 +314,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b, false, ScbfHelperFoldsAfter(index));
+		BatchWrite(index, b, BATCH_COMMIT);
 	relation_close(index, RowExclusiveLock);
 }
 
@@ -156,10 +332,10 @@ BatchXactCallback(XactEvent event, void *arg)
 			/* an index's helper first: its batch came before */
 			for (ScbfBatch *b = batches; b != NULL; b = b->next)
 			{
-				ScbfHelperWait(b->indexoid);
+				BatchTakeBack(b->indexoid, BATCH_RETURNED);
 				BatchFlushByOid(b);
 			}
-			ScbfHelperWait(InvalidOid);
+			BatchTakeBack(InvalidOid, BATCH_RETURNED);
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
@@ -194,7 +370,7 @@ BatchSubXactCallback(SubXactEvent event, SubTransactionId mySubid,
  * The batch of index in this transaction, made if it has none yet.
  */
 static ScbfBatch *
-BatchFor(Relation index, int ncols, ScbfBatchApplyFn apply)
+BatchFor(Relation index, int ncols)
 {
 	Oid			indexoid = RelationGetRelid(index);
 	ScbfBatch  *b;
@@ -215,7 +391,6 @@ BatchFor(Relation index, int ncols, ScbfBatchApplyFn apply)
 	b->indexoid = indexoid;
 	b->rlocator = ScbfRelationLocator(index);
 	b->ncols = ncols;
-	b->apply = apply;
 	b->maxentries = SCBF_BATCH_MAX_BYTES / BatchEntrySize(ncols);
 	b->allocated = SCBF_BATCH_FIRST;
 	b->subids = MemoryContextAlloc(TopTransactionContext,
@@ -230,30 +405,20 @@ BatchFor(Relation index, int ncols, ScbfBatchApplyFn apply)
 }
 
 /*
- * Append one entry (heap TID tid, hashes[0 .. ncols)) to index's batch;
- * apply is the function that writes a batch to this index.  Flushes the
- * batch first when it is full.  The caller holds RowExclusiveLock on the
- * index, as aminsert's caller does.
+ * ScbfBatchAdd
+ *		Append one entry (heap TID tid, hashes[0 .. ncols)) to index's
+ *		batch, writing the batch first when it is full.  The caller holds
+ *		RowExclusiveLock on the index, as aminsert's caller does.
  */
 void
-ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
-			 ScbfBatchApplyFn apply)
+ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols)
 {
-	ScbfBatch  *b = BatchFor(index, ncols, apply);
+	ScbfBatch  *b = BatchFor(index, ncols);
 	int			i;
 
 	if (b->nentries >= b->maxentries)
 	{
-		/*
-		 * One helper per index at a time (scbffoldhelper.c): while it still
-		 * folds the batch before, this one waits in the pending area
-		 * instead of the load waiting for the helper.
-		 */
-		bool		defer = ScbfHelperBusy(b->indexoid);
-
-		if (!defer)
-			ScbfHelperWait(b->indexoid);
-		BatchWrite(index, b, true, defer);
+		BatchWrite(index, b, BATCH_FULL);
 		b->filled = true;
 	}
 	else if (b->nentries >= b->allocated)
@@ -274,17 +439,48 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols,
 }
 
 /*
- * Write this backend's batch of index, if it has one, before the backend
- * reads the index.  The caller has the index open and locked.
+ * ScbfBatchFlush
+ *		Write this backend's unwritten entries of index, if it has any, to
+ *		the pending area, before a diagnostic function or the verifier
+ *		reads the index: waits for the index's fold helper and appends what
+ *		it gives back, then the batch.  Never folds, so that a reader does
+ *		not change the filters it reports on.  The caller has the index
+ *		open and locked; an entry exists only if this transaction inserted
+ *		into the index, so it holds RowExclusiveLock on it too.
  */
 void
 ScbfBatchFlush(Relation index)
 {
 	Oid			indexoid = RelationGetRelid(index);
 
-	ScbfHelperWait(indexoid);
+	BatchTakeBack(indexoid, BATCH_READ);
 	for (ScbfBatch *b = batches; b != NULL; b = b->next)
-		if (b->indexoid == indexoid && b->nentries > 0 &&
+		if (b->indexoid == indexoid &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
-			BatchWrite(index, b, false, false);
+			BatchWrite(index, b, BATCH_READ);
+}
+
+/*
+ * ScbfBatchScan
+ *		Call fn for each entry of index (the storage it has now) that this
+ *		backend has not written yet: those of its batch, and those of the
+ *		batch its fold helper was handed last and may not have folded yet
+ *		(ScbfHelperScan), which may be in the index as well.  For a scan by
+ *		this backend, which must find its own inserts: neither waits nor
+ *		writes.  Entries cut off at a subtransaction's abort are not read.
+ */
+void
+ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg)
+{
+	Oid			indexoid = RelationGetRelid(index);
+
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+	{
+		if (b->indexoid != indexoid ||
+			!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
+			continue;
+		for (int i = 0; i < b->nentries; i++)
+			fn(&b->tids[i], b->hashes + (Size) i * b->ncols, arg);
+	}
+	ScbfHelperScan(index, fn, arg);
 }

@@ -2,7 +2,7 @@
  *
  * scbffoldhelper.c
  *	  Fold helpers: background workers that fold a bulk load's full insert
- *	  batches into a format-2 index while the loading backend goes on.
+ *	  batches into an index while the loading backend goes on.
  *
  * NOTES
  *	  A bulk load (INSERT ... SELECT, COPY) fills its insert batch many
@@ -17,19 +17,24 @@
  *	  RegisterDynamicBackgroundWorker names this library, so no
  *	  shared_preload_libraries is needed.  A helper of its own per load
  *	  keeps its caches warm from one batch to the next (a worker started
- *	  per batch spent three times the fold's time starting cold).
+ *	  per batch spent three times the fold's time starting cold).  When a
+ *	  batch goes to a helper is the batch's write policy (scbfbatch.c);
+ *	  this file only starts, feeds, waits for and reads helpers, and calls
+ *	  nothing of the batch.
  *
  *	  The segment holds one batch and two counters: batches handed over
  *	  (submitted) and finished (done), each side setting the other's latch
  *	  when it moves its counter.  The backend copies a batch in only when
  *	  the helper is idle (done = submitted): before it hands over the next
  *	  batch of an index, before it writes the index's last batch at commit
- *	  or prepare, and before it reads the index itself (a scan, a
- *	  diagnostic function), it waits for that.  Waiting at PRE_COMMIT and
- *	  PRE_PREPARE keeps the direct fold's crash argument: the helper's fold
- *	  commits (one metapage record) before the loading transaction's commit
- *	  record, so a crash loses only entries of tuples it also aborts, and a
- *	  committed tuple is never missing from the index (invariant I3).
+ *	  or prepare, and before a diagnostic function reads the index, it
+ *	  waits for that.  Waiting at PRE_COMMIT and PRE_PREPARE keeps the
+ *	  direct fold's crash argument: the helper's fold commits (one metapage
+ *	  record) before the loading transaction's commit record, so a crash
+ *	  loses only entries of tuples it also aborts, and a committed tuple is
+ *	  never missing from the index (invariant I3).  A scan of the index by
+ *	  the backend does not wait: it reads the batch in the segment as well
+ *	  as the index (ScbfHelperScan).
  *
  *	  The helper folds each batch in a transaction of its own, taking the
  *	  table and index locks (RowExclusiveLock, as an INSERT) and the fold
@@ -38,10 +43,10 @@
  *	  same transaction), and that wait is a latch wait the deadlock detector
  *	  cannot see; between batches it holds no lock.  A batch the helper did
  *	  not fold (a lock taken, the index dropped or given new storage) the
- *	  waiting backend writes itself, as it would have without helpers
- *	  (ScbfApplyBatch: a direct fold, else the pending area); so does it
- *	  when the helper died (an error inside its fold leaves what a crashed
- *	  fold leaves, which the next fold tidies) or no worker slot was free.
+ *	  wait gives back to the backend, which writes it itself, as it would
+ *	  have without helpers; so does it when the helper died (an error
+ *	  inside its fold leaves what a crashed fold leaves, which the next
+ *	  fold tidies) or no worker slot was free.
  *
  *	  At the end of the transaction, commit or abort, the backend tells its
  *	  helpers to finish and forgets them.  After an abort a helper may be
@@ -269,20 +274,21 @@ HelperOf(Oid indexoid)
 }
 
 /*
- * Wait until helper h has finished every batch handed to it (or exited); if
- * it did not fold the last one, write that batch here, unless the index is
- * gone or has new storage (the entries are moot then, as in scbfbatch.c).
+ * Wait until helper h has finished every batch handed to it (or exited).
+ * Returns true, with *unfolded describing it, if it did not fold the last
+ * one: the caller writes that batch and then calls ScbfHelperWritten, until
+ * which every wait gives it back again.  Returns false if the helper folded
+ * it, or was idle since the last wait.
  */
-static void
-HelperWaitIdle(ScbfHelper *h)
+static bool
+HelperWaitIdle(ScbfHelper *h, ScbfHelperBatch *unfolded)
 {
 	ScbfHelperShared *sh = h->sh;
 	uint32		submitted = pg_atomic_read_u32(&sh->submitted);
-	bool		folded;
 	pid_t		pid;
 
 	if (h->handled == submitted)
-		return;					/* idle since the last wait */
+		return false;			/* idle since the last wait */
 	for (;;)
 	{
 		if (pg_atomic_read_u32(&sh->done) == submitted)
@@ -301,26 +307,20 @@ HelperWaitIdle(ScbfHelper *h)
 		CHECK_FOR_INTERRUPTS();
 	}
 	pg_read_barrier();
-	folded = pg_atomic_read_u32(&sh->done) == submitted &&
-		pg_atomic_read_u32(&sh->folded) == 1;
-	if (!folded)
+	if (pg_atomic_read_u32(&sh->done) == submitted &&
+		pg_atomic_read_u32(&sh->folded) == 1)
 	{
-		Relation	index = try_relation_open(sh->indexoid, RowExclusiveLock);
-
-		elog(DEBUG1, "an scbf fold helper did not fold its %d entries of index \"%s\": folding them here",
-			 sh->n, index ? RelationGetRelationName(index) : "(dropped)");
-		if (index != NULL)
-		{
-			if (ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
-				ScbfApplyBatch(index, HelperTids(sh), HelperHashes(sh),
-								sh->n, true, false, false);
-			relation_close(index, RowExclusiveLock);
-		}
-	}
-	else
 		elog(DEBUG1, "an scbf fold helper folded %d entries of index \"%s\"",
 			 sh->n, get_rel_name(sh->indexoid));
-	h->handled = submitted;
+		h->handled = submitted;
+		return false;
+	}
+	unfolded->indexoid = sh->indexoid;
+	unfolded->rlocator = sh->rlocator;
+	unfolded->tids = HelperTids(sh);
+	unfolded->hashes = HelperHashes(sh);
+	unfolded->n = sh->n;
+	return true;
 }
 
 /*
@@ -370,16 +370,61 @@ ScbfHelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
 
 /*
  * ScbfHelperWait
- *		Wait until this transaction's helper of index indexoid (every
- *		helper, with InvalidOid) is idle, writing here any batch it did not
- *		fold.
+ *		Wait until this transaction's helper of index indexoid (with
+ *		InvalidOid: every helper, in turn) is idle.  Returns true, with
+ *		*unfolded describing it, if a helper did not fold the batch handed to
+ *		it last: the caller writes it (the entries are in the helper's
+ *		segment) and calls ScbfHelperWritten, then waits again, until this
+ *		returns false.
  */
-void
-ScbfHelperWait(Oid indexoid)
+bool
+ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded)
 {
 	for (ScbfHelper *h = helpers; h != NULL; h = h->next)
-		if (!OidIsValid(indexoid) || h->indexoid == indexoid)
-			HelperWaitIdle(h);
+		if ((!OidIsValid(indexoid) || h->indexoid == indexoid) &&
+			HelperWaitIdle(h, unfolded))
+			return true;
+	return false;
+}
+
+/*
+ * ScbfHelperWritten
+ *		The caller has written the batch ScbfHelperWait gave back for
+ *		index indexoid: the helper is idle, ready for the next batch.
+ */
+void
+ScbfHelperWritten(Oid indexoid)
+{
+	ScbfHelper *h = HelperOf(indexoid);
+
+	if (h != NULL)
+		h->handled = pg_atomic_read_u32(&h->sh->submitted);
+}
+
+/*
+ * ScbfHelperScan
+ *		Call fn for each entry of the batch this transaction last handed to
+ *		its helper of index (the storage index has now), while the backend
+ *		has not seen that batch's end: the helper may be folding it, and its
+ *		fold not yet committed.  The entries may be in the index already as
+ *		well.  Neither waits nor writes: for a scan of the index by this
+ *		backend (ScbfBatchScan).  The helper only reads the segment, so the
+ *		batch does not change under the call.
+ */
+void
+ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg)
+{
+	ScbfHelper *h = HelperOf(RelationGetRelid(index));
+	ScbfHelperShared *sh;
+
+	if (h == NULL)
+		return;
+	sh = h->sh;
+	if (h->handled == pg_atomic_read_u32(&sh->submitted) ||
+		!ScbfLocatorEquals(ScbfRelationLocator(index), sh->rlocator))
+		return;
+	for (int i = 0; i < sh->n; i++)
+		fn(&HelperTids(sh)[i], HelperHashes(sh) + (Size) i * sh->ncols, arg);
 }
 
 /*

@@ -1,14 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * scbfinsert.c
- *	  Insertion into scbf: aminsert, and the writing of a backend's batch.
+ *	  Insertion into scbf: aminsert.
  *
  * NOTES
  *	  aminsert only hashes the row and appends its entry to the backend's
- *	  batch (scbfbatch.c); the batch comes back here, in the order the
- *	  rows were inserted, to be written many entries per WAL record:
- *	  handed to a fold helper, folded straight into the filters, or
- *	  appended to the pending area (src/README, D1 and D2).
+ *	  batch; scbfbatch.c writes the batch, many entries per WAL record, and
+ *	  decides where it goes (src/README, D1 and D2).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -25,57 +23,13 @@
 #include "scbf.h"
 
 /*
- * ScbfApplyBatch
- *		Write a batch of entries to the index (ScbfBatchApplyFn).  A
- *		full batch of a load that goes on is handed to a fold helper
- *		(scbffoldhelper.c) if one can start.  A large batch (a bulk load's,
- *		and the last entries of one without a helper, so that the load
- *		leaves no pending entries for every probe to read) is folded
- *		straight into the filters if no other backend is folding;
- *		otherwise the entries go to the pending area, which is folded when
- *		a partition has grown long, again unless another backend is
- *		folding already.  A full batch that comes while the helper still
- *		folds the one before (a merge of the delta takes longer than a
- *		batch takes to fill) goes to the pending area, so that the load
- *		need not wait: the helper's next fold, or the fold after the
- *		commit, takes it from there.  So does a load's last batch when it
- *		has a helper (defer and not full; see ScbfHelperFoldsAfter): its
- *		commit does not wait for a fold.
- */
-void
-ScbfApplyBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n,
-				bool bulk, bool full, bool defer)
-{
-	if (defer)
-	{
-		/* the helper holds or wants the fold lock, or folds after commit */
-		if (full)
-			elog(DEBUG1, "index \"%s\": %d entries to the pending area, its fold helper still folding the batch before",
-				 RelationGetRelationName(index), n);
-		else
-			elog(DEBUG1, "index \"%s\": %d entries to the pending area, for its fold helper to fold after the commit",
-				 RelationGetRelationName(index), n);
-		(void) ScbfPendingAppend(index, ScbfGetState(index), tids, hashes,
-								  n);
-		return;
-	}
-	if (full && n >= SCBF_FOLD_DIRECT &&
-		ScbfHelperSubmit(index, tids, hashes, n))
-		return;
-	if ((n >= SCBF_FOLD_DIRECT || bulk) &&
-		ScbfFoldBatch(index, tids, hashes, n))
-		return;
-	if (ScbfPendingAppend(index, ScbfGetState(index), tids, hashes, n))
-		ScbfFold(index, false);
-}
-
-/*
  * aminsert: hash the heap tuple's values and append its entry to this
  * backend's batch of the index (scbfbatch.c), which writes it, with the
- * other entries of the transaction, before the transaction commits or this
- * backend reads the index.  Always inserts, whatever the indexUnchanged hint
- * says: a non-HOT update puts the new version at a new TID, possibly in
- * another segment, and the old entry goes away at VACUUM.
+ * other entries of the transaction, before the transaction commits; until
+ * then this backend's scans read it there.  Always inserts, whatever the
+ * indexUnchanged hint says: a non-HOT update puts the new version at a new
+ * TID, possibly in another segment, and the old entry goes away at VACUUM.
+ * Returns false (no uniqueness check).
  */
 bool
 scbfinsert(Relation index, Datum *values, bool *isnull,
@@ -91,8 +45,9 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
 
 	/*
-	 * Once per statement: a version-1 index (or a broken metapage) fails
-	 * here, clearly, and a temporary context is made, reset after each tuple
+	 * Once per statement: an index of another format version (or a broken
+	 * metapage) fails here, clearly, and a temporary context is made, reset
+	 * after each tuple
 	 */
 	if (indexInfo->ii_AmCache == NULL)
 	{
@@ -112,6 +67,6 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(tmpcxt);
 
-	ScbfBatchAdd(index, ht_ctid, hashes, ncols, ScbfApplyBatch);
+	ScbfBatchAdd(index, ht_ctid, hashes, ncols);
 	return false;
 }

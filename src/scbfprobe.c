@@ -839,6 +839,8 @@ ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm,
 		if (complete)
 			break;
 	}
+	/* this backend's own entries not written yet (scbfbatch.c) */
+	ScbfBatchScan(index, PendingMatch, &run);
 	if (locked)
 		UnlockPage(index, SCBF_METAPAGE_BLKNO, ShareLock);
 	if (trace != NULL)

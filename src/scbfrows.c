@@ -272,19 +272,6 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 	pfree(rp.chunk);
 }
 
-/*
- * The band a metapage copy describes.
- */
-void
-ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
-{
-	band->start = meta->band_start;
-	band->pages = meta->band_pages;
-	band->width = meta->band_width;
-	band->rows_per_page = meta->band_rows_per_page;
-	band->serial = meta->band_serial;
-}
-
 /* One bit to set or clear: its row in the band and its filter */
 typedef struct ScbfBitOp
 {

@@ -96,7 +96,8 @@ scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 
 /*
  * amgetbitmap: every TID whose entry satisfies the conditions, with
- * recheck.  Returns the number of TIDs added.
+ * recheck, this backend's entries not written yet included (the probe reads
+ * them in memory: a scan writes nothing).  Returns the number of TIDs added.
  */
 int64
 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
@@ -108,9 +109,6 @@ scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	ScbfCountIndexSearch(scan);
 	if (so->unsatisfiable)
 		return 0;
-
-	/* this backend's own unwritten entries first (scbfbatch.c) */
-	ScbfBatchFlush(index);
 
 	return ScbfProbeBitmap(index, so->conds, so->nconds, tbm, NULL);
 }

@@ -737,6 +737,20 @@ ScbfRecycleGraves(Relation index)
 }
 
 /*
+ * ScbfMetaBand
+ *		The band of row pages a metapage copy describes.
+ */
+void
+ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
+{
+	band->start = meta->band_start;
+	band->pages = meta->band_pages;
+	band->width = meta->band_width;
+	band->rows_per_page = meta->band_rows_per_page;
+	band->serial = meta->band_serial;
+}
+
+/*
  * ScbfMetaDelta
  *		Where a metapage copy says the delta is.
  */

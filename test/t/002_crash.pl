@@ -380,7 +380,7 @@ sub gdb_session
 }
 
 # ---- 9. crashes inside a fold that an INSERT's flush
-# started (ScbfApplyBatch in scbfinsert.c: the flush that links a pending
+# started (the write policy in scbfbatch.c: the flush that links a pending
 # partition's third page folds the whole pending area).  Each round first
 # folds (every partition then holds one page at most), fills one partition
 # with committed rows to exactly two full pages and adds committed rows to

@@ -4,7 +4,7 @@
 # demand and VACUUM (folds, removals, merges, the page census) while other
 # clients probe rows that exist all along (a probe that misses one fails
 # its transaction: division by zero) and rows their own transaction has
-# just inserted (the batch is flushed before the backend reads the index).
+# just inserted (the probe reads the backend's batch in memory).
 # Then every value is compared with a sequential scan, before and after a
 # final VACUUM.  Last, CREATE INDEX CONCURRENTLY of a format-2 index while
 # clients insert: every committed row is found through the new index.
