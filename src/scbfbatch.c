@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * scbfbatch.c
- *	  The backend-local insert batch, its transaction callbacks, and the
- *	  write policy: where a batch's entries go when it is written.
+ *	  The backend-local insert batch, its transaction callbacks, the write
+ *	  policy (where a batch's entries go when it is written), and
+ *	  scbf_clean_pending(), the user's request to write and fold now.
  *
  * NOTES
  *	  An insert hashes its row and appends (TID, hashes) to the batch of its
@@ -27,7 +28,7 @@
  *	  that snapshot flushed before its commit.
  *
  *	  The write policy (BatchDestination) sends a batch to one of four
- *	  places (src/README, D1 and D2):
+ *	  places (src/README, "The insert path"):
  *
  *		- a fold helper (scbffoldhelper.c): a full batch of a load that goes
  *		  on, of at least SCBF_FOLD_DIRECT entries, so that the load goes on
@@ -77,10 +78,15 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
+
+PG_FUNCTION_INFO_V1(scbf_clean_pending);
 
 /*
  * A batch holds at most this many bytes of entries before it is flushed;
@@ -483,4 +489,37 @@ ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg)
 			fn(&b->tids[i], b->hashes + (Size) i * b->ncols, arg);
 	}
 	ScbfHelperScan(index, fn, arg);
+}
+
+/*
+ * scbf_clean_pending(index regclass)
+ *		Fold the pending area of the index into its filters now, as VACUUM
+ *		does; like gin_clean_pending_list(), for the table's owner.
+ *
+ * Writes this backend's batch of the index first, so the fold takes the
+ * caller's own inserts too.  Takes RowExclusiveLock on the table and the
+ * index (ScbfOpenIndex), then the fold lock, waiting for a fold another
+ * backend runs.  Not during recovery.  Returns the entries folded.
+ */
+Datum
+scbf_clean_pending(PG_FUNCTION_ARGS)
+{
+	Relation	heap;
+	Relation	index;
+	int64		folded;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("recovery is in progress"),
+				 errhint("scbf_clean_pending() cannot be executed during recovery.")));
+	index = ScbfOpenIndex(fcinfo, 0, RowExclusiveLock, &heap, false);
+	/* what this backend inserted but has not written yet, first */
+	ScbfBatchFlush(index);
+	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(heap));
+	folded = ScbfFold(index, true);
+	ScbfCloseIndex(index, heap, RowExclusiveLock);
+	PG_RETURN_INT64(folded);
 }

@@ -2,8 +2,7 @@
  *
  * scbffold.c
  *	  The fold, which moves the pending area's entries into the filters
- *	  (ledger runs, row bits, filter table), and its SQL entry,
- *	  scbf_clean_pending().
+ *	  (ledger runs, row bits, filter table).
  *
  * NOTES
  *	  The fold runs under the fold lock, a heavyweight lock on the
@@ -49,13 +48,10 @@
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
-#include "utils/acl.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
-
-PG_FUNCTION_INFO_V1(scbf_clean_pending);
 
 /* Graves a fold may add: one per pending partition and one band */
 #define SCBF_FOLD_GRAVES		(SCBF_NPENDING + 1)
@@ -778,37 +774,4 @@ bool
 ScbfFoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
 {
 	return FoldRun(index, false, tids, hashes, n) >= 0;
-}
-
-/*
- * scbf_clean_pending(index regclass)
- *		Fold the pending area of the index into its filters now, as VACUUM
- *		does; like gin_clean_pending_list(), for the table's owner.
- *
- * Writes this backend's batch of the index first, so the fold takes the
- * caller's own inserts too.  Takes RowExclusiveLock on the table and the
- * index (ScbfOpenIndex), then the fold lock, waiting for a fold another
- * backend runs.  Not during recovery.  Returns the entries folded.
- */
-Datum
-scbf_clean_pending(PG_FUNCTION_ARGS)
-{
-	Relation	heap;
-	Relation	index;
-	int64		folded;
-
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("recovery is in progress"),
-				 errhint("scbf_clean_pending() cannot be executed during recovery.")));
-	index = ScbfOpenIndex(fcinfo, 0, RowExclusiveLock, &heap, false);
-	/* what this backend inserted but has not written yet, first */
-	ScbfBatchFlush(index);
-	if (!pg_class_ownercheck(RelationGetRelid(heap), GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
-					   RelationGetRelationName(heap));
-	folded = ScbfFold(index, true);
-	ScbfCloseIndex(index, heap, RowExclusiveLock);
-	PG_RETURN_INT64(folded);
 }
