@@ -1,7 +1,8 @@
 --
 -- scbf_batch: inserts are kept in the backend's batch and written before
 -- the transaction commits, when the batch is full, or before a diagnostic
--- or the verifier reads the index.  A transaction sees its own inserts
+-- or the verifier reads the index, or a plan that may run in parallel
+-- workers starts.  A transaction sees its own inserts
 -- through the index: a scan reads the batch in memory and writes nothing;
 -- a rolled-back subtransaction's entries are never written nor found;
 -- TRUNCATE, REINDEX and DROP INDEX after inserts in the same transaction
@@ -206,6 +207,26 @@ COMMIT;
 SELECT entries_live FROM scbf_index_info('tmp_b_a');
 INSERT INTO tmp_b VALUES (5);
 SELECT count(*) FROM tmp_b;
+
+-- a plan that may run in parallel workers: a worker that builds the
+-- bitmap cannot read this backend's batch, so the batch is written to the
+-- pending area before such a plan starts.  The plan is forced into a
+-- worker (force_parallel_mode, debug_parallel_query from 16; the leader
+-- does not take part); the counts through the index and through a
+-- sequential scan must agree, and the rows just inserted be found.
+BEGIN;
+INSERT INTO bt SELECT g, 7000, 'parallel' FROM generate_series(1, 10) g;
+SET LOCAL parallel_leader_participation = off;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+	THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', true) AS parallel;
+SET LOCAL enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM bt WHERE a = 7000;
+SELECT count(*) AS through_index FROM bt WHERE a = 7000;
+SET LOCAL enable_seqscan = on;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) AS through_seqscan FROM bt WHERE a = 7000;
+COMMIT;
 
 SELECT scbf_verify('bt_a', heapallindexed => true);
 SELECT scbf_verify('bt_at', heapallindexed => true);

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * scbf.c
- *	  Module entry points of scbf: reloptions, the AM handler, options
- *	  parsing and build phase names.
+ *	  Module entry points of scbf: reloptions, settings, the executor hook
+ *	  that writes this backend's insert batches before a parallel query,
+ *	  the AM handler, options parsing and build phase names.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -16,6 +17,7 @@
 #include "access/reloptions.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
+#include "executor/executor.h"
 #include "utils/guc.h"
 
 #include "scbf.h"
@@ -28,6 +30,30 @@ PG_MODULE_MAGIC;
 
 /* Kind of relation options for scbf indexes */
 static relopt_kind scbf_relopt_kind;
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+
+/*
+ * ExecutorStart hook: before a plan that may run in parallel workers
+ * starts, write this backend's unwritten index entries to the pending area.
+ * A scan by this backend finds its own uncommitted inserts in its batch in
+ * memory (ScbfBatchScan), but a parallel worker that builds a bitmap has
+ * no access to that memory: without the write, a Parallel Bitmap Heap Scan
+ * whose bitmap a worker builds would miss rows this transaction inserted.
+ * A parallel plan writes nothing itself, so nothing is added to a batch
+ * while it runs.
+ */
+static void
+ScbfExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (queryDesc->plannedstmt->parallelModeNeeded &&
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+		ScbfBatchFlushAll();
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
 
 /*
  * Module load callback: register the index options with their defaults and
@@ -63,8 +89,8 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("scbf.fold_helpers",
-							 "Lets bulk loads hand full insert batches of format-2 "
-							 "indexes to background workers that fold them.",
+							 "Lets bulk loads hand full insert batches to background "
+							 "workers that fold them.",
 							 "Each helper takes a worker slot (max_worker_processes) "
 							 "while it folds; without a free slot, or with this "
 							 "off, the loading backend folds the batch itself.",
@@ -75,6 +101,9 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("scbf");
+
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = ScbfExecutorStart;
 }
 
 /*

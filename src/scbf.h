@@ -671,6 +671,7 @@ extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols);
 extern void ScbfBatchFlush(Relation index);
+extern void ScbfBatchFlushAll(void);
 extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
 
 /* scbffoldhelper.c */

@@ -15,7 +15,8 @@
  *		  before its transaction's commit record (invariant I3);
  *		- when it holds SCBF_BATCH_MAX_BYTES;
  *		- before a diagnostic function or the verifier reads the index
- *		  (ScbfBatchFlush), to the pending area only.
+ *		  (ScbfBatchFlush), and before a query that may run in parallel
+ *		  workers starts (ScbfBatchFlushAll), to the pending area only.
  *
  *	  A scan by this backend writes nothing: the probe reads the batch of
  *	  the index in memory (ScbfBatchScan), and the batch last handed to the
@@ -130,7 +131,8 @@ typedef enum BatchOccasion
 {
 	BATCH_FULL,					/* the batch is full; the load goes on */
 	BATCH_COMMIT,				/* the transaction commits or prepares */
-	BATCH_READ,					/* a diagnostic is about to read the index */
+	BATCH_READ,					/* a diagnostic or parallel workers are about
+								 * to read the index */
 	BATCH_RETURNED				/* a fold helper gave its batch back */
 } BatchOccasion;
 
@@ -299,12 +301,12 @@ BatchTakeBack(Oid indexoid, BatchOccasion why)
 }
 
 /*
- * Flush batch b before its transaction commits or prepares, opening its
- * index by OID; the entries are dropped if the index is gone or has new
- * storage (see the file header).
+ * Write batch b on occasion why (its transaction commits or prepares, or a
+ * parallel query starts), opening its index by OID; the entries are
+ * dropped if the index is gone or has new storage (see the file header).
  */
 static void
-BatchFlushByOid(ScbfBatch *b)
+BatchFlushByOid(ScbfBatch *b, BatchOccasion why)
 {
 	Relation	index;
 
@@ -320,7 +322,7 @@ BatchFlushByOid(ScbfBatch *b)
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
 	else
-		BatchWrite(index, b, BATCH_COMMIT);
+		BatchWrite(index, b, why);
 	relation_close(index, RowExclusiveLock);
 }
 
@@ -339,7 +341,7 @@ BatchXactCallback(XactEvent event, void *arg)
 			for (ScbfBatch *b = batches; b != NULL; b = b->next)
 			{
 				BatchTakeBack(b->indexoid, BATCH_RETURNED);
-				BatchFlushByOid(b);
+				BatchFlushByOid(b, BATCH_COMMIT);
 			}
 			BatchTakeBack(InvalidOid, BATCH_RETURNED);
 			break;
@@ -464,6 +466,25 @@ ScbfBatchFlush(Relation index)
 		if (b->indexoid == indexoid &&
 			ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 			BatchWrite(index, b, BATCH_READ);
+}
+
+/*
+ * ScbfBatchFlushAll
+ *		Write every unwritten entry of this backend, of every index, to the
+ *		pending area, before a query that may run in parallel workers: they
+ *		cannot read this backend's batches or its fold helpers' (see
+ *		ScbfExecutorStart in scbf.c).  Waits for the fold helpers and
+ *		appends what they give back.  Never folds.  Takes RowExclusiveLock
+ *		on each index with entries, which this transaction already holds.
+ */
+void
+ScbfBatchFlushAll(void)
+{
+	if (batches == NULL)
+		return;
+	BatchTakeBack(InvalidOid, BATCH_READ);
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+		BatchFlushByOid(b, BATCH_READ);
 }
 
 /*
