@@ -48,7 +48,7 @@
 /* Options: defaults and bounds (registered in _PG_init, frozen at build) */
 #define SCBF_DEFAULT_PAGES_PER_SEGMENT	128
 #define SCBF_MIN_PAGES_PER_SEGMENT		8
-#define SCBF_DEFAULT_FPR				0.0001	/* src/README, D6 */
+#define SCBF_DEFAULT_FPR				0.0001	/* src/README, "Sizing" */
 #define SCBF_MIN_FPR					0.0001
 #define SCBF_MAX_FPR					0.25
 
@@ -211,7 +211,7 @@ typedef struct ScbfProbeStep
 {
 	ScbfProbeSource source;
 	uint32		segno;			/* filter: its segment */
-	uint16		position;		/* filter: its chain position */
+	uint16		chain_pos;		/* filter: its chain position */
 	uint32		number;			/* filter: its number; pending: the partition */
 	int64		matches;		/* entries that satisfy every condition */
 	int64		heappages;		/* distinct heap pages of their TIDs */
@@ -272,12 +272,52 @@ extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
 /* scbfvalidate.c */
 extern bool scbfvalidate(Oid opclassoid);
 
+/*
+ * What a page's special space says the page belongs to, in two 32-bit
+ * words whose meaning depends on the page kind (scbf_page.h).  A reader
+ * that meets another band serial, delta serial or page serial than it
+ * expects has followed a stale link and starts over.
+ */
+typedef union ScbfPageIdent
+{
+	struct
+	{
+		uint32		band_serial;	/* the band's serial */
+		uint32		pageno;		/* page within the band */
+	}			rows;
+	struct
+	{
+		uint32		unused;
+		uint32		pageno;		/* page within the filter table */
+	}			table;
+	struct
+	{
+		uint32		filterno;	/* the filter whose ledger it roots */
+		uint32		unused;
+	}			root;
+	struct
+	{
+		uint32		segno;		/* segment of the filter */
+		uint32		run_serial; /* low 32 bits of its run's fold serial */
+	}			leaf;
+	struct
+	{
+		uint32		partition;	/* pending partition */
+		uint32		serial;		/* one above the previous page's */
+	}			pending;
+	struct
+	{
+		uint32		serial;		/* the delta's serial */
+		uint32		partition;	/* delta partition, its page within it */
+	}			delta;
+} ScbfPageIdent;
+
 /* ----------------------------------------------------------------
  *	Storage
  * ----------------------------------------------------------------
  */
 
-/* Pending partitions (src/README, D2); scbf_page.h lays them out */
+/* Pending partitions (src/README, "On-disk format"; scbf_page.h) */
 #define SCBF_NPENDING				16
 
 /*
@@ -534,11 +574,11 @@ extern ScbfFilter *ScbfReadFilter(Relation index, ScbfState *state,
 extern bool ScbfFilterInUse(const ScbfFilter *f);
 extern uint32 ScbfFilterSegment(const ScbfFilter *f);
 extern BlockNumber ScbfFilterRoot(const ScbfFilter *f, int col);
-extern uint16 ScbfFilterPosition(const ScbfFilter *f);
+extern uint16 ScbfFilterChainPos(const ScbfFilter *f);
 extern void ScbfFilterSetKeys(ScbfFilter *f, uint32 nkeys);
 extern uint32 ScbfFilterKeys(const ScbfFilter *f);
 extern void ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset);
-extern ScbfFilter *ScbfNewFilter(int ncols, uint32 segno, uint16 position,
+extern ScbfFilter *ScbfNewFilter(int ncols, uint32 segno, uint16 chain_pos,
 								   uint32 nentries, uint32 nkeys);
 extern void ScbfFilterSetRoot(ScbfFilter *f, int col, BlockNumber root);
 extern void ScbfFilterSetBits(ScbfFilter *f, uint32 k, const uint32 *nset);
@@ -738,12 +778,7 @@ extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
 typedef struct ScbfPageInfo
 {
 	ScbfPageKind kind;
-	uint32		owner;			/* rows: band serial; root: filter; leaf:
-								 * segment; pending: partition; delta: delta
-								 * serial */
-	uint32		index;			/* rows: page in band; table: page in table;
-								 * leaf: run serial (low 32 bits); pending:
-								 * page serial; delta: partition */
+	ScbfPageIdent ident;		/* as the special space says */
 	int			column;			/* root, leaf */
 	int			count;			/* root: runs; leaf: posting lists;
 								 * pending, delta: entries; else 0 */
@@ -820,7 +855,7 @@ typedef struct ScbfRunInfo
 /* A ledger root page, as read */
 typedef struct ScbfRootInfo
 {
-	uint32		owner;			/* filter number */
+	uint32		filterno;
 	int			column;
 	int			nruns;
 	ScbfRunInfo *runs;
@@ -829,7 +864,7 @@ typedef struct ScbfRootInfo
 /* A ledger leaf page, as read */
 typedef struct ScbfLeafInfo
 {
-	uint32		segno;			/* owner */
+	uint32		segno;
 	int			column;
 	uint32		serial;			/* its run's serial, low 32 bits */
 	uint32		fence;

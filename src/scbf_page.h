@@ -1,20 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * scbf_page.h
- *	  Page layouts of storage format 2: the metapage, the filter table, the
- *	  row band, ledger roots and leaves, pending pages and delta pages.
+ *	  Page layouts: the metapage, the filter table, the row band, ledger
+ *	  roots and leaves, pending pages and delta pages.
  *
  * NOTES
  *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
  *	  scbfrows.c, scbfdelta.c, scbfledger.c, scbfpending.c); everything else goes
- *	  through their functions (scbf.h).  src/README, "Storage v2", says
+ *	  through their functions (scbf.h).  src/README, "On-disk format", says
  *	  why the pages look like this.
  *
  *	  Every page has a standard header and a 16-byte special space ending
- *	  in the 2-byte SCBF_PAGE_ID, laid out so that its type byte sits where
- *	  format 1's did: a free page and the metapage read the same in both
- *	  formats, and the version in the metapage tells them apart (an index
- *	  of format 1 gets the REINDEX error, ScbfGetState).
+ *	  in the 2-byte SCBF_PAGE_ID: what the page belongs to, by page kind
+ *	  (ScbfPageIdent, scbf.h), its index column, and its type.  The
+ *	  metapage's version tells the layout; an index of another version gets
+ *	  the REINDEX error (ScbfGetState).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -30,7 +30,7 @@
 
 #include "scbf.h"
 
-/* Page types of format 2 (META and FREE are format 1's numbers) */
+/* Page types besides SCBF_PAGE_META and SCBF_PAGE_FREE (scbf.h) */
 #define SCBF_PAGE_TABLE				6
 #define SCBF_PAGE_ROWS				7
 #define SCBF_PAGE_ROOT				8
@@ -40,12 +40,7 @@
 
 typedef struct ScbfPageOpaqueData
 {
-	uint32		owner;			/* rows: band serial; root: filter number;
-								 * leaf: segment; pending: partition; delta:
-								 * delta serial */
-	uint32		index;			/* rows: page within the band; table: page
-								 * within the table; leaf: fold serial of its
-								 * run (low 32 bits); delta: partition */
+	ScbfPageIdent ident;		/* what the page belongs to, by kind */
 	uint16		column;			/* root, leaf: index column */
 	uint8		type;			/* SCBF_PAGE_* */
 	uint8		unused1;
@@ -74,7 +69,8 @@ extern ScbfPageOpaque ScbfInitPage(Page page, uint8 type, Size used);
  * band_start + r / band_rows_per_page at bit (r % band_rows_per_page) *
  * band_width, and bit c of a row is filter c.  The filter table's pages
  * are listed at the end.  fold_serial is the serial of the last fold that
- * committed: runs made by a later one are not visible yet (src/README, D5).
+ * committed: runs made by a later one are not visible yet (src/README,
+ * "Crash safety and visibility").
  * ----------------------------------------------------------------
  */
 typedef struct ScbfPendingHead
@@ -210,7 +206,7 @@ typedef struct ScbfFilterEntry
 {
 	uint32		segno;
 	uint16		state;			/* SCBF_FILTER_* */
-	uint16		position;		/* in its segment's chain, from 0 */
+	uint16		chain_pos;		/* in its segment\'s chain, from 0 */
 	uint32		nentries;		/* ledger entries (one per heap tuple) */
 	uint32		nkeys;			/* distinct keys, summed over columns */
 	uint64		gone;			/* serial that merged it into another
@@ -313,7 +309,8 @@ typedef struct ScbfLeafPageData
  * pd_lower, so generic WAL logs only the new bytes.  Each page of a
  * partition has a serial one above its predecessor's: a reader that meets
  * another serial than the one it expects has followed a link to a page
- * that was freed, and starts over (src/README, "Storage v2").
+ * that was freed, and starts over (src/README, "Crash safety and
+ * visibility").
  * ----------------------------------------------------------------
  */
 typedef struct ScbfPendingPageData

@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * scbfbuild.c
- *	  Build an scbf index of storage format 2: one pass over the heap in
+ *	  Build an scbf index: one pass over the heap in
  *	  block order, then the row band from the ledger.
  *
  * NOTES
  *	  The heap is scanned without syncscan, so tuples arrive one segment at
  *	  a time.  The filters' one geometry (k slices of m positions) is
- *	  chosen from the first segments' distinct keys (src/README, D6): the
+ *	  chosen from the first segments' distinct keys (src/README, "Sizing"): the
  *	  build holds up to SCBF_SIZING_SEGMENTS segments, sizes the filters
  *	  for the 90th percentile of their keys with headroom, and from then on
  *	  writes each segment as it completes.  A segment with more distinct
@@ -158,7 +158,7 @@ NextPosition(ScbfBuildState *bs, uint32 segno)
 
 	for (i = (int64) bs->nfilters - 1; i >= 0; i--)
 		if (ScbfFilterSegment(bs->filters[i]) == segno)
-			return (uint16) (ScbfFilterPosition(bs->filters[i]) + 1);
+			return (uint16) (ScbfFilterChainPos(bs->filters[i]) + 1);
 	return 0;
 }
 

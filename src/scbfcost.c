@@ -65,7 +65,7 @@ typedef struct ScbfCostStats
 /*
  * Read the statistics of an existing index from its metapage (those of an
  * empty index are zeros).  Returns false for a hypothetical index.  An
- * index this version cannot read (storage format 1, an older layout) gets
+ * index this version cannot read (another storage format version) gets
  * cs->unreadable instead of an error: a query need not use it.
  */
 static bool
@@ -215,7 +215,7 @@ scbfcostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 		/*
 		 * A hypothetical index: the defaults' geometry, a filter per
 		 * segment, about 5 bytes of ledger per entry and column (src/README,
-		 * D5), nothing pending.
+		 * "Sizing"), nothing pending.
 		 */
 		cs.pages_per_segment = SCBF_DEFAULT_PAGES_PER_SEGMENT;
 		cs.k = scbf_rows_k(SCBF_DEFAULT_FPR);

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfdelta.c
- *	  Storage format 2: the delta, keys whose row bits a fold left unset.
+ *	  The delta, keys whose row bits a fold left unset.
  *
  * NOTES
  *	  A fold sets k bits per new key at random rows of the band, and every
@@ -32,7 +32,7 @@
  *	  Only the fold-lock holder writes delta pages.  A fold's entries may
  *	  reach the pages before its commit: a probe that does not see the
  *	  fold's runs yet just gets a false candidate, as it would from bits
- *	  set early (invariant R1 allows extra bits, never a missing one).  A
+ *	  set early (invariant I4 allows extra bits, never a missing one).  A
  *	  crash leaves entries whose fold never committed: false candidates
  *	  again, until the next merge turns them into extra bits.
  *
@@ -140,8 +140,8 @@ DeltaReadPage(Relation index, const ScbfDelta *delta, uint32 part,
 									nblocks);
 	Page		page = BufferGetPage(buf);
 
-	if (ScbfPageGetOpaque(page)->owner != delta->serial ||
-		ScbfPageGetOpaque(page)->index != part ||
+	if (ScbfPageGetOpaque(page)->ident.delta.serial != delta->serial ||
+		ScbfPageGetOpaque(page)->ident.delta.partition != part ||
 		ScbfPageGetDelta(page)->nentries > SCBF_DELTA_PER_PAGE)
 		ScbfReportCorrupt(index, blkno,
 						  "A delta page is not the one the delta has there.");
@@ -170,8 +170,8 @@ InitDeltaPage(Buffer buf, uint32 pageno, void *arg)
 	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
 	opaque = ScbfInitPage(page, SCBF_PAGE_DELTA,
 						  MAXALIGN(sizeof(ScbfDeltaPageData)));
-	opaque->owner = di->delta->serial;
-	opaque->index = pageno;
+	opaque->ident.delta.serial = di->delta->serial;
+	opaque->ident.delta.partition = pageno;
 	ScbfPageGetDelta(page)->nentries = 0;
 	GenericXLogFinish(xlog);
 }
@@ -222,7 +222,7 @@ ScbfDeltaFree(Relation index, const ScbfDelta *delta, BlockNumber nblocks)
 		page = BufferGetPage(buf);
 		if (ScbfPageHasOpaque(page) &&
 			ScbfPageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
-			ScbfPageGetOpaque(page)->owner == delta->serial)
+			ScbfPageGetOpaque(page)->ident.delta.serial == delta->serial)
 			ScbfFreePage(index, buf);
 		UnlockReleaseBuffer(buf);
 	}
@@ -463,8 +463,8 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 		page = BufferGetPage(buf);
 		if (!ScbfPageHasOpaque(page) ||
 			ScbfPageGetOpaque(page)->type != SCBF_PAGE_DELTA ||
-			ScbfPageGetOpaque(page)->owner != delta.serial ||
-			ScbfPageGetOpaque(page)->index != part)
+			ScbfPageGetOpaque(page)->ident.delta.serial != delta.serial ||
+			ScbfPageGetOpaque(page)->ident.delta.partition != part)
 		{
 			UnlockReleaseBuffer(buf);
 			return false;
@@ -514,8 +514,8 @@ ScbfReadDeltaPage(Relation index, const ScbfDelta *delta, uint32 part,
 	page = BufferGetPage(buf);
 	if (ScbfPageHasOpaque(page) &&
 		ScbfPageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
-		ScbfPageGetOpaque(page)->owner == delta->serial &&
-		ScbfPageGetOpaque(page)->index == part &&
+		ScbfPageGetOpaque(page)->ident.delta.serial == delta->serial &&
+		ScbfPageGetOpaque(page)->ident.delta.partition == part &&
 		ScbfPageGetDelta(page)->nentries <= SCBF_DELTA_PER_PAGE)
 	{
 		ScbfDeltaEntry *entries = ScbfDeltaEntries(page);

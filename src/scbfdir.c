@@ -7,8 +7,8 @@
  *	  Entry c of the table describes filter c, which is column c of the
  *	  row band: its segment, state, place in the segment's chain, entry and
  *	  key counts, set bits per slice, and the ledger root of each index
- *	  column (src/README, D7).  The table is a dense array over the pages
- *	  the metapage lists, so entry c is found by arithmetic.
+ *	  column (src/README, "On-disk format").  The table is a dense array
+ *	  over the pages the metapage lists, so entry c is found by arithmetic.
  *
  *	  The block census (ScbfCensus) walks from the metapage through the
  *	  table to every block a structure names, with the walks of the
@@ -53,7 +53,7 @@ ScbfReadFilter(Relation index, ScbfState *state, const ScbfMeta *meta,
 	buf = ScbfReadPage(index, meta->tablepages[tpage], BUFFER_LOCK_SHARE,
 						SCBF_PAGE_TABLE, nblocks);
 	page = BufferGetPage(buf);
-	if (ScbfPageGetOpaque(page)->index != tpage)
+	if (ScbfPageGetOpaque(page)->ident.table.pageno != tpage)
 		ScbfReportCorrupt(index, meta->tablepages[tpage],
 						  "A filter table page is not the one the metapage lists there.");
 	memcpy(entry, (char *) PageGetContents(page) + esize * (filterno % perpage),
@@ -100,9 +100,9 @@ ScbfFilterRoot(const ScbfFilter *f, int col)
  * A filter's place in its segment's chain, from 0.
  */
 uint16
-ScbfFilterPosition(const ScbfFilter *f)
+ScbfFilterChainPos(const ScbfFilter *f)
 {
-	return f->position;
+	return f->chain_pos;
 }
 
 /*
@@ -137,7 +137,7 @@ ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset)
  *		A palloc'd ACTIVE table entry for a new filter, without roots yet.
  */
 ScbfFilter *
-ScbfNewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
+ScbfNewFilter(int ncols, uint32 segno, uint16 chain_pos, uint32 nentries,
 			   uint32 nkeys)
 {
 	ScbfFilterEntry *f = palloc0(ScbfFilterEntrySize(ncols));
@@ -146,7 +146,7 @@ ScbfNewFilter(int ncols, uint32 segno, uint16 position, uint32 nentries,
 	f->segno = segno;
 	f->state = SCBF_FILTER_ACTIVE;
 	f->gone = PG_UINT64_MAX;
-	f->position = position;
+	f->chain_pos = chain_pos;
 	f->nentries = nentries;
 	f->nkeys = nkeys;
 	for (col = 0; col < ncols; col++)
@@ -219,7 +219,7 @@ ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
 		Page		page = BufferGetPage(buf);
 		uint32		c;
 
-		ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
+		ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->ident.table.pageno = p;
 		for (c = p * perpage; c < nfilters && c < (p + 1) * perpage; c++)
 			memcpy((char *) PageGetContents(page) + esize * (c - p * perpage),
 				   filters[c], esize);
@@ -254,7 +254,7 @@ ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 		buf = ScbfReadPage(index, meta->tablepages[p], BUFFER_LOCK_SHARE,
 							SCBF_PAGE_TABLE, nblocks);
 		page = BufferGetPage(buf);
-		if (ScbfPageGetOpaque(page)->index != p)
+		if (ScbfPageGetOpaque(page)->ident.table.pageno != p)
 		{
 			UnlockReleaseBuffer(buf);
 			ScbfReportCorrupt(index, meta->tablepages[p],
@@ -328,7 +328,7 @@ ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
 		if (isnew)
 		{
-			ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->index = p;
+			ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->ident.table.pageno = p;
 			(*tablepages)[p] = BufferGetBlockNumber(buf);
 		}
 		for (c = first; c < last; c++)

@@ -38,9 +38,6 @@
 #define SCBF_ROWS_K_DIVISOR			2.7	/* k = ceil(log2(1/P) / this) */
 #define SCBF_ROWS_WIDTH_ALIGN		8	/* row widths are multiples of this */
 
-/* Entries a caller's pos[] array needs for scbf_filter_positions() */
-#define SCBF_FILTER_MAX_K			SCBF_ROWS_MAX_K
-
 /* Return code of scbf_rows_k for an argument out of range */
 #define SCBF_FILTER_EINVAL			(-1)
 
@@ -88,7 +85,7 @@ extern uint64_t scbf_filter_key(uint32_t value_hash, uint64_t seed);
  * slice gets its own mix of the key (splitmix64 finalizer of
  * key + (i + 1) * golden ratio, then 64-bit fastrange: the high word of
  * mix * m), which avoids the double-hashing floor of h1 + i * h2.  pos has
- * room for k entries (k <= SCBF_FILTER_MAX_K).
+ * room for k entries (k <= SCBF_ROWS_MAX_K).
  */
 extern void scbf_filter_positions(uint64_t key, const scbf_filter_geometry *geom,
 								  uint32_t *pos);

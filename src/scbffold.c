@@ -19,7 +19,7 @@
  *		 S + 1 per filter and column (invisible while the metapage says S);
  *	  4. moves the row band to a wider one if the filters outgrew it, and
  *		 sets the new keys' bits, or once the band is large puts the keys
- *		 in the delta (scbfdelta.c) (invariant R1: before the commit);
+ *		 in the delta (scbfdelta.c) (invariant I4: before the commit);
  *	  5. writes the filter table entries it changed or added;
  *	  6. commits: one metapage record sets the serial to S + 1 and moves
  *		 each partition's head to its cut.
@@ -33,7 +33,7 @@
  *	  instead would become visible with its commit, and the entries it
  *	  folds again would be there twice.  After 6 the fold is complete.  A
  *	  reader sees each entry once: pending before the commit, in a run
- *	  after it (src/README, D5).
+ *	  after it (src/README, "Crash safety and visibility").
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -239,7 +239,7 @@ FoldChain(ScbfFoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 	{
 		ScbfFilter *f = fs->filters[fs->segs[lo].filterno];
 
-		*nextpos = Max(*nextpos, ScbfFilterPosition(f) + 1);
+		*nextpos = Max(*nextpos, ScbfFilterChainPos(f) + 1);
 		if (!ScbfFilterVisible(f, fs->serial))
 			continue;
 		*any = true;
@@ -253,7 +253,7 @@ FoldChain(ScbfFoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
 		if (ScbfFilterSegment(fs->filters[c]) == segno)
 		{
 			*any = true;
-			*nextpos = Max(*nextpos, ScbfFilterPosition(fs->filters[c]) + 1);
+			*nextpos = Max(*nextpos, ScbfFilterChainPos(fs->filters[c]) + 1);
 			if (ScbfFilterIsActive(fs->filters[c]))
 				active = c;
 		}
@@ -329,7 +329,7 @@ FoldAddKeys(ScbfFoldState *fs, uint32 filterno, int col,
  * runs it does not see yet.
  */
 static uint32
-FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 position)
+FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 chain_pos)
 {
 	uint32		c;
 	MemoryContext oldcxt = MemoryContextSwitchTo(fs->foldcxt);
@@ -353,7 +353,7 @@ FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 position)
 		}
 		fs->nfilters++;
 	}
-	fs->filters[c] = ScbfNewFilter(fs->state->ncols, segno, position, 0, 0);
+	fs->filters[c] = ScbfNewFilter(fs->state->ncols, segno, chain_pos, 0, 0);
 	fs->changed[c] = true;
 	fs->created[fs->ncreated++] = c;
 	MemoryContextSwitchTo(oldcxt);
@@ -413,12 +413,12 @@ FoldColumns(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 
 /*
  * Fold the entries whose pairs are cols into filter c of segment segno (a
- * new filter at chain position `position` if c is PG_UINT32_MAX): a run
+ * new filter at chain position chain_pos if c is PG_UINT32_MAX): a run
  * per column.  Returns false, having written nothing, if c's ledger has no
  * room for the runs.
  */
 static bool
-FoldInto(ScbfFoldState *fs, uint32 c, uint32 segno, uint16 position,
+FoldInto(ScbfFoldState *fs, uint32 c, uint32 segno, uint16 chain_pos,
 			  ScbfFoldCols *cols, BlockNumber nblocks)
 {
 	int			ncols = fs->state->ncols;
@@ -438,7 +438,7 @@ FoldInto(ScbfFoldState *fs, uint32 c, uint32 segno, uint16 position,
 	}
 
 	if (c == PG_UINT32_MAX)
-		c = FoldNewFilter(fs, segno, position);
+		c = FoldNewFilter(fs, segno, chain_pos);
 	for (col = 0; col < ncols; col++)
 	{
 		int64		npages;
@@ -505,9 +505,9 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 				 BlockNumber nblocks)
 {
 	uint32		segno = e[0].segno;
-	uint16		position;
+	uint16		chain_pos;
 	bool		any;
-	uint32		active = FoldChain(fs, segno, &position, &any);
+	uint32		active = FoldChain(fs, segno, &chain_pos, &any);
 	ScbfFoldCols cols;
 	uint32		keys;
 	uint32		nsplit;
@@ -547,7 +547,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 			continue;
 		if (nsplit > 1)
 			FoldColumns(fs, part, np, &cols);
-		if (!FoldInto(fs, PG_UINT32_MAX, segno, position++, &cols,
+		if (!FoldInto(fs, PG_UINT32_MAX, segno, chain_pos++, &cols,
 						   nblocks))
 			elog(ERROR, "a new filter of index \"%s\" refused a ledger run",
 				 RelationGetRelationName(fs->index));
@@ -615,7 +615,7 @@ FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
 }
 
 /*
- * Fold the pending area of a format-2 index, and the n entries (tids[i],
+ * Fold the pending area of an index, and the n entries (tids[i],
  * hashes[i * ncols ..]) of a batch if n > 0, into its filters.  With wait
  * false, gives up at once if another fold holds the fold lock.  Returns
  * the entries folded, or -1 if no fold ran (the lock was taken, or the

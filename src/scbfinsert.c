@@ -6,7 +6,7 @@
  * NOTES
  *	  aminsert only hashes the row and appends its entry to the backend's
  *	  batch; scbfbatch.c writes the batch, many entries per WAL record, and
- *	  decides where it goes (src/README, D1 and D2).
+ *	  decides where it goes (src/README, "The insert path").
  *
  * Portions Copyright (c) 2026, scbf developers
  *

@@ -84,7 +84,7 @@ typedef struct ScbfFilterStat
 {
 	uint32		filterno;
 	uint32		segno;
-	uint16		position;		/* in the segment's chain, from 0 */
+	uint16		chain_pos;		/* in the segment\'s chain, from 0 */
 	const char *state;			/* "active", "closed" */
 	uint32		table_entries;	/* as the filter table counts them */
 	uint32		nkeys;			/* distinct keys, from the table */
@@ -103,7 +103,7 @@ typedef struct ScbfFilterStat
 } ScbfFilterStat;
 
 /* What the walk over the filter table gathers */
-typedef struct ScbfDiagCensus
+typedef struct ScbfIndexStats
 {
 	ScbfMeta  *meta;
 	ScbfMetaInfoData mi;
@@ -112,7 +112,7 @@ typedef struct ScbfDiagCensus
 	uint64		pending;		/* entries past the cuts */
 	uint32	   *counts;			/* k * m, one filter's at a time */
 	uint8	   *bandpage;		/* one page of band rows */
-} ScbfDiagCensus;
+} ScbfIndexStats;
 
 /* Counts of a ledger scan */
 typedef struct ScbfCountArg
@@ -165,8 +165,8 @@ CmpFilterStat(const void *a, const void *b)
 
 	if (x->segno != y->segno)
 		return (x->segno > y->segno) - (x->segno < y->segno);
-	if (x->position != y->position)
-		return (int) x->position - (int) y->position;
+	if (x->chain_pos != y->chain_pos)
+		return (int) x->chain_pos - (int) y->chain_pos;
 	return (x->filterno > y->filterno) - (x->filterno < y->filterno);
 }
 
@@ -182,7 +182,7 @@ CmpFilterStat(const void *a, const void *b)
  *		once.  Returns false if a band page moved under a standby's walk.
  */
 static bool
-CountStats(Relation index, ScbfState *state, ScbfDiagCensus *c,
+CountStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   BlockNumber nblocks, ScbfFilterStat *fs)
 {
 	const ScbfBand *band = &c->mi.band;
@@ -235,7 +235,7 @@ CountStats(Relation index, ScbfState *state, ScbfDiagCensus *c,
  * walk.
  */
 static bool
-StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
+StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
 		   ScbfFilterStat *fs)
 {
@@ -246,7 +246,7 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	memset(fs, 0, sizeof(ScbfFilterStat));
 	fs->filterno = filterno;
 	fs->segno = ScbfFilterSegment(f);
-	fs->position = ScbfFilterPosition(f);
+	fs->chain_pos = ScbfFilterChainPos(f);
 	fs->state = ScbfFilterStateName(f);
 	fs->table_entries = ScbfFilterEntries(f);
 	fs->nkeys = ScbfFilterKeys(f);
@@ -293,10 +293,10 @@ StatFilter(Relation index, ScbfState *state, ScbfDiagCensus *c,
 }
 
 /*
- * One attempt at the census: false if a page moved under a standby's walk.
+ * One attempt at the statistics walk: false if a page moved under a standby's walk.
  */
 static bool
-TryCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
+TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 			   bool ledgers, bool pending)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -342,7 +342,7 @@ TryCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 			memset(fs, 0, sizeof(ScbfFilterStat));
 			fs->filterno = fno;
 			fs->segno = ScbfFilterSegment(table[fno]);
-			fs->position = ScbfFilterPosition(table[fno]);
+			fs->chain_pos = ScbfFilterChainPos(table[fno]);
 		}
 		c->nfilters++;
 	}
@@ -390,13 +390,13 @@ RetryLock(Relation index, int attempt, bool *locked)
 }
 
 /*
- * GetCensus
+ * GetIndexStats
  *		The filters in use and, with ledgers, their ledgers' counts; with
  *		pending, the entries of the pending area past the cuts: all as of
  *		one metapage copy, read again while pages move under the walk.
  */
 static void
-GetCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
+GetIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 			   bool ledgers, bool pending)
 {
 	bool		locked = false;
@@ -405,7 +405,7 @@ GetCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
 	for (attempt = 0;; attempt++)
 	{
 		RetryLock(index, attempt, &locked);
-		if (TryCensus(index, state, c, ledgers, pending))
+		if (TryIndexStats(index, state, c, ledgers, pending))
 			break;
 	}
 	if (locked)
@@ -501,16 +501,16 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 	{
 		case SCBF_KIND_ROWS:
 			if (ref->grave >= 0)
-				out->serial = pi.owner;
+				out->serial = pi.ident.rows.band_serial;
 			break;
 		case SCBF_KIND_ROOT:
 			out->block_index = ref->column + 1;
 			out->has_block_index = true;
 			break;
 		case SCBF_KIND_PENDING:
-			out->serial = pi.index;
+			out->serial = pi.ident.pending.serial;
 			out->block_index = ref->partition >= 0 ? ref->partition :
-				(int32) pi.owner;
+				(int32) pi.ident.pending.partition;
 			out->has_block_index = true;
 			out->next = pi.next;
 			break;
@@ -526,7 +526,7 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
  *		block (ScbfCensus), as RefBlock records it.
  */
 static ScbfPageRef *
-PageCensus(Relation index, ScbfState *state, ScbfDiagCensus *c,
+PageCensus(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   BlockNumber nblocks)
 {
 	ScbfPageRefs pr;
@@ -606,7 +606,7 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ScbfState *state = ScbfGetState(index);
 	TupleDesc	tupdesc;
-	ScbfDiagCensus c;
+	ScbfIndexStats c;
 	ScbfPageRef *refs;
 	Datum		values[30];
 	bool		nulls[30];
@@ -637,7 +637,7 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
-	GetCensus(index, state, &c, true, true);
+	GetIndexStats(index, state, &c, true, true);
 	hist = palloc0(sizeof(uint32) * (c.nfilters + 2));
 	for (f = 0; f < c.nfilters;)
 	{
@@ -791,12 +791,12 @@ SegmentRows(FunctionCallInfo fcinfo, Relation index, Relation heap)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
-	ScbfDiagCensus c;
+	ScbfIndexStats c;
 	uint32		nsegs = HeapSegments(heap, state);
 	uint32		segno;
 	uint32		f = 0;
 
-	GetCensus(index, state, &c, true, false);
+	GetIndexStats(index, state, &c, true, false);
 	if (c.nfilters > 0)
 		nsegs = Max(nsegs, c.filters[c.nfilters - 1].segno + 1);
 	for (segno = 0; segno < nsegs; segno++)
@@ -861,10 +861,10 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
-	ScbfDiagCensus c;
+	ScbfIndexStats c;
 	uint32		f;
 
-	GetCensus(index, state, &c, true, false);
+	GetIndexStats(index, state, &c, true, false);
 	for (f = 0; f < c.nfilters; f++)
 	{
 		ScbfFilterStat *fs = &c.filters[f];
@@ -881,7 +881,7 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 			continue;
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int32GetDatum(fs->segno);
-		values[i++] = Int32GetDatum(fs->position + 1);
+		values[i++] = Int32GetDatum(fs->chain_pos + 1);
 		values[i++] = Int64GetDatum(fs->filterno);
 		values[i++] = CStringGetTextDatum(fs->state ? fs->state : "unknown");
 		values[i++] = PointerGetDatum(construct_empty_array(TEXTOID));
@@ -984,12 +984,12 @@ PageRows(FunctionCallInfo fcinfo, Relation index)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ScbfState *state = ScbfGetState(index);
-	ScbfDiagCensus c;
+	ScbfIndexStats c;
 	ScbfPageRef *refs;
 	BlockNumber nblocks;
 	BlockNumber blkno;
 
-	GetCensus(index, state, &c, false, false);
+	GetIndexStats(index, state, &c, false, false);
 	nblocks = RelationGetNumberOfBlocks(index);
 	refs = PageCensus(index, state, &c, nblocks);
 	for (blkno = 0; blkno < nblocks; blkno++)
@@ -1132,7 +1132,7 @@ ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key)
 			values[0] = Int32GetDatum(step->segno);
 			values[1] = Int64GetDatum((int64) step->segno *
 									  state->pages_per_segment);
-			values[2] = Int32GetDatum(step->position + 1);
+			values[2] = Int32GetDatum(step->chain_pos + 1);
 			values[3] = Int64GetDatum(step->number);
 			nulls[4] = true;
 			values[5] = CStringGetTextDatum("maybe");

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfledger.c
- *	  Storage format 2: the ledger of a filter and index column, as runs of
+ *	  The ledger of a filter and index column, as runs of
  *	  posting lists in hash order.
  *
  * NOTES
@@ -15,7 +15,7 @@
  *	  its lock before decoding it, so no lock is held across a callback.
  *
  *	  A run is visible to a reader whose metapage says fold_serial f when
- *	  made <= f < gone (src/README, D5).
+ *	  made <= f < gone (src/README, "Crash safety and visibility").
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -218,7 +218,7 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 	page = BufferGetPage(buf);
 	ld = ScbfPageGetLeaf(page);
 	belongs = ScbfPageGetOpaque(page)->column == col &&
-		ScbfPageGetOpaque(page)->index == (uint32) run->made &&
+		ScbfPageGetOpaque(page)->ident.leaf.run_serial == (uint32) run->made &&
 		ld->fence == run->fences[i].hash;
 	if (!belongs && RecoveryInProgress())
 	{
@@ -644,8 +644,8 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 		er->fences = repalloc(er->fences, sizeof(ScbfFence) * er->maxleaves);
 	}
 	opaque = ScbfInitPage(page, SCBF_PAGE_LEAF, 0);
-	opaque->owner = segno;
-	opaque->index = (uint32) serial;
+	opaque->ident.leaf.segno = segno;
+	opaque->ident.leaf.run_serial = (uint32) serial;
 	opaque->column = (uint16) col;
 	ScbfPageGetLeaf(page)->fence = fence;
 	er->images[er->nleaves] = page;
@@ -841,7 +841,7 @@ InitRoot(Page page, uint32 filterno, int col)
 
 	opaque = ScbfInitPage(page, SCBF_PAGE_ROOT,
 						  MAXALIGN(sizeof(ScbfRootPageData)));
-	opaque->owner = filterno;
+	opaque->ident.root.filterno = filterno;
 	opaque->column = (uint16) col;
 }
 
@@ -1029,7 +1029,7 @@ FreeLeaves(Relation index, int col, ScbfFreed *freed)
 		if (ScbfPageHasOpaque(page) &&
 			ScbfPageGetOpaque(page)->type == SCBF_PAGE_LEAF &&
 			ScbfPageGetOpaque(page)->column == col &&
-			ScbfPageGetOpaque(page)->index == freed->made[i])
+			ScbfPageGetOpaque(page)->ident.leaf.run_serial == freed->made[i])
 		{
 			ScbfFreePage(index, buf);
 			nfree++;
@@ -1285,7 +1285,7 @@ ScbfReadRootInfo(Relation index, BlockNumber root, ScbfRootInfo *ri,
 						nblocks);
 	page = BufferGetPage(buf);
 	rd = ScbfPageGetRoot(page);
-	ri->owner = ScbfPageGetOpaque(page)->owner;
+	ri->filterno = ScbfPageGetOpaque(page)->ident.root.filterno;
 	ri->column = ScbfPageGetOpaque(page)->column;
 	ri->nruns = rd->nruns;
 	nbytes = rd->nbytes;
@@ -1349,9 +1349,9 @@ ScbfReadLeafInfo(Relation index, BlockNumber blkno, ScbfLeafInfo *li,
 						nblocks);
 	page = BufferGetPage(buf);
 	ld = ScbfPageGetLeaf(page);
-	li->segno = ScbfPageGetOpaque(page)->owner;
+	li->segno = ScbfPageGetOpaque(page)->ident.leaf.segno;
 	li->column = ScbfPageGetOpaque(page)->column;
-	li->serial = ScbfPageGetOpaque(page)->index;
+	li->serial = ScbfPageGetOpaque(page)->ident.leaf.run_serial;
 	li->fence = ld->fence;
 	li->nlists = ld->nlists;
 	li->nbytes = ld->nbytes;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfpending.c
- *	  Storage format 2: the pending area, where inserted entries wait to
+ *	  The pending area, where inserted entries wait to
  *	  be folded into the filters (GIN's fast update, ginfast.c, is the
  *	  model).
  *
@@ -67,8 +67,8 @@ InitPendingPage(Page page, int part, uint32 serial)
 
 	opaque = ScbfInitPage(page, SCBF_PAGE_PENDING,
 						  MAXALIGN(sizeof(ScbfPendingPageData)));
-	opaque->owner = (uint32) part;
-	opaque->index = serial;
+	opaque->ident.pending.partition = (uint32) part;
+	opaque->ident.pending.serial = serial;
 	ScbfPageGetPending(page)->next = InvalidBlockNumber;
 }
 
@@ -158,7 +158,7 @@ AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	tailbuf = ScbfReadPage(index, tailblk, BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_PENDING, nblocks);
 	tailpage = BufferGetPage(tailbuf);
-	if (ScbfPageGetOpaque(tailpage)->owner != (uint32) part)
+	if (ScbfPageGetOpaque(tailpage)->ident.pending.partition != (uint32) part)
 	{
 		UnlockReleaseBuffer(tailbuf);
 		ScbfReportCorrupt(index, tailblk,
@@ -214,7 +214,7 @@ AppendToTail(Relation index, int part, BlockNumber tailblk, Size esize,
 	}
 
 	/* full: link a new tail (lock order: tail, new page, metapage) */
-	serial = ScbfPageGetOpaque(tailpage)->index + 1;
+	serial = ScbfPageGetOpaque(tailpage)->ident.pending.serial + 1;
 	newbuf = ScbfNewBuffer(index);
 	metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -316,7 +316,7 @@ AppendGroup(Relation index, Size esize, const int *parts, int nparts,
 		buf = ScbfReadPage(index, tails[i], BUFFER_LOCK_EXCLUSIVE,
 							SCBF_PAGE_PENDING, nblocks);
 		page = BufferGetPage(buf);
-		if (ScbfPageGetOpaque(page)->owner != (uint32) parts[i] ||
+		if (ScbfPageGetOpaque(page)->ident.pending.partition != (uint32) parts[i] ||
 			ScbfPageGetPending(page)->next != InvalidBlockNumber ||
 			(Size) (ScbfPageGetPending(page)->nentries + counts[i]) * esize >
 			SCBF_PENDING_BYTES)
@@ -539,8 +539,8 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 		page = BufferGetPage(buf);
 		if (!ScbfPageHasOpaque(page) ||
 			ScbfPageGetOpaque(page)->type != SCBF_PAGE_PENDING ||
-			ScbfPageGetOpaque(page)->owner != (uint32) part ||
-			ScbfPageGetOpaque(page)->index != serial)
+			ScbfPageGetOpaque(page)->ident.pending.partition != (uint32) part ||
+			ScbfPageGetOpaque(page)->ident.pending.serial != serial)
 		{
 			UnlockReleaseBuffer(buf);
 			pfree(copy);
@@ -638,8 +638,8 @@ ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 	buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_PENDING,
 						nblocks);
 	page = BufferGetPage(buf);
-	pp->partition = ScbfPageGetOpaque(page)->owner;
-	pp->serial = ScbfPageGetOpaque(page)->index;
+	pp->partition = ScbfPageGetOpaque(page)->ident.pending.partition;
+	pp->serial = ScbfPageGetOpaque(page)->ident.pending.serial;
 	pp->next = ScbfPageGetPending(page)->next;
 	pp->nentries = ScbfPageGetPending(page)->nentries;
 	pp->maxentries = (int) (SCBF_PENDING_BYTES / esize);

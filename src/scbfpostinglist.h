@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * scbfpostinglist.h
- *	  The posting-list codec of the storage v2 ledger: hash-ordered posting
+ *	  The posting-list codec of the ledger: hash-ordered posting
  *	  lists of segment-relative item numbers, packed as varints.
  *
  * This module is server-free, like scbffilter.c: C99 headers only, no

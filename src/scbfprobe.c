@@ -534,7 +534,7 @@ TraceFilter(ScbfProbeTrace *trace, const ScbfFilter *f, uint32 fno,
 
 	step->source = SCBF_PROBE_FILTER;
 	step->segno = ScbfFilterSegment(f);
-	step->position = ScbfFilterPosition(f);
+	step->chain_pos = ScbfFilterChainPos(f);
 	step->number = fno;
 	step->matches = n;
 	for (i = 0; i < n; i++)

@@ -1,17 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * scbfrows.c
- *	  Storage format 2: the band of bit-sliced rows over all filters.
+ *	  The band of bit-sliced rows over all filters.
  *
  * NOTES
  *	  Every filter of an index has k slices of m positions and keeps one
  *	  bit per position.  The bits are stored transposed: row r = slice * m
- *	  + position holds bit c for filter c (src/README, D4).  A probe ANDs
- *	  the k rows of a key and learns which filters may hold it, reading k
- *	  pages whatever the number of filters.  The rows live in one band of
- *	  contiguous pages, rows_per_page rows of width bits each.
+ *	  + position holds bit c for filter c (src/README, "On-disk format").
+ *	  A probe ANDs the k rows of a key and learns which filters may hold
+ *	  it, reading k pages whatever the number of filters.  The rows live in
+ *	  one band of contiguous pages, rows_per_page rows of width bits each.
  *
- *	  No bit is ever cleared while a ledger entry needs it (invariant R1 of
+ *	  No bit is ever cleared while a ledger entry needs it (invariant I4 of
  *	  src/README): the build sets every bit before the index is visible.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -67,7 +67,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 {
 	Size		nbytes = ScbfRowsBytes(meta);
 	uint8	   *one = palloc(nbytes);
-	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		pos[SCBF_ROWS_MAX_K];
 	int			h;
 	uint32		i;
 	Size		b;
@@ -94,8 +94,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			page = BufferGetPage(buf);
 			if (!ScbfPageHasOpaque(page) ||
 				ScbfPageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
-				ScbfPageGetOpaque(page)->owner != meta->band_serial ||
-				ScbfPageGetOpaque(page)->index != pageno)
+				ScbfPageGetOpaque(page)->ident.rows.band_serial != meta->band_serial ||
+				ScbfPageGetOpaque(page)->ident.rows.pageno != pageno)
 			{
 				UnlockReleaseBuffer(buf);
 				pfree(one);
@@ -179,7 +179,7 @@ RowPassKey(int col, uint32 hash, void *arg)
 {
 	ScbfRowPass *rp = (ScbfRowPass *) arg;
 	uint32		k = rp->state->geom.k;
-	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		i;
 
 	ScbfKeyPositions(rp->state, col, hash, pos);
@@ -207,8 +207,8 @@ InitRowPage(Page page, const ScbfBand *band, uint32 pageno)
 
 	opaque = ScbfInitPage(page, SCBF_PAGE_ROWS,
 						  (band->rows_per_page * band->width) / 8);
-	opaque->owner = band->serial;
-	opaque->index = pageno;
+	opaque->ident.rows.band_serial = band->serial;
+	opaque->ident.rows.pageno = pageno;
 }
 
 /*
@@ -390,7 +390,7 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
  * each pass writes its own pages, and a pass holds one operation per key.
  *
  * Called by the fold, under the fold lock, before it commits: a bit is
- * set before the entry that needs it becomes visible (invariant R1).
+ * set before the entry that needs it becomes visible (invariant I4).
  */
 void
 ScbfRowsSet(Relation index, ScbfState *state, const ScbfBand *band,
@@ -449,7 +449,7 @@ ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
  *		Clear bits[0 .. n) in the band, WAL-logged, one record per row page
  *		touched.
  *
- * Invariant R1 (src/README): only VACUUM calls this, under the fold lock,
+ * Invariant I4 (src/README): only VACUUM calls this, under the fold lock,
  * after the commit that took the last ledger entry needing each bit out
  * of its filter's visible runs; a crash before leaves the bits set.
  */
@@ -517,8 +517,8 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 
 			memcpy(rl->oldcopy, BufferGetPage(obuf), BLCKSZ);
 			UnlockReleaseBuffer(obuf);
-			if (ScbfPageGetOpaque(rl->oldcopy)->owner != old->serial ||
-				ScbfPageGetOpaque(rl->oldcopy)->index != op)
+			if (ScbfPageGetOpaque(rl->oldcopy)->ident.rows.band_serial != old->serial ||
+				ScbfPageGetOpaque(rl->oldcopy)->ident.rows.pageno != op)
 				ScbfReportCorrupt(rl->index, old->start + op,
 								  "A row page is not the one the band has there.");
 			rl->oldpage = op;
@@ -598,8 +598,8 @@ ScbfBandReadPage(Relation index, const ScbfBand *band, uint32 pageno,
 	page = BufferGetPage(buf);
 	ok = ScbfPageHasOpaque(page) &&
 		ScbfPageGetOpaque(page)->type == SCBF_PAGE_ROWS &&
-		ScbfPageGetOpaque(page)->owner == band->serial &&
-		ScbfPageGetOpaque(page)->index == pageno;
+		ScbfPageGetOpaque(page)->ident.rows.band_serial == band->serial &&
+		ScbfPageGetOpaque(page)->ident.rows.pageno == pageno;
 	if (ok)
 		memcpy(rows, ScbfPageGetRows(page), nbytes);
 	UnlockReleaseBuffer(buf);

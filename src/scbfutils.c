@@ -984,8 +984,7 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 	else
 	{
 		opaque = ScbfPageGetOpaque(page);
-		pi->owner = opaque->owner;
-		pi->index = opaque->index;
+		pi->ident = opaque->ident;
 		pi->column = opaque->column;
 		switch (opaque->type)
 		{

@@ -15,12 +15,12 @@
  *		visible runs, gets per column one run of serial S + 1 holding the
  *		surviving pairs of all its runs, in place of them
  *		(ScbfLedgerReplace: readers at S keep the old runs);
- *	  - its positions are recounted from the surviving hashes (src/README,
- *		D3: the ledger is the counting filter), which gives its set bits
+ *	  - its positions are recounted from the surviving hashes (the ledger
+ *		is the counting filter: src/README, "VACUUM"), which gives its set bits
  *		per slice and the bits no surviving entry needs any more.
  *
  *	  A group of such filters commits with one metapage record (serial
- *	  S + 1), and only then are the unneeded bits cleared (invariant R1:
+ *	  S + 1), and only then are the unneeded bits cleared (invariant I4:
  *	  a probe at S may still find the old runs' dead entries through them,
  *	  which is harmless, and no probe at S + 1 needs them).  A crash before
  *	  the commit leaves runs of serial S + 1 that the next fold or VACUUM
@@ -148,7 +148,7 @@ VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
 			 uint64 *rows, int *nrows)
 {
 	uint32		k = vs->state->geom.k;
-	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		distinct = 0;
 	int			i;
 
@@ -353,7 +353,7 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
  * Merge the filters cs[0 .. n) of one segment (current, in chain order)
  * into the first: per column one run of serial S + 1 with the pairs of all
  * of them in place of the first's runs, the first's bits set for every
- * merged key (before the commit: invariant R1), the others marked merged
+ * merged key (before the commit: invariant I4), the others marked merged
  * at S + 1 (probes at S still read them; VACUUM releases their columns
  * once no probe can).  Leaves everything as it is if the first's roots
  * have no room for the run.
@@ -483,7 +483,7 @@ CmpChain(const void *a, const void *b, void *arg)
 
 	if (sx != sy)
 		return (sx > sy) - (sx < sy);
-	return (int) ScbfFilterPosition(x) - (int) ScbfFilterPosition(y);
+	return (int) ScbfFilterChainPos(x) - (int) ScbfFilterChainPos(y);
 }
 
 /*
@@ -677,7 +677,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 			ScbfPair  *pairs;
 			int			np = ScbfLedgerPairs(index, ScbfFilterRoot(f, col),
 											  col, gone - 1, &pairs, nblocks);
-			uint32		pos[SCBF_FILTER_MAX_K];
+			uint32		pos[SCBF_ROWS_MAX_K];
 			int			i;
 			uint32		s;
 

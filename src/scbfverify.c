@@ -21,7 +21,7 @@
  *	  - no heap tuple twice among the visible runs of one segment's
  *		filters, those a consolidation merged into another left out
  *		(VACUUM would count it twice);
- *	  - invariant R1 (src/README, D4): for every entry of a visible run,
+ *	  - invariant I4 (src/README): for every entry of a visible run,
  *		all k bits of its hash are set in its filter's column of the band,
  *		or the delta names its key; else probes would miss the entry (a
  *		false negative);
@@ -125,7 +125,7 @@ typedef struct ScbfVerifyState
 	bool		heapallindexed;
 	ScbfVEntries entries[INDEX_MAX_KEYS];
 
-	/* the R1 check of the filter at hand */
+	/* the I4 check of the filter at hand */
 	uint32		filterno;
 	int			col;
 	BlockNumber root;
@@ -404,7 +404,7 @@ VerifyBand(ScbfVerifyState *vs)
 	pfree(scratch);
 	if (vs->band == NULL)
 		ereport(NOTICE,
-				(errmsg("the row band of index \"%s\" is larger than maintenance_work_mem: invariant R1 is not checked",
+				(errmsg("the row band of index \"%s\" is larger than maintenance_work_mem: invariant I4 is not checked",
 						RelationGetRelationName(vs->index)),
 				 errhint("Raise maintenance_work_mem to %zu kB or more.",
 						 total / 1024 + 1)));
@@ -429,7 +429,7 @@ CmpRowKey(const void *a, const void *b)
 /*
  * Read the delta's pages: each the delta's page of its partition, its
  * entries of a column the index has and in the partition of their key;
- * keep the keys, sorted, for the R1 check.
+ * keep the keys, sorted, for the I4 check.
  */
 static void
 VerifyDelta(ScbfVerifyState *vs)
@@ -504,7 +504,7 @@ VerifyGraves(ScbfVerifyState *vs)
 				CHECK_FOR_INTERRUPTS();
 				ScbfInspectPage(vs->index, g->first + p, &pi);
 				if (pi.kind != SCBF_KIND_ROWS ||
-					pi.owner == vs->mi.band.serial)
+					pi.ident.rows.band_serial == vs->mi.band.serial)
 					ScbfCorrupt(vs, g->first + p,
 								 "has a superseded band page that is not one",
 								 psprintf("Grave %u names block %u as a page of an old band.",
@@ -743,10 +743,10 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 	int			r;
 
 	ScbfReadRootInfo(vs->index, root, &ri, vs->nblocks);
-	if (ri.owner != vs->filterno || ri.column != col)
+	if (ri.filterno != vs->filterno || ri.column != col)
 		ScbfCorrupt(vs, root, "has a ledger root of another filter",
 					 psprintf("Filter %u names block %u as the root of its column %d; the root says filter %u, column %d.",
-							  vs->filterno, root, col + 1, ri.owner,
+							  vs->filterno, root, col + 1, ri.filterno,
 							  ri.column + 1));
 	for (r = 0; r < ri.nruns; r++)
 	{
@@ -779,7 +779,7 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 	}
 }
 
-/* What the R1 callback counts for one filter and column */
+/* What the I4 callback counts for one filter and column */
 typedef struct ScbfR1Arg
 {
 	ScbfVerifyState *vs;
@@ -790,16 +790,16 @@ typedef struct ScbfR1Arg
 } ScbfR1Arg;
 
 /*
- * ScbfLedgerScan callback: check invariant R1 for one posting list, and
+ * ScbfLedgerScan callback: check invariant I4 for one posting list, and
  * count its items and hash.
  */
 static void
-CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
+CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfR1Arg *ra = (ScbfR1Arg *) arg;
 	ScbfVerifyState *vs = ra->vs;
 	ScbfBand  *band = &vs->mi.band;
-	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		i;
 
 	ra->items += nitems;
@@ -854,7 +854,7 @@ CheckR1(uint32 hash, const uint16 *items, int nitems, void *arg)
 							band->width, vs->filterno))
 			ScbfCorrupt(vs, band->start + pageno,
 						 "is missing a row bit of a ledger entry",
-						 psprintf("Invariant R1: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
+						 psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
 								  vs->filterno,
 								  ScbfFilterSegment(vs->table[vs->filterno]),
 								  vs->col + 1, hash, i, pos[i]));
@@ -891,7 +891,7 @@ CountBits(ScbfVerifyState *vs, uint32 filterno, uint32 *nset)
 }
 
 /*
- * Filter filterno: its table entry, the root of each column, and R1.
+ * Filter filterno: its table entry, the root of each column, and I4.
  */
 static void
 VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
@@ -933,13 +933,13 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 		}
 		VerifyRoot(vs, f, col, root);
 
-		/* R1 and the counts, over the visible runs */
+		/* I4 and the counts, over the visible runs */
 		memset(&ra, 0, sizeof(ra));
 		ra.vs = vs;
 		vs->col = col;
 		vs->root = root;
 		if (!ScbfLedgerScan(vs->index, root, col, vs->mi.fold_serial,
-							 CheckR1, &ra, vs->nblocks))
+							 CheckRowBits, &ra, vs->nblocks))
 			ScbfCorrupt(vs, root, "has a ledger leaf that moved",
 						 "A leaf of a visible run was recycled during the check.");
 		if (ra.nhashes > 0)
@@ -992,7 +992,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 
 /*
  * The items of segment segno's visible runs (the first column's), which
- * the R1 check of its filters collected: none may be there twice, else
+ * the I4 check of its filters collected: none may be there twice, else
  * VACUUM would ask about a heap tuple twice and count it twice (invariant
  * I6).  Empties the collection.
  */
@@ -1076,7 +1076,7 @@ VerifyTable(ScbfVerifyState *vs)
 		{
 			inseg = true;
 			segno = ScbfFilterSegment(f);
-			seen[nseen++] = ((uint64) segno << 16) | ScbfFilterPosition(f);
+			seen[nseen++] = ((uint64) segno << 16) | ScbfFilterChainPos(f);
 		}
 	}
 	if (inseg)

@@ -293,7 +293,7 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 	uint32		rpp = meta->band_rows_per_page;
 	Size		nbytes = width / 8;
 	uint8	   *one = malloc(Max(nbytes, 1));
-	uint32		pos[SCBF_FILTER_MAX_K];
+	uint32		pos[SCBF_ROWS_MAX_K];
 
 	memset(expected, 0, Max(nbytes, 1));
 	for (int h = 0; h < n; h++)

@@ -543,7 +543,7 @@ SKIP:
 }
 
 # ---- 10. crashes between a VACUUM's commit and its
-# clearing of row bits (R1: a bit is cleared only after the commit that
+# clearing of row bits (I4: a bit is cleared only after the commit that
 # made it unneeded), twice: in ambulkdelete, after the commit of the
 # removals (ScbfRowsClear called from VacCommit), and in
 # amvacuumcleanup's release of the columns of filters merged into another

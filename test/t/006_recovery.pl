@@ -244,7 +244,7 @@ ok($standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'), 'fa
 # removes entries from; extra bits can stay: when the next fold put the
 # crashed fold's entries into other filters than it had (a new split of the
 # same pending entries), no ledger names the bits the crash left, and only
-# a REINDEX clears them (src/README, R1).  CI met that once.
+# a REINDEX clears them (src/README, I4).  CI met that once.
 check_all($standby, 'promoted standby', leftovers => [qw(pages counts bits)]);
 $standby->safe_psql('postgres', q{
 	INSERT INTO ch (k, s) SELECT g % 5000, md5(g::text) FROM generate_series(300001, 330000) g;

@@ -147,7 +147,7 @@ cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
 	ok($ret == 0 && $err eq '', 'after the run: verify is clean');
 }
 
-# ---- a cleared row bit (an invariant R1 violation: a false negative), a
+# ---- a cleared row bit (an invariant I4 violation: a false negative), a
 # ledger leaf of another run serial, a metapage field out of range, a
 # pending chain that loops.  Layout (src/scbf_page.h): special space owner u32 +0, index u32
 # +4 (leaf: its run's serial), column u16 +8, type u8 +10; the metapage's
@@ -171,7 +171,7 @@ is(q1("SELECT max_count > 0 AND stale_counters = 0 FROM scbf_index_info('v2_a')"
 	}
 	ok(defined $off, 'format 2: the row page has a set bit');
 	patch('v2_a', [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
-	verify_fails('v2_a', 'false', qr/is missing a row bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant R1: filter \d+/,
+	verify_fails('v2_a', 'false', qr/is missing a row bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant I4: filter \d+/,
 		'format 2: a cleared row bit');
 	scans_survive('a', join(',', 0 .. 499), 'format 2: a cleared row bit', 1);
 }

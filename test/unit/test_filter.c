@@ -153,7 +153,7 @@ TestPinnedHashes(void)
 	 * Computed once with this module and, independently, with a Python
 	 * transcription of XXH3_len_4to8_64b and of the mix scheme.  A change
 	 * here changes every index on disk.  A slice's position does not
-	 * depend on k, so the positions of slices beyond SCBF_FILTER_MAX_K
+	 * depend on k, so the positions of slices beyond SCBF_ROWS_MAX_K
 	 * are checked one at a time.
 	 */
 	static const struct
@@ -177,7 +177,7 @@ TestPinnedHashes(void)
 		46239, 54044, 61774, 16477, 50429, 798, 946, 52852, 457, 56720, 13644,
 	44269};
 	scbf_filter_geometry g;
-	uint32_t	pos[SCBF_FILTER_MAX_K];
+	uint32_t	pos[SCBF_ROWS_MAX_K];
 	uint32_t	p;
 	uint64_t	key;
 	size_t		i;
@@ -198,12 +198,12 @@ TestPinnedHashes(void)
 		CHECK(pos[i] == pos_7_2233[i],
 			  "k=7 m=2233 pos[%zu]: expected %u, got %u", i, pos_7_2233[i],
 			  pos[i]);
-	g.k = SCBF_FILTER_MAX_K;
+	g.k = SCBF_ROWS_MAX_K;
 	g.m = 1563;
 	scbf_filter_positions(UINT64_C(0x0123456789ABCDEF), &g, pos);
-	for (i = 0; i < SCBF_FILTER_MAX_K; i++)
+	for (i = 0; i < SCBF_ROWS_MAX_K; i++)
 		CHECK(pos[i] == pos_10_1563[i],
-			  "k=%d m=1563 pos[%zu]: expected %u, got %u", SCBF_FILTER_MAX_K,
+			  "k=%d m=1563 pos[%zu]: expected %u, got %u", SCBF_ROWS_MAX_K,
 			  i, pos_10_1563[i], pos[i]);
 	for (i = 0; i < 10; i++)
 	{
@@ -312,9 +312,9 @@ TestPositions(void)
 	static const uint32_t ms[] = {1, 2, 3, 7, 2233, 65535, 1000003,
 	UINT32_MAX};
 	scbf_filter_geometry g;
-	uint32_t	pos[SCBF_FILTER_MAX_K];
-	uint32_t	pos2[SCBF_FILTER_MAX_K];
-	uint32_t	hist[SCBF_FILTER_MAX_K][10];
+	uint32_t	pos[SCBF_ROWS_MAX_K];
+	uint32_t	pos2[SCBF_ROWS_MAX_K];
+	uint32_t	hist[SCBF_ROWS_MAX_K][10];
 	uint32_t	pair[64];
 	uint32_t	i;
 	uint32_t	j;
@@ -327,7 +327,7 @@ TestPositions(void)
 	double		worst_pair = 0.0;
 
 	/* range, determinism, and positions() = position() slice by slice */
-	g.k = SCBF_FILTER_MAX_K;
+	g.k = SCBF_ROWS_MAX_K;
 	for (mi = 0; mi < sizeof(ms) / sizeof(ms[0]); mi++)
 	{
 		g.m = ms[mi];
