@@ -112,6 +112,10 @@ typedef struct ScbfIndexStats
 	uint64		pending;		/* entries past the cuts */
 	uint32	   *counts;			/* k * m, one filter's at a time */
 	uint8	   *bandpage;		/* one page of band rows */
+	uint8	   *counted;		/* the band's shape: bit (row, filter) set
+								 * where the filter counts an entry; NULL if
+								 * it exceeds maintenance_work_mem */
+	bool		stale_known;	/* the filters' stale bits were counted */
 } ScbfIndexStats;
 
 /* Counts of a ledger scan */
@@ -174,21 +178,17 @@ CmpFilterStat(const void *a, const void *b)
  * CountStats
  *		A filter's counts, c->counts[0 .. k * m), summed up into fs: the
  *		largest, the positions whose count is not zero, and those whose
- *		count a 4-bit counter could not hold.  Then its stale bits: the
- *		positions whose bit is set in the band while no visible entry
- *		counts there.  A crashed fold leaves such bits; a fold under way
- *		shows its new bits so until it commits, and a VACUUM the bits it
- *		has yet to clear after its commit.  Reads every page of the band
- *		once.  Returns false if a band page moved under a standby's walk.
+ *		count a 4-bit counter could not hold.  The positions it counts at
+ *		are marked in c->counted, from which CountStale finds its stale
+ *		bits once every filter is counted.
  */
-static bool
-CountStats(Relation index, ScbfState *state, ScbfIndexStats *c,
-		   BlockNumber nblocks, ScbfFilterStat *fs)
+static void
+CountStats(ScbfState *state, ScbfIndexStats *c, ScbfFilterStat *fs)
 {
 	const ScbfBand *band = &c->mi.band;
 	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	Size		pagebytes = ScbfBandPageBytes(band);
 	uint64		row;
-	uint32		p;
 
 	for (row = 0; row < nrows; row++)
 	{
@@ -199,14 +199,38 @@ CountStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 			fs->nonzero++;
 		if (n > SCBF_COUNTER4_MAX)
 			fs->saturated++;
+		/* a filter past the band's width has all its bits in the delta */
+		if (n > 0 && c->counted != NULL && fs->filterno < band->width)
+			(void) scbf_rows_set(c->counted +
+								 (row / band->rows_per_page) * pagebytes,
+								 (uint32) (row % band->rows_per_page),
+								 band->width, fs->filterno);
 	}
+}
 
-	/* a filter past the band's width has all its bits in the delta */
-	if (band->pages == 0 || fs->filterno >= band->width)
-		return true;
+/*
+ * CountStale
+ *		Every counted filter's stale bits: the positions whose bit is set in
+ *		the band while no visible entry of the filter counts there.  A
+ *		crashed fold leaves such bits; a fold under way shows its new bits
+ *		so until it commits, and a VACUUM the bits it has yet to clear
+ *		after its commit.  Reads every page of the band once and tests
+ *		every bit of it.  Returns false if a band page moved under a
+ *		standby's walk.
+ */
+static bool
+CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
+		   BlockNumber nblocks)
+{
+	const ScbfBand *band = &c->mi.band;
+	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	Size		pagebytes = ScbfBandPageBytes(band);
+	uint32		p;
+
 	for (p = 0; p < band->pages; p++)
 	{
 		uint64		first = (uint64) p * band->rows_per_page;
+		const uint8 *counted = c->counted + p * pagebytes;
 		uint32		r;
 
 		CHECK_FOR_INTERRUPTS();
@@ -215,9 +239,19 @@ CountStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 		if (!ScbfBandReadPage(index, band, p, c->bandpage, nblocks))
 			return false;
 		for (r = 0; r < band->rows_per_page && first + r < nrows; r++)
-			if (c->counts[first + r] == 0 &&
-				scbf_rows_test(c->bandpage, r, band->width, fs->filterno))
-				fs->stale++;
+		{
+			uint32		j;
+
+			for (j = 0; j < c->nfilters; j++)
+			{
+				uint32		fno = c->filters[j].filterno;
+
+				if (fno < band->width &&
+					scbf_rows_test(c->bandpage, r, band->width, fno) &&
+					!scbf_rows_test(counted, r, band->width, fno))
+					c->filters[j].stale++;
+			}
+		}
 	}
 	return true;
 }
@@ -230,8 +264,8 @@ CountStats(Relation index, ScbfState *state, ScbfIndexStats *c,
  * the count at a position of a slice is the number of visible ledger
  * entries, of every column, whose hash maps there, exact and never
  * saturating (the columns share the filter's bits).  That costs a full
- * read of the filter's visible runs and of the band, which is fine for a
- * diagnostic.  Returns false if a page was recycled under a standby's
+ * read of the filter's visible runs, and CountStale reads the band once
+ * for every filter: fine for a diagnostic.  Returns false if a page was recycled under a standby's
  * walk.
  */
 static bool
@@ -289,7 +323,8 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 			fs->entries = ca.items;
 		fs->nulls[col] = ca.nulls;
 	}
-	return CountStats(index, state, c, nblocks, fs);
+	CountStats(state, c, fs);
+	return true;
 }
 
 /*
@@ -312,10 +347,22 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 	{
 		Size		nrows = (Size) state->geom.k * state->geom.m;
 
+		Size		bandbytes = (Size) c->mi.band.pages *
+			ScbfBandPageBytes(&c->mi.band);
+
 		c->counts = MemoryContextAllocHuge(CurrentMemoryContext,
 										   sizeof(uint32) * nrows);
 		c->bandpage = palloc(BLCKSZ);
+		c->counted = NULL;
+		if (bandbytes <= (Size) maintenance_work_mem * 1024)
+			c->counted = MemoryContextAllocExtended(CurrentMemoryContext,
+													Max(bandbytes, 1),
+													MCXT_ALLOC_HUGE |
+													MCXT_ALLOC_ZERO);
+		c->stale_known = c->counted != NULL;
 	}
+	else
+		c->stale_known = false;
 	c->nfilters = 0;
 	c->pending = 0;
 	for (fno = 0; fno < c->mi.nfilters; fno++)
@@ -346,6 +393,9 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 		}
 		c->nfilters++;
 	}
+	if (ledgers && c->counted != NULL &&
+		!CountStale(index, state, c, nblocks))
+		return false;
 	qsort(c->filters, c->nfilters, sizeof(ScbfFilterStat),
 		  CmpFilterStat);
 	for (part = 0; pending && part < SCBF_NPENDING; part++)
@@ -734,7 +784,10 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 		nulls[i++] = true;
 	}
 	values[i++] = Int64GetDatum(saturated);
-	values[i++] = Int64GetDatum(stale);
+	if (c.stale_known)
+		values[i++] = Int64GetDatum(stale);
+	else
+		nulls[i++] = true;
 	if (entries + c.pending > 0)
 		values[i++] = Float8GetDatum((double) nblocks * BLCKSZ /
 									 (entries + c.pending));
@@ -906,7 +959,10 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = Int64GetDatum(fs->max_count);
 		values[i++] = Int64GetDatum(fs->nonzero);
 		values[i++] = Int64GetDatum(fs->saturated);
-		values[i++] = Int64GetDatum(fs->stale);
+		if (c.stale_known)
+			values[i++] = Int64GetDatum(fs->stale);
+		else
+			nulls[i++] = true;
 		values[i++] = Float8GetDatum(fs->nkeys);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
