@@ -4,12 +4,14 @@
  *	  Header for scbf, the split counting Bloom filter index access method.
  *
  * NOTES
- *	  What every part of scbf shares: constants, the options struct, the
- *	  page ids and format versions, the in-memory entry of a build, scan
- *	  conditions, and the prototypes of the AM callbacks and SQL entry
- *	  points, grouped under one comment per file.  The storage (pages,
- *	  their modules) is in scbf.h and scbf_page.h; src/README explains the
- *	  design.
+ *	  The AM's private API: constants, the options struct, the page ids
+ *	  and the format version, the in-memory entries of a build, scan
+ *	  conditions and the probe's trace, the in-memory views of the
+ *	  storage (state, band, delta, commit records, block census) and the
+ *	  read-only copies the diagnostics and the verifier take, and the
+ *	  prototypes, grouped under one comment per file.  Page layouts are in
+ *	  scbf_page.h, which only the page-kind modules include; src/README
+ *	  explains the design.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -224,53 +226,6 @@ typedef struct ScbfProbeTrace
 	int			nsteps;
 	int			maxsteps;
 } ScbfProbeTrace;
-
-/* ----------------------------------------------------------------
- *	Prototypes
- * ----------------------------------------------------------------
- */
-
-/* scbf.c */
-extern void _PG_init(void);
-extern Datum scbfhandler(PG_FUNCTION_ARGS);
-extern bytea *scbfoptions(Datum reloptions, bool validate);
-extern char *scbfbuildphasename(int64 phasenum);
-
-/* scbfutils.c (the rest of it: scbf.h) */
-extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
-							  const char *what) pg_attribute_noreturn();
-extern void ScbfMarkPageFree(Page page);
-extern Buffer ScbfNewBuffer(Relation index);
-
-/* Initializes page pageno of a contiguous extension (ScbfExtend) */
-typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
-extern BlockNumber ScbfExtend(Relation index, uint32 npages,
-							  ScbfNewPageFn fn, void *arg);
-extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
-
-/* scbfinsert.c */
-extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
-					   ItemPointer ht_ctid, Relation heapRel,
-					   IndexUniqueCheck checkUnique,
-					   bool indexUnchanged,
-					   struct IndexInfo *indexInfo);
-
-/* scbfscan.c */
-extern IndexScanDesc scbfbeginscan(Relation r, int nkeys, int norderbys);
-extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
-					   ScanKey orderbys, int norderbys);
-extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
-extern void scbfendscan(IndexScanDesc scan);
-
-/* scbfcost.c */
-extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
-							 double loop_count, Cost *indexStartupCost,
-							 Cost *indexTotalCost,
-							 Selectivity *indexSelectivity,
-							 double *indexCorrelation, double *indexPages);
-
-/* scbfvalidate.c */
-extern bool scbfvalidate(Oid opclassoid);
 
 /*
  * What a page's special space says the page belongs to, in two 32-bit
@@ -532,240 +487,6 @@ typedef void (*ScbfPendingFn) (ItemPointer tid, const uint32 *hashes,
 typedef void (*ScbfPostingFn) (uint32 hash, const uint16 *items, int nitems,
 								void *arg);
 
-/* scbfutils.c */
-extern ScbfState *ScbfGetState(Relation index);
-extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
-extern ScbfMeta *ScbfReadMeta(Relation index);
-extern void ScbfKeyPositions(ScbfState *state, int col, uint32 hash,
-							  uint32 *pos);
-extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
-							uint8 type, BlockNumber nblocks);
-extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
-extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
-extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
-extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
-extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
-extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
-extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
-extern void ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind);
-extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn,
-						   void *arg, BlockNumber nblocks);
-extern BlockNumber ScbfFreeUnnamed(Relation index, const uint8 *named,
-								   BlockNumber nblocks, BlockNumber *nfree);
-extern void ScbfFreePage(Relation index, Buffer buf);
-extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
-extern void ScbfBumpRecycleSerial(Relation index);
-extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
-extern void ScbfRecycleGraves(Relation index);
-extern void ScbfInitState(ScbfState *state, const ScbfLayout *layout);
-extern void ScbfInitMetaPage(Page page, const ScbfLayout *layout);
-extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
-							  LOCKMODE lockmode, Relation *heap,
-							  bool needselect);
-extern void ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode);
-extern Datum ScbfTextArray(const char **names, int n);
-extern Datum ScbfInt8Array(const uint64 *values, int n);
-extern Datum ScbfFloat8Array(const double *values, int n);
-
-/* scbfdir.c */
-extern ScbfFilter *ScbfReadFilter(Relation index, ScbfState *state,
-									const ScbfMeta *meta, uint32 filterno,
-									BlockNumber nblocks);
-extern bool ScbfFilterInUse(const ScbfFilter *f);
-extern uint32 ScbfFilterSegment(const ScbfFilter *f);
-extern BlockNumber ScbfFilterRoot(const ScbfFilter *f, int col);
-extern uint16 ScbfFilterChainPos(const ScbfFilter *f);
-extern void ScbfFilterSetKeys(ScbfFilter *f, uint32 nkeys);
-extern uint32 ScbfFilterKeys(const ScbfFilter *f);
-extern void ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset);
-extern ScbfFilter *ScbfNewFilter(int ncols, uint32 segno, uint16 chain_pos,
-								   uint32 nentries, uint32 nkeys);
-extern void ScbfFilterSetRoot(ScbfFilter *f, int col, BlockNumber root);
-extern void ScbfFilterSetBits(ScbfFilter *f, uint32 k, const uint32 *nset);
-extern double ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m);
-extern void ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
-							uint32 nfilters, ScbfLayout *layout);
-extern ScbfFilter **ScbfReadTable(Relation index, ScbfState *state,
-									const ScbfMeta *meta, BlockNumber nblocks);
-extern void ScbfUpdateTable(Relation index, ScbfState *state,
-							 const ScbfMeta *meta, ScbfFilter **filters,
-							 const bool *changed, uint32 nold, uint32 nnew,
-							 BlockNumber **tablepages, uint32 *ntablepages,
-							 BlockNumber nblocks);
-extern uint32 ScbfFilterEntries(const ScbfFilter *f);
-extern bool ScbfFilterIsActive(const ScbfFilter *f);
-extern void ScbfFilterClose(ScbfFilter *f);
-extern void ScbfFilterSetEntries(ScbfFilter *f, uint32 n);
-extern bool ScbfFilterVisible(const ScbfFilter *f, uint64 serial);
-extern uint64 ScbfFilterGone(const ScbfFilter *f);
-extern void ScbfFilterSetGone(ScbfFilter *f, uint64 gone);
-extern bool ScbfFilterUndoGone(ScbfFilter *f, uint64 serial);
-extern void ScbfFilterActivate(ScbfFilter *f);
-extern void ScbfFilterRelease(ScbfFilter *f, int ncols);
-extern void ScbfFilterAddEntries(ScbfFilter *f, uint32 n);
-extern void ScbfFilterAddBit(ScbfFilter *f, uint32 slice);
-extern void ScbfCensus(Relation index, ScbfState *state,
-					   const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
-					   BlockNumber nblocks);
-
-/* scbfrows.c */
-extern Size ScbfRowsBytes(const ScbfMeta *meta);
-extern bool ScbfRowsProbe(Relation index, ScbfState *state,
-						   const ScbfMeta *meta, int col,
-						   const uint32 *hashes, int nhashes, uint8 *acc,
-						   BlockNumber nblocks);
-extern bool ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc,
-						uint32 fno);
-extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
-							uint32 from);
-/* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
-#define SCBF_BAND_SPARE_BUILT	8
-#define SCBF_BAND_SPARE_GROWN	2
-extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
-						  uint32 k, uint32 m, ScbfBand *band);
-extern void ScbfRowsSet(Relation index, ScbfState *state,
-						 const ScbfBand *band, const ScbfRowKey *keys, int n,
-						 ScbfFilter **filters, BlockNumber nblocks);
-extern void ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
-						 ScbfFilter **filters);
-extern void ScbfRowsClear(Relation index, ScbfState *state,
-						   const ScbfBand *band, const ScbfRowBit *bits,
-						   int n, BlockNumber nblocks);
-extern void ScbfBandRelayout(Relation index, ScbfState *state,
-							  const ScbfBand *old, uint32 nfilters,
-							  ScbfBand *band, BlockNumber nblocks);
-extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
-						   uint32 nfilters, ScbfKeysFn keys, void *arg,
-						   uint32 *nset);
-
-/* scbfdelta.c */
-extern int	scbf_delta_band_pages;
-extern bool ScbfDeltaWanted(const ScbfBand *band, int nkeys);
-extern uint32 ScbfDeltaPages(const ScbfBand *band);
-extern uint32 ScbfDeltaPartition(uint32 hash, int col, uint32 npages);
-extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
-						   BlockNumber nblocks);
-extern void ScbfDeltaCreate(Relation index, const ScbfBand *band,
-							 const ScbfDelta *old, ScbfDelta *delta);
-extern int	ScbfDeltaAdd(Relation index, const ScbfDelta *delta,
-						  ScbfRowKey *keys, int n, BlockNumber nblocks);
-extern int	ScbfDeltaMerge(Relation index, ScbfState *state,
-							const ScbfDelta *delta, const ScbfBand *band,
-							const ScbfRowKey *extra, int nextra,
-							BlockNumber nblocks);
-extern bool ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
-							const uint32 *hashes, int nhashes, uint8 *acc,
-							BlockNumber nblocks);
-
-/* scbfledger.c */
-extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
-							  uint64 fold_serial, const uint32 *hashes,
-							  int nhashes, uint16 **items, BlockNumber nblocks);
-extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
-									uint32 filterno, int col, uint64 serial,
-									const uint32 *hashes, const uint16 *items,
-									int n, uint32 *npages);
-extern ScbfRun *ScbfLedgerEncode(Relation index, uint32 segno, int col,
-								   uint64 serial, const uint32 *hashes,
-								   const uint16 *items, int n);
-extern bool ScbfLedgerHasRoom(Relation index, BlockNumber root, int col,
-							   const ScbfRun *run, const ScbfMeta *meta,
-							   bool replace, BlockNumber nblocks);
-extern BlockNumber ScbfLedgerAppend(Relation index, BlockNumber root,
-									 uint32 filterno, int col, ScbfRun *run,
-									 const ScbfMeta *meta,
-									 BlockNumber nblocks, int64 *npages);
-extern int64 ScbfLedgerReplace(Relation index, BlockNumber root,
-								uint32 filterno, int col, ScbfRun *run,
-								const ScbfMeta *meta, BlockNumber nblocks);
-extern bool ScbfLedgerScan(Relation index, BlockNumber root, int col,
-							uint64 fold_serial, ScbfPostingFn fn, void *arg,
-							BlockNumber nblocks);
-extern int	ScbfLedgerPairs(Relation index, BlockNumber root, int col,
-							 uint64 fold_serial, ScbfPair **pairs,
-							 BlockNumber nblocks);
-extern void ScbfSortPairs(ScbfPair *pairs, size_t n);
-extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n);
-extern bool ScbfLedgerTidy(Relation index, BlockNumber root, int col,
-							const ScbfMeta *meta, BlockNumber nblocks);
-extern void ScbfLedgerBlocks(Relation index, BlockNumber root,
-							 const ScbfBlockRef *rootref, ScbfCensusFn fn,
-							 void *arg, BlockNumber nblocks);
-extern int	ScbfLedgerRuns(Relation index, BlockNumber root, int col,
-							uint64 fold_serial, BlockNumber nblocks);
-
-/* scbfpending.c */
-extern int	ScbfPendingPartition(uint32 hash0);
-extern bool ScbfPendingAppend(Relation index, ScbfState *state,
-							   ItemPointer tids, const uint32 *hashes, int n);
-extern bool ScbfPendingScan(Relation index, ScbfState *state,
-							 const ScbfMeta *meta, int part,
-							 ScbfPendingFn fn, void *arg,
-							 ScbfPendingCut *cut);
-extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
-							  BlockNumber stop, const ScbfBlockRef *ref,
-							  ScbfCensusFn fn, void *arg,
-							  BlockNumber nblocks);
-
-/* scbfbatch.c */
-extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
-						 int ncols);
-extern void ScbfBatchFlush(Relation index);
-extern void ScbfBatchFlushAll(void);
-extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
-
-/* scbffoldhelper.c */
-
-/*
- * A batch a fold helper gave back unfolded (ScbfHelperWait): n entries,
- * tids[i] and hashes[i * ncols ..], in the helper's segment, for the index
- * indexoid with the storage rlocator.
- */
-typedef struct ScbfHelperBatch
-{
-	Oid			indexoid;
-	ScbfRelFileLocator rlocator;
-	ItemPointer tids;
-	uint32	   *hashes;
-	int			n;
-} ScbfHelperBatch;
-
-extern bool scbf_fold_helpers;
-extern bool ScbfHelperSubmit(Relation index, ItemPointer tids,
-							 const uint32 *hashes, int n);
-extern bool ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded);
-extern void ScbfHelperWritten(Oid indexoid);
-extern bool ScbfHelperBusy(Oid indexoid);
-extern bool ScbfHelperFoldsAfter(Relation index);
-extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
-extern void ScbfHelperForget(void);
-
-/* scbffold.c */
-extern int64 ScbfFold(Relation index, bool wait);
-extern bool ScbfFoldBatch(Relation index, ItemPointer tids,
-						   const uint32 *hashes, int n);
-
-/* scbfbuild.c */
-extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
-								   IndexInfo *indexInfo);
-extern void scbfbuildempty(Relation index);
-
-/* scbfvacuum.c */
-extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
-											 IndexBulkDeleteResult *stats,
-											 IndexBulkDeleteCallback callback,
-											 void *callback_state);
-extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
-												IndexBulkDeleteResult *stats);
-
-/* scbfprobe.c */
-extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
-								 Oid collation, MemoryContext cxt);
-extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
-						  MemoryContext cxt);
-extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
-							 TIDBitmap *tbm, ScbfProbeTrace *trace);
-
 /* ----------------------------------------------------------------
  *	Read-only views for the diagnostics (scbfinspect.c) and the verifier
  *	(scbfverify.c), which do not include scbf_page.h: copies of what a
@@ -886,34 +607,309 @@ typedef struct ScbfPendingPageInfo
 	uint32	   *hashes;			/* [i * ncols + col] */
 } ScbfPendingPageInfo;
 
-/* scbfutils.c, readers */
+/* ----------------------------------------------------------------
+ *	Prototypes, one group per file: the module, utils, the page-kind
+ *	modules, the fold, the batch and the probe, the callbacks, the
+ *	diagnostics (the verifier has no caller outside its file)
+ * ----------------------------------------------------------------
+ */
+
+/* scbf.c */
+extern void _PG_init(void);
+extern Datum scbfhandler(PG_FUNCTION_ARGS);
+extern bytea *scbfoptions(Datum reloptions, bool validate);
+extern char *scbfbuildphasename(int64 phasenum);
+
+/* scbfutils.c */
+extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
+							  const char *what) pg_attribute_noreturn();
+extern void ScbfMarkPageFree(Page page);
+extern Buffer ScbfNewBuffer(Relation index);
+
+/* Initializes page pageno of a contiguous extension (ScbfExtend) */
+typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
+extern BlockNumber ScbfExtend(Relation index, uint32 npages,
+							  ScbfNewPageFn fn, void *arg);
+extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
+
+extern ScbfState *ScbfGetState(Relation index);
+extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
+extern ScbfMeta *ScbfReadMeta(Relation index);
+extern void ScbfKeyPositions(ScbfState *state, int col, uint32 hash,
+							  uint32 *pos);
+extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
+							uint8 type, BlockNumber nblocks);
+extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
+extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
+extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
+extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
+extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
+extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
+extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
+extern void ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind);
+extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn,
+						   void *arg, BlockNumber nblocks);
+extern BlockNumber ScbfFreeUnnamed(Relation index, const uint8 *named,
+								   BlockNumber nblocks, BlockNumber *nfree);
+extern void ScbfFreePage(Relation index, Buffer buf);
+extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
+extern void ScbfBumpRecycleSerial(Relation index);
+extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
+extern void ScbfRecycleGraves(Relation index);
+extern void ScbfInitState(ScbfState *state, const ScbfLayout *layout);
+extern void ScbfInitMetaPage(Page page, const ScbfLayout *layout);
+extern Relation ScbfOpenIndex(FunctionCallInfo fcinfo, int argno,
+							  LOCKMODE lockmode, Relation *heap,
+							  bool needselect);
+extern void ScbfCloseIndex(Relation index, Relation heap, LOCKMODE lockmode);
+extern Datum ScbfTextArray(const char **names, int n);
+extern Datum ScbfInt8Array(const uint64 *values, int n);
+extern Datum ScbfFloat8Array(const double *values, int n);
+
 extern void ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi);
 extern void ScbfInspectPage(Relation index, BlockNumber blkno,
 							 ScbfPageInfo *pi);
 
-/* scbfdir.c, readers */
+/* scbfdir.c */
+extern ScbfFilter *ScbfReadFilter(Relation index, ScbfState *state,
+									const ScbfMeta *meta, uint32 filterno,
+									BlockNumber nblocks);
+extern bool ScbfFilterInUse(const ScbfFilter *f);
+extern uint32 ScbfFilterSegment(const ScbfFilter *f);
+extern BlockNumber ScbfFilterRoot(const ScbfFilter *f, int col);
+extern uint16 ScbfFilterChainPos(const ScbfFilter *f);
+extern void ScbfFilterSetKeys(ScbfFilter *f, uint32 nkeys);
+extern uint32 ScbfFilterKeys(const ScbfFilter *f);
+extern void ScbfFilterGetBits(const ScbfFilter *f, uint32 *nset);
+extern ScbfFilter *ScbfNewFilter(int ncols, uint32 segno, uint16 chain_pos,
+								   uint32 nentries, uint32 nkeys);
+extern void ScbfFilterSetRoot(ScbfFilter *f, int col, BlockNumber root);
+extern void ScbfFilterSetBits(ScbfFilter *f, uint32 k, const uint32 *nset);
+extern double ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m);
+extern void ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
+							uint32 nfilters, ScbfLayout *layout);
+extern ScbfFilter **ScbfReadTable(Relation index, ScbfState *state,
+									const ScbfMeta *meta, BlockNumber nblocks);
+extern void ScbfUpdateTable(Relation index, ScbfState *state,
+							 const ScbfMeta *meta, ScbfFilter **filters,
+							 const bool *changed, uint32 nold, uint32 nnew,
+							 BlockNumber **tablepages, uint32 *ntablepages,
+							 BlockNumber nblocks);
+extern uint32 ScbfFilterEntries(const ScbfFilter *f);
+extern bool ScbfFilterIsActive(const ScbfFilter *f);
+extern void ScbfFilterClose(ScbfFilter *f);
+extern void ScbfFilterSetEntries(ScbfFilter *f, uint32 n);
+extern bool ScbfFilterVisible(const ScbfFilter *f, uint64 serial);
+extern uint64 ScbfFilterGone(const ScbfFilter *f);
+extern void ScbfFilterSetGone(ScbfFilter *f, uint64 gone);
+extern bool ScbfFilterUndoGone(ScbfFilter *f, uint64 serial);
+extern void ScbfFilterActivate(ScbfFilter *f);
+extern void ScbfFilterRelease(ScbfFilter *f, int ncols);
+extern void ScbfFilterAddEntries(ScbfFilter *f, uint32 n);
+extern void ScbfFilterAddBit(ScbfFilter *f, uint32 slice);
+extern void ScbfCensus(Relation index, ScbfState *state,
+					   const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
+					   BlockNumber nblocks);
+
 extern const char *ScbfFilterStateName(const ScbfFilter *f);
 
-/* scbfrows.c, readers */
+/* scbfrows.c */
+extern Size ScbfRowsBytes(const ScbfMeta *meta);
+extern bool ScbfRowsProbe(Relation index, ScbfState *state,
+						   const ScbfMeta *meta, int col,
+						   const uint32 *hashes, int nhashes, uint8 *acc,
+						   BlockNumber nblocks);
+extern bool ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc,
+						uint32 fno);
+extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
+							uint32 from);
+/* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
+#define SCBF_BAND_SPARE_BUILT	8
+#define SCBF_BAND_SPARE_GROWN	2
+extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
+						  uint32 k, uint32 m, ScbfBand *band);
+extern void ScbfRowsSet(Relation index, ScbfState *state,
+						 const ScbfBand *band, const ScbfRowKey *keys, int n,
+						 ScbfFilter **filters, BlockNumber nblocks);
+extern void ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
+						 ScbfFilter **filters);
+extern void ScbfRowsClear(Relation index, ScbfState *state,
+						   const ScbfBand *band, const ScbfRowBit *bits,
+						   int n, BlockNumber nblocks);
+extern void ScbfBandRelayout(Relation index, ScbfState *state,
+							  const ScbfBand *old, uint32 nfilters,
+							  ScbfBand *band, BlockNumber nblocks);
+extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
+						   uint32 nfilters, ScbfKeysFn keys, void *arg,
+						   uint32 *nset);
+
 extern Size ScbfBandPageBytes(const ScbfBand *band);
 extern bool ScbfBandReadPage(Relation index, const ScbfBand *band,
 							  uint32 pageno, uint8 *rows, BlockNumber nblocks);
 
-/* scbfledger.c, readers */
+/* scbfdelta.c */
+extern int	scbf_delta_band_pages;
+extern bool ScbfDeltaWanted(const ScbfBand *band, int nkeys);
+extern uint32 ScbfDeltaPages(const ScbfBand *band);
+extern uint32 ScbfDeltaPartition(uint32 hash, int col, uint32 npages);
+extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
+						   BlockNumber nblocks);
+extern void ScbfDeltaCreate(Relation index, const ScbfBand *band,
+							 const ScbfDelta *old, ScbfDelta *delta);
+extern int	ScbfDeltaAdd(Relation index, const ScbfDelta *delta,
+						  ScbfRowKey *keys, int n, BlockNumber nblocks);
+extern int	ScbfDeltaMerge(Relation index, ScbfState *state,
+							const ScbfDelta *delta, const ScbfBand *band,
+							const ScbfRowKey *extra, int nextra,
+							BlockNumber nblocks);
+extern bool ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
+							const uint32 *hashes, int nhashes, uint8 *acc,
+							BlockNumber nblocks);
+
+extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
+							   uint32 part, ScbfRowKey **keys,
+							   BlockNumber nblocks);
+
+/* scbfledger.c */
+extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
+							  uint64 fold_serial, const uint32 *hashes,
+							  int nhashes, uint16 **items, BlockNumber nblocks);
+extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
+									uint32 filterno, int col, uint64 serial,
+									const uint32 *hashes, const uint16 *items,
+									int n, uint32 *npages);
+extern ScbfRun *ScbfLedgerEncode(Relation index, uint32 segno, int col,
+								   uint64 serial, const uint32 *hashes,
+								   const uint16 *items, int n);
+extern bool ScbfLedgerHasRoom(Relation index, BlockNumber root, int col,
+							   const ScbfRun *run, const ScbfMeta *meta,
+							   bool replace, BlockNumber nblocks);
+extern BlockNumber ScbfLedgerAppend(Relation index, BlockNumber root,
+									 uint32 filterno, int col, ScbfRun *run,
+									 const ScbfMeta *meta,
+									 BlockNumber nblocks, int64 *npages);
+extern int64 ScbfLedgerReplace(Relation index, BlockNumber root,
+								uint32 filterno, int col, ScbfRun *run,
+								const ScbfMeta *meta, BlockNumber nblocks);
+extern bool ScbfLedgerScan(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, ScbfPostingFn fn, void *arg,
+							BlockNumber nblocks);
+extern int	ScbfLedgerPairs(Relation index, BlockNumber root, int col,
+							 uint64 fold_serial, ScbfPair **pairs,
+							 BlockNumber nblocks);
+extern void ScbfSortPairs(ScbfPair *pairs, size_t n);
+extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n);
+extern bool ScbfLedgerTidy(Relation index, BlockNumber root, int col,
+							const ScbfMeta *meta, BlockNumber nblocks);
+extern void ScbfLedgerBlocks(Relation index, BlockNumber root,
+							 const ScbfBlockRef *rootref, ScbfCensusFn fn,
+							 void *arg, BlockNumber nblocks);
+extern int	ScbfLedgerRuns(Relation index, BlockNumber root, int col,
+							uint64 fold_serial, BlockNumber nblocks);
+
 extern void ScbfReadRootInfo(Relation index, BlockNumber root,
 							  ScbfRootInfo *ri, BlockNumber nblocks);
 extern void ScbfReadLeafInfo(Relation index, BlockNumber blkno,
 							  ScbfLeafInfo *li, BlockNumber nblocks);
 
-/* scbfpending.c, readers */
+/* scbfpending.c */
+extern int	ScbfPendingPartition(uint32 hash0);
+extern bool ScbfPendingAppend(Relation index, ScbfState *state,
+							   ItemPointer tids, const uint32 *hashes, int n);
+extern bool ScbfPendingScan(Relation index, ScbfState *state,
+							 const ScbfMeta *meta, int part,
+							 ScbfPendingFn fn, void *arg,
+							 ScbfPendingCut *cut);
+extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
+							  BlockNumber stop, const ScbfBlockRef *ref,
+							  ScbfCensusFn fn, void *arg,
+							  BlockNumber nblocks);
+
 extern void ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 								 ScbfPendingPageInfo *pp,
 								 BlockNumber nblocks);
 
-/* scbfdelta.c, readers */
-extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
-							   uint32 part, ScbfRowKey **keys,
-							   BlockNumber nblocks);
+/* scbffold.c */
+extern int64 ScbfFold(Relation index, bool wait);
+extern bool ScbfFoldBatch(Relation index, ItemPointer tids,
+						   const uint32 *hashes, int n);
+
+/* scbffoldhelper.c */
+/*
+ * A batch a fold helper gave back unfolded (ScbfHelperWait): n entries,
+ * tids[i] and hashes[i * ncols ..], in the helper's segment, for the index
+ * indexoid with the storage rlocator.
+ */
+typedef struct ScbfHelperBatch
+{
+	Oid			indexoid;
+	ScbfRelFileLocator rlocator;
+	ItemPointer tids;
+	uint32	   *hashes;
+	int			n;
+} ScbfHelperBatch;
+
+extern bool scbf_fold_helpers;
+extern bool ScbfHelperSubmit(Relation index, ItemPointer tids,
+							 const uint32 *hashes, int n);
+extern bool ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded);
+extern void ScbfHelperWritten(Oid indexoid);
+extern bool ScbfHelperBusy(Oid indexoid);
+extern bool ScbfHelperFoldsAfter(Relation index);
+extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
+extern void ScbfHelperForget(void);
+
+/* scbfbatch.c */
+extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
+						 int ncols);
+extern void ScbfBatchFlush(Relation index);
+extern void ScbfBatchFlushAll(void);
+extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
+
+/* scbfprobe.c */
+extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
+								 Oid collation, MemoryContext cxt);
+extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
+						  MemoryContext cxt);
+extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,
+							 TIDBitmap *tbm, ScbfProbeTrace *trace);
+
+/* scbfbuild.c */
+extern IndexBuildResult *scbfbuild(Relation heap, Relation index,
+								   IndexInfo *indexInfo);
+extern void scbfbuildempty(Relation index);
+
+/* scbfinsert.c */
+extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
+					   ItemPointer ht_ctid, Relation heapRel,
+					   IndexUniqueCheck checkUnique,
+					   bool indexUnchanged,
+					   struct IndexInfo *indexInfo);
+
+/* scbfscan.c */
+extern IndexScanDesc scbfbeginscan(Relation r, int nkeys, int norderbys);
+extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					   ScanKey orderbys, int norderbys);
+extern int64 scbfgetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void scbfendscan(IndexScanDesc scan);
+
+/* scbfvacuum.c */
+extern IndexBulkDeleteResult *scbfbulkdelete(IndexVacuumInfo *info,
+											 IndexBulkDeleteResult *stats,
+											 IndexBulkDeleteCallback callback,
+											 void *callback_state);
+extern IndexBulkDeleteResult *scbfvacuumcleanup(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats);
+
+/* scbfcost.c */
+extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
+							 double loop_count, Cost *indexStartupCost,
+							 Cost *indexTotalCost,
+							 Selectivity *indexSelectivity,
+							 double *indexCorrelation, double *indexPages);
+
+/* scbfvalidate.c */
+extern bool scbfvalidate(Oid opclassoid);
 
 /* scbfinspect.c */
 extern void ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key);
