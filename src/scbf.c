@@ -18,6 +18,8 @@
 #include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/plannodes.h"
 #include "utils/guc.h"
 
 #include "scbf.h"
@@ -34,21 +36,77 @@ static relopt_kind scbf_relopt_kind;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 
 /*
- * ExecutorStart hook: before a plan that may run in parallel workers
- * starts, write this backend's unwritten index entries to the pending area.
- * A scan by this backend finds its own uncommitted inserts in its batch in
- * memory (ScbfBatchScan), but a parallel worker that builds a bitmap has
- * no access to that memory: without the write, a Parallel Bitmap Heap Scan
- * whose bitmap a worker builds would miss rows this transaction inserted.
- * A parallel plan writes nothing itself, so nothing is added to a batch
- * while it runs.
+ * Whether plan, or a plan below it, is a Bitmap Index Scan on an index
+ * whose entries this backend has not written yet (ScbfBatchHolds).
+ */
+static bool
+PlanScansBatch(Plan *plan)
+{
+	List	   *children = NIL;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_BitmapIndexScan:
+			return ScbfBatchHolds(((BitmapIndexScan *) plan)->indexid);
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_SubqueryScan:
+			if (PlanScansBatch(((SubqueryScan *) plan)->subplan))
+				return true;
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		if (PlanScansBatch((Plan *) lfirst(lc)))
+			return true;
+	return PlanScansBatch(plan->lefttree) || PlanScansBatch(plan->righttree);
+}
+
+/*
+ * ExecutorStart hook: before a plan that may run in parallel workers and
+ * scans an index whose entries this backend holds unwritten, write them to
+ * the pending area.  A scan by this backend finds its own uncommitted
+ * inserts in its batch in memory (ScbfBatchScan), but a parallel worker
+ * that builds a bitmap has no access to that memory: without the write, a
+ * Parallel Bitmap Heap Scan whose bitmap a worker builds would miss rows
+ * this transaction inserted.  A parallel plan writes nothing itself, so
+ * nothing is added to a batch while it runs.
  */
 static void
 ScbfExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	if (queryDesc->plannedstmt->parallelModeNeeded &&
-		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
-		ScbfBatchFlushAll();
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+
+	if (stmt->parallelModeNeeded &&
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 &&
+		ScbfBatchHolds(InvalidOid))
+	{
+		bool		scans = PlanScansBatch(stmt->planTree);
+		ListCell   *lc;
+
+		foreach(lc, stmt->subplans)
+			scans = scans || PlanScansBatch((Plan *) lfirst(lc));
+		if (scans)
+			ScbfBatchFlushAll();
+	}
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
 	else

@@ -863,6 +863,7 @@ extern void ScbfHelperForget(void);
 extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
 						 int ncols);
 extern void ScbfBatchFlush(Relation index);
+extern bool ScbfBatchHolds(Oid indexoid);
 extern void ScbfBatchFlushAll(void);
 extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
 

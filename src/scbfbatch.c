@@ -469,6 +469,25 @@ ScbfBatchFlush(Relation index)
 }
 
 /*
+ * ScbfBatchHolds
+ *		Whether this backend holds entries of index indexoid (of any index,
+ *		with InvalidOid) that it has not written yet: in a batch, or handed
+ *		to a fold helper.
+ */
+bool
+ScbfBatchHolds(Oid indexoid)
+{
+	for (ScbfBatch *b = batches; b != NULL; b = b->next)
+	{
+		if (OidIsValid(indexoid) && b->indexoid != indexoid)
+			continue;
+		if (b->nentries > 0 || ScbfHelperBusy(b->indexoid))
+			return true;
+	}
+	return false;
+}
+
+/*
  * ScbfBatchFlushAll
  *		Write every unwritten entry of this backend, of every index, to the
  *		pending area, before a query that may run in parallel workers: they
