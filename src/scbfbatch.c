@@ -261,7 +261,17 @@ BatchWrite(Relation index, ScbfBatch *b, BatchOccasion why)
 	if (n == 0)
 		return;
 	dest = BatchDestination(index, why, n, b->filled);
-	/* empty first: an error below must not leave entries to write twice */
+	/*
+	 * Empty first: an error below must not leave entries to write twice.
+	 *
+	 * XXX: if the write fails inside a subtransaction that is then rolled
+	 * back (a statement_timeout in a fold under a savepoint, say), the
+	 * entries appended before the savepoint are lost with the others, and
+	 * the transaction may still commit its tuples.  Keeping them needs the
+	 * writers to say which entries they made durable before the error: a
+	 * pending append writes several records, by partition, not in batch
+	 * order.
+	 */
 	b->nentries = 0;
 	BatchWriteTo(index, dest, b->tids, b->hashes, n);
 }
