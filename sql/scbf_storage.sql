@@ -343,6 +343,31 @@ SELECT scbf_same('SELECT * FROM f2c WHERE v IN (-1, 3, 60000, 119980, 230000)');
 SELECT scbf_same('SELECT * FROM f2c WHERE v = 259999');
 SELECT scbf_empty('SELECT * FROM f2c WHERE v IN (60001, 119999, 260001)');
 
+-- a band written anew goes into freed pages first: an index built empty
+-- widens its band by relayouts as rows arrive, each superseded band's pages
+-- freed once no snapshot reads them; at the end, no page of the bands
+-- before the last superseded one is still free (they went to later bands,
+-- ledgers and pending pages), where the relation used to grow by each band
+CREATE TABLE f2g (v int) WITH (autovacuum_enabled = off);
+CREATE INDEX f2g_v ON f2g USING scbf (v) WITH (pages_per_segment = 8);
+CREATE TEMP TABLE f2g_bands (serial bigint, pages bigint);
+\set round 'INSERT INTO f2g SELECT g FROM generate_series((SELECT count(*) FROM f2g) + 1, (SELECT count(*) FROM f2g) + 10000) g; CALL scbf_wait_snapshots(); SELECT scbf_clean_pending(''f2g_v'') >= 0 AS cleaned; INSERT INTO f2g_bands SELECT serial, count(*) FROM scbf_pages(''f2g_v'') WHERE kind = ''rows'' AND serial NOT IN (SELECT serial FROM f2g_bands) GROUP BY serial;'
+:round
+:round
+:round
+:round
+:round
+:round
+:round
+:round
+SELECT count(*) >= 4 AS relaid_out,
+	(SELECT count(*) FROM scbf_pages('f2g_v') WHERE kind = 'free') <=
+	(SELECT pages + 1 FROM f2g_bands ORDER BY serial DESC OFFSET 1 LIMIT 1) AS old_bands_reused
+FROM f2g_bands;
+SELECT scbf_same('SELECT * FROM f2g WHERE v IN (1, 40000, 79999)');
+SELECT scbf_empty('SELECT * FROM f2g WHERE v IN (0, 80001)');
+SELECT scbf_verify('f2g_v', true);
+
 -- REINDEX
 REINDEX INDEX f2_cust;
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
@@ -350,5 +375,5 @@ INSERT INTO f2 VALUES (0, 1234, 'new', 1);
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = ''new''');
 
-DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2j, f2m, f2c;
+DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2j, f2m, f2c, f2g;
 DROP FUNCTION f2_probe(text);

@@ -46,14 +46,14 @@ LANGUAGE sql AS $$
 	SELECT 'pages by kind', pages_total = (SELECT count(*) FROM p)
 		AND pages_meta = (SELECT count(*) FROM p WHERE kind = 'meta')
 		AND pages_table = (SELECT count(*) FROM p WHERE kind = 'table')
-		AND pages_rows = (SELECT count(*) FROM p WHERE kind = 'rows')
+		AND pages_rows = (SELECT count(*) FROM p WHERE kind IN ('rows', 'band map'))
 		AND pages_delta = (SELECT count(*) FROM p WHERE kind = 'delta')
 		AND pages_ledger = (SELECT count(*) FROM p WHERE kind IN ('root', 'leaf'))
 		AND pages_pending = (SELECT count(*) FROM p WHERE kind = 'pending')
 		AND pages_free = (SELECT count(*) FROM p WHERE kind IN ('free', 'new')) FROM i
 	UNION ALL
 	SELECT 'every page a known kind', bool_and(kind IN ('meta', 'table', 'rows',
-		'root', 'leaf', 'pending', 'free', 'new')) AND bool_and((kind = 'meta') = (blkno = 0))
+		'band map', 'root', 'leaf', 'pending', 'free', 'new')) AND bool_and((kind = 'meta') = (blkno = 0))
 		FROM p
 	UNION ALL
 	SELECT 'segments and filters', segments = (SELECT count(DISTINCT segno) FROM f)
@@ -110,6 +110,8 @@ LANGUAGE sql AS $$
 	UNION ALL
 	SELECT 'the band', (SELECT count(DISTINCT serial) FROM p WHERE kind = 'rows') <= 1
 		AND (SELECT coalesce(max(block_index) + 1, 0) FROM p WHERE kind = 'rows') = (SELECT count(*) FROM p WHERE kind = 'rows')
+		AND (SELECT count(*) FROM p WHERE kind = 'band map') = sign((SELECT count(*) FROM p WHERE kind = 'rows'))
+		AND NOT EXISTS (SELECT FROM p m, p r WHERE m.kind = 'band map' AND r.kind = 'rows' AND m.serial <> r.serial)
 	UNION ALL
 	SELECT 'pending pages hold the pending entries',
 		(SELECT coalesce(sum(entries), 0) FROM p WHERE kind = 'pending') >= (SELECT entries_pending FROM i)

@@ -113,7 +113,7 @@
  * The storage format version this code reads and writes.  An index of any
  * other version gets an error that says to REINDEX it.
  */
-#define SCBF_FORMAT_VERSION			2
+#define SCBF_FORMAT_VERSION			3
 
 /* ----------------------------------------------------------------
  *	Entries in memory
@@ -242,6 +242,11 @@ typedef union ScbfPageIdent
 	}			rows;
 	struct
 	{
+		uint32		band_serial;	/* the band's serial */
+		uint32		unused;
+	}			map;
+	struct
+	{
 		uint32		unused;
 		uint32		pageno;		/* page within the filter table */
 	}			table;
@@ -275,9 +280,34 @@ typedef union ScbfPageIdent
 /* Pending partitions (src/README, "On-disk format"; scbf_page.h) */
 #define SCBF_NPENDING				16
 
+/* A run of contiguous pages of a band: pages start .. start + npages - 1 */
+typedef struct ScbfBandRun
+{
+	BlockNumber start;
+	uint32		npages;
+} ScbfBandRun;
+
+/* The runs a band map lists at most (src/README, "On-disk format") */
+#define SCBF_BAND_MAX_RUNS			256
+
+/*
+ * The band of row pages: its map page, its shape, and once the map is read
+ * (ScbfBandLoad) the runs that hold its pages in page order.
+ */
+typedef struct ScbfBand
+{
+	BlockNumber map;			/* the band map page; Invalid: no pages */
+	uint32		pages;
+	uint32		width;			/* filters per row, a multiple of 8 */
+	uint32		rows_per_page;
+	uint32		serial;
+	uint32		nruns;			/* 0 until the map is read */
+	const ScbfBandRun *runs;
+} ScbfBand;
+
 /*
  * Per-relation state of an index, cached in rd_amcache by ScbfGetState:
- * the layout frozen in the metapage.
+ * the layout frozen in the metapage, and the band map last read.
  */
 typedef struct ScbfState
 {
@@ -287,6 +317,15 @@ typedef struct ScbfState
 	uint32		capacity;		/* distinct keys per filter */
 	double		target_fpr;
 	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
+
+	/*
+	 * The band the last probe read, its runs in band_runs
+	 * (SCBF_BAND_MAX_RUNS of them, allocated with the state), so that a
+	 * probe reads the band map only when the band changed.  band_runs is
+	 * NULL in a state not cached in rd_amcache.
+	 */
+	ScbfBand	band;
+	ScbfBandRun *band_runs;
 } ScbfState;
 
 /*
@@ -301,16 +340,6 @@ typedef struct ScbfMetaPageData ScbfMeta;
  * last.  Opaque outside the modules; read with the accessors below.
  */
 typedef struct ScbfFilterEntry ScbfFilter;
-
-/* The band of row pages: where it is and its shape */
-typedef struct ScbfBand
-{
-	BlockNumber start;
-	uint32		pages;
-	uint32		width;			/* filters per row, a multiple of 8 */
-	uint32		rows_per_page;
-	uint32		serial;
-} ScbfBand;
 
 /* The delta: where it is, how many partitions (pages), its serial */
 typedef struct ScbfDelta
@@ -445,6 +474,7 @@ typedef enum ScbfPageKind
 	SCBF_KIND_META,
 	SCBF_KIND_TABLE,
 	SCBF_KIND_ROWS,
+	SCBF_KIND_BANDMAP,
 	SCBF_KIND_ROOT,
 	SCBF_KIND_LEAF,
 	SCBF_KIND_PENDING,
@@ -464,7 +494,8 @@ typedef struct ScbfBlockRef
 	int			grave;			/* the metapage's grave that names it */
 	int64		pageno;			/* table, rows, delta: page of the table,
 								 * band or delta; leaf: leaf of its run */
-	int64		serial;			/* rows, delta: the band's or delta's serial */
+	int64		serial;			/* rows, band map, delta: the band's or the
+								 * delta's serial */
 	int64		filterno;		/* root, leaf: the filter */
 	int64		segno;			/* root, leaf: the filter's segment */
 	int			column;			/* root, leaf: the index column, from 0 */
@@ -501,8 +532,8 @@ typedef struct ScbfPageInfo
 	ScbfPageKind kind;
 	ScbfPageIdent ident;		/* as the special space says */
 	int			column;			/* root, leaf */
-	int			count;			/* root: runs; leaf: posting lists;
-								 * pending, delta: entries; else 0 */
+	int			count;			/* root, band map: runs; leaf: posting
+								 * lists; pending, delta: entries; else 0 */
 	BlockNumber next;			/* pending: next page; else Invalid */
 } ScbfPageInfo;
 
@@ -624,6 +655,7 @@ extern char *scbfbuildphasename(int64 phasenum);
 extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,
 							  const char *what) pg_attribute_noreturn();
 extern void ScbfMarkPageFree(Page page);
+extern Buffer ScbfFreeBuffer(Relation index);
 extern Buffer ScbfNewBuffer(Relation index);
 
 /* Initializes page pageno of a contiguous extension (ScbfExtend) */
@@ -643,12 +675,20 @@ extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
 extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
+extern bool ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks);
+extern const ScbfBand *ScbfBandCached(Relation index, ScbfState *state,
+									  const ScbfMeta *meta,
+									  BlockNumber nblocks);
+extern void ScbfReadBand(Relation index, const ScbfMeta *meta, ScbfBand *band,
+						 BlockNumber nblocks);
+extern BlockNumber ScbfBandBlock(const ScbfBand *band, uint32 pageno);
+extern void ScbfWriteBandMap(Relation index, ScbfBand *band, bool logged);
 extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
 extern uint32 ScbfMetaGraveRoom(const ScbfMeta *meta);
 extern bool ScbfMetaGoneReadable(const ScbfMeta *meta, uint64 gone);
 extern void ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind);
-extern void ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn,
-						   void *arg, BlockNumber nblocks);
+extern void ScbfMetaBlocks(Relation index, const ScbfMeta *meta,
+						   ScbfCensusFn fn, void *arg, BlockNumber nblocks);
 extern BlockNumber ScbfFreeUnnamed(Relation index, const uint8 *named,
 								   BlockNumber nblocks, BlockNumber *nfree);
 extern void ScbfFreePage(Relation index, Buffer buf);

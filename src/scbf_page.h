@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * scbf_page.h
- *	  Page layouts: the metapage, the filter table, the row band, ledger
- *	  roots and leaves, pending pages and delta pages.
+ *	  Page layouts: the metapage, the filter table, the row band and its
+ *	  map, ledger roots and leaves, pending pages and delta pages.
  *
  * NOTES
  *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
@@ -37,6 +37,7 @@
 #define SCBF_PAGE_LEAF				9
 #define SCBF_PAGE_PENDING			10
 #define SCBF_PAGE_DELTA				11
+#define SCBF_PAGE_BANDMAP			12
 
 typedef struct ScbfPageOpaqueData
 {
@@ -64,10 +65,11 @@ extern ScbfPageOpaque ScbfInitPage(Page page, uint8 type, Size used);
 /* ----------------------------------------------------------------
  *	Metapage (block 0)
  *
- * The layout (k, m, seed, target rate) is frozen at build.  The band of
- * row pages is contiguous: row r = slice * m + position lives on page
- * band_start + r / band_rows_per_page at bit (r % band_rows_per_page) *
- * band_width, and bit c of a row is filter c.  The filter table's pages
+ * The layout (k, m, seed, target rate) is frozen at build.  Row r = slice
+ * * m + position of the band lives on its page r / band_rows_per_page at
+ * bit (r % band_rows_per_page) * band_width, and bit c of a row is filter
+ * c; the band map page lists the runs of blocks that hold the band's
+ * pages, in page order.  The filter table's pages
  * are listed at the end.  fold_serial is the serial of the last fold that
  * committed: runs made by a later one are not visible yet (src/README,
  * "Crash safety and visibility").
@@ -98,7 +100,8 @@ typedef struct ScbfPendingHead
  * deleted pages.
  */
 #define SCBF_GRAVES				48
-#define SCBF_GRAVE_BAND			1	/* blocks first .. first + n - 1 */
+#define SCBF_GRAVE_BAND			1	/* the band whose map is first, of n
+										 * pages */
 #define SCBF_GRAVE_PENDING			2	/* the chain from first up to, not
 										 * including, stop */
 
@@ -145,7 +148,7 @@ typedef struct ScbfMetaPageData
 	float8		target_fpr;
 
 	/* the band of row pages */
-	BlockNumber band_start;
+	BlockNumber band_map;		/* its map page; Invalid: no band */
 	uint32		band_pages;
 	uint32		band_width;		/* filters (bits) per row, a multiple of 8 */
 	uint32		band_rows_per_page;
@@ -229,6 +232,30 @@ typedef struct ScbfFilterEntry
  * ----------------------------------------------------------------
  */
 #define ScbfPageGetRows(page)		((uint8 *) PageGetContents(page))
+
+/* ----------------------------------------------------------------
+ *	Band map page
+ *
+ * The runs of blocks that hold a band's pages, in page order: page p of
+ * the band is the p-th block counted along the runs.  A band is written
+ * once (by a build or a relayout) into pages taken from the free space map
+ * first, then at the relation's end, and its map with it; the map and its
+ * pages are freed together when the band's grave is recycled.
+ * ----------------------------------------------------------------
+ */
+typedef struct ScbfBandMapPageData
+{
+	uint32		npages;			/* pages of the band */
+	uint32		nruns;
+	ScbfBandRun runs[FLEXIBLE_ARRAY_MEMBER];
+} ScbfBandMapPageData;
+
+#define ScbfPageGetBandMap(page) \
+	((ScbfBandMapPageData *) PageGetContents(page))
+
+StaticAssertDecl(offsetof(ScbfBandMapPageData, runs) +
+				 sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS <= SCBF_PAGE_SPACE,
+				 "a band map must fit a page");
 
 /* ----------------------------------------------------------------
  *	Ledger of one filter and column: a root page listing runs, each run a

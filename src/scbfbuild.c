@@ -515,7 +515,7 @@ InitLayout(Relation index, ScbfLayout *layout)
 	GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
 	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
-	layout->band.start = InvalidBlockNumber;
+	layout->band.map = InvalidBlockNumber;
 }
 
 /*

@@ -496,7 +496,7 @@ ScbfCensus(Relation index, ScbfState *state, const ScbfMeta *meta,
 	int			part;
 
 	ScbfMetaInfo(meta, &mi);
-	ScbfMetaBlocks(meta, fn, arg, nblocks);
+	ScbfMetaBlocks(index, meta, fn, arg, nblocks);
 	for (i = 0; i < mi.ngraves && i < mi.max_graves; i++)
 	{
 		if (mi.graves[i].kind != SCBF_GRAVE_PENDING)

@@ -712,7 +712,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	}
 
 	/* 4: a band wide enough, and the new keys' bits or delta entries */
-	ScbfMetaBand(fs.meta, &band);
+	ScbfReadBand(index, fs.meta, &band, RelationGetNumberOfBlocks(index));
 	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
 	if (fc.band_changed)
 	{

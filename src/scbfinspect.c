@@ -222,11 +222,13 @@ static bool
 CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   BlockNumber nblocks)
 {
-	const ScbfBand *band = &c->mi.band;
+	ScbfBand   *band = &c->mi.band;
 	uint64		nrows = (uint64) state->geom.k * state->geom.m;
 	Size		pagebytes = ScbfBandPageBytes(band);
 	uint32		p;
 
+	if (!ScbfBandLoad(index, band, nblocks))
+		return false;
 	for (p = 0; p < band->pages; p++)
 	{
 		uint64		first = (uint64) p * band->rows_per_page;
@@ -553,6 +555,10 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 			if (ref->grave >= 0)
 				out->serial = pi.ident.rows.band_serial;
 			break;
+		case SCBF_KIND_BANDMAP:
+			if (ref->grave >= 0)
+				out->serial = pi.ident.map.band_serial;
+			break;
 		case SCBF_KIND_ROOT:
 			out->block_index = ref->column + 1;
 			out->has_block_index = true;
@@ -606,6 +612,8 @@ KindName(ScbfPageKind kind)
 			return "table";
 		case SCBF_KIND_ROWS:
 			return "rows";
+		case SCBF_KIND_BANDMAP:
+			return "band map";
 		case SCBF_KIND_ROOT:
 			return "root";
 		case SCBF_KIND_LEAF:
@@ -763,7 +771,7 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_BANDMAP]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_PENDING]);

@@ -9,7 +9,9 @@
  *	  + position holds bit c for filter c (src/README, "On-disk format").
  *	  A probe ANDs the k rows of a key and learns which filters may hold
  *	  it, reading k pages whatever the number of filters.  The rows live in
- *	  one band of contiguous pages, rows_per_page rows of width bits each.
+ *	  one band of pages, rows_per_page rows of width bits each, which the
+ *	  band map (scbfutils.c) places in runs of blocks: free pages first,
+ *	  so a band written anew reuses the pages of the bands before it.
  *
  *	  No bit is ever cleared while a ledger entry needs it (invariant I4 of
  *	  src/README): the build sets every bit before the index is visible.
@@ -25,6 +27,7 @@
 
 #include "access/generic_xlog.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
@@ -66,7 +69,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			   BlockNumber nblocks)
 {
 	Size		nbytes = ScbfRowsBytes(meta);
-	uint8	   *one = palloc(nbytes);
+	uint8	   *one;
+	const ScbfBand *band;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	int			h;
 	uint32		i;
@@ -74,6 +78,10 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 
 	if (meta->nfilters == 0)
 		return true;
+	band = ScbfBandCached(index, state, meta, nblocks);
+	if (band == NULL)
+		return false;
+	one = palloc(nbytes);
 	for (h = 0; h < nhashes; h++)
 	{
 		ScbfKeyPositions(state, col, hashes[h], pos);
@@ -81,8 +89,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		for (i = 0; i < state->geom.k; i++)
 		{
 			uint64		row = (uint64) i * state->geom.m + pos[i];
-			uint32		pageno = (uint32) (row / meta->band_rows_per_page);
-			BlockNumber blkno = meta->band_start + pageno;
+			uint32		pageno = (uint32) (row / band->rows_per_page);
+			BlockNumber blkno = ScbfBandBlock(band, pageno);
 			Buffer		buf;
 			Page		page;
 
@@ -94,7 +102,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			page = BufferGetPage(buf);
 			if (!ScbfPageHasOpaque(page) ||
 				ScbfPageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
-				ScbfPageGetOpaque(page)->ident.rows.band_serial != meta->band_serial ||
+				ScbfPageGetOpaque(page)->ident.rows.band_serial != band->serial ||
 				ScbfPageGetOpaque(page)->ident.rows.pageno != pageno)
 			{
 				UnlockReleaseBuffer(buf);
@@ -102,8 +110,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 				return false;
 			}
 			scbf_rows_and(one, ScbfPageGetRows(page),
-						  (uint32) (row % meta->band_rows_per_page),
-						  meta->band_width);
+						  (uint32) (row % band->rows_per_page),
+						  band->width);
 			UnlockReleaseBuffer(buf);
 		}
 		for (b = 0; b < nbytes; b++)
@@ -166,8 +174,94 @@ ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
 	band->rows_per_page = scbf_rows_per_page(SCBF_PAGE_SPACE, band->width);
 	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
 							band->rows_per_page);
-	band->start = InvalidBlockNumber;
+	band->map = InvalidBlockNumber;
 	band->serial = 1;
+	band->nruns = 0;
+	band->runs = NULL;
+}
+
+/* A part of a band allocated at the relation's end: its first page */
+typedef struct ScbfBandTail
+{
+	ScbfNewPageFn fn;
+	void	   *arg;
+	uint32		first;
+} ScbfBandTail;
+
+/*
+ * ScbfExtend callback of BandAllocate: page pageno of the tail is page
+ * first + pageno of the band.
+ */
+static void
+BandTailPage(Buffer buf, uint32 pageno, void *arg)
+{
+	ScbfBandTail *bt = (ScbfBandTail *) arg;
+
+	bt->fn(buf, bt->first + pageno, bt->arg);
+}
+
+/*
+ * Allocate the pages of a new band, each handed to fn with its page number
+ * to initialize and WAL-log: free pages of the FSM first, while the map has
+ * room for their runs, then contiguous pages at the relation's end.  Sets
+ * band->runs (palloc'd) and band->nruns; the caller writes the map.
+ */
+static void
+BandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
+{
+	ScbfBandRun *runs = palloc(sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
+	uint32		nruns = 0;
+	uint32		p = 0;
+
+	while (p < band->pages)
+	{
+		Buffer		buf = ScbfFreeBuffer(index);
+		BlockNumber blkno;
+
+		if (!BufferIsValid(buf))
+			break;
+		blkno = BufferGetBlockNumber(buf);
+		if (nruns == 0 ||
+			runs[nruns - 1].start + runs[nruns - 1].npages != blkno)
+		{
+			/* the last run is kept for the relation's end */
+			if (nruns == SCBF_BAND_MAX_RUNS - 1)
+			{
+				UnlockReleaseBuffer(buf);
+				RecordFreeIndexPage(index, blkno);
+				break;
+			}
+			runs[nruns].start = blkno;
+			runs[nruns].npages = 0;
+			nruns++;
+		}
+		CHECK_FOR_INTERRUPTS();
+		fn(buf, p, arg);
+		UnlockReleaseBuffer(buf);
+		runs[nruns - 1].npages++;
+		p++;
+	}
+	if (p < band->pages)
+	{
+		ScbfBandTail bt;
+		BlockNumber start;
+
+		bt.fn = fn;
+		bt.arg = arg;
+		bt.first = p;
+		start = ScbfExtend(index, band->pages - p, BandTailPage, &bt);
+		if (nruns > 0 &&
+			runs[nruns - 1].start + runs[nruns - 1].npages == start)
+			runs[nruns - 1].npages += band->pages - p;
+		else
+		{
+			runs[nruns].start = start;
+			runs[nruns].npages = band->pages - p;
+			nruns++;
+		}
+	}
+	band->runs = runs;
+	band->nruns = nruns;
 }
 
 /*
@@ -224,7 +318,7 @@ BuildRowPage(Buffer buf, uint32 pageno, void *arg)
 /*
  * ScbfBandBuild
  *		Write the band of a new index: allocate its pages at the end of the
- *		relation, then fill them in passes of as many pages as
+ *		relation and its map, then fill them in passes of as many pages as
  *		maintenance_work_mem holds, each pass asking `keys` for the keys of
  *		every filter.  nset[filter * k + slice] receives each filter's set
  *		bits per slice.
@@ -241,7 +335,16 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 
 	memset(nset, 0, sizeof(uint32) * nfilters * state->geom.k);
 
-	band->start = ScbfExtend(index, band->pages, BuildRowPage, band);
+	if (band->pages > 0)
+	{
+		ScbfBandRun *run = palloc(sizeof(ScbfBandRun));
+
+		run->start = ScbfExtend(index, band->pages, BuildRowPage, band);
+		run->npages = band->pages;
+		band->runs = run;
+		band->nruns = 1;
+		ScbfWriteBandMap(index, band, false);
+	}
 
 	chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
 	rp.state = state;
@@ -259,7 +362,8 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 		}
 		for (p = 0; p < rp.npages; p++)
 		{
-			Buffer		buf = ReadBuffer(index, band->start + rp.first + p);
+			Buffer		buf = ReadBuffer(index,
+										 ScbfBandBlock(band, rp.first + p));
 
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			memcpy(ScbfPageGetRows(BufferGetPage(buf)),
@@ -360,8 +464,8 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 		uint8	   *rows;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = ScbfReadPage(index, band->start + pageno, BUFFER_LOCK_EXCLUSIVE,
-							SCBF_PAGE_ROWS, nblocks);
+		buf = ScbfReadPage(index, ScbfBandBlock(band, pageno),
+						   BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROWS, nblocks);
 		xlog = GenericXLogStart(index);
 		rows = ScbfPageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
 		for (; i < n && ops[i].row / rpp == pageno; i++)
@@ -511,15 +615,16 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 
 		if (op != rl->oldpage)
 		{
-			Buffer		obuf = ScbfReadPage(rl->index, old->start + op,
-											 BUFFER_LOCK_SHARE,
-											 SCBF_PAGE_ROWS, rl->nblocks);
+			BlockNumber oblk = ScbfBandBlock(old, op);
+			Buffer		obuf = ScbfReadPage(rl->index, oblk,
+											BUFFER_LOCK_SHARE,
+											SCBF_PAGE_ROWS, rl->nblocks);
 
 			memcpy(rl->oldcopy, BufferGetPage(obuf), BLCKSZ);
 			UnlockReleaseBuffer(obuf);
 			if (ScbfPageGetOpaque(rl->oldcopy)->ident.rows.band_serial != old->serial ||
 				ScbfPageGetOpaque(rl->oldcopy)->ident.rows.pageno != op)
-				ScbfReportCorrupt(rl->index, old->start + op,
+				ScbfReportCorrupt(rl->index, oblk,
 								  "A row page is not the one the band has there.");
 			rl->oldpage = op;
 		}
@@ -535,8 +640,9 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 /*
  * ScbfBandRelayout
  *		A new band for nfilters filters and half as many more (see
- *		ScbfBandPlan), at the end of the relation, holding the bits of
- *		the old band (none if it has no pages); WAL-logged, the pages as full images.  The old band stays
+ *		ScbfBandPlan), in free pages first (BandAllocate), holding the bits
+ *		of the old band (none if it has no pages; else its map read), and
+ *		its map; WAL-logged, the pages as full images.  The old band stays
  *		as it is for the probes that still read it; the fold's metapage
  *		record switches to the new one and hands the old one to the
  *		graveyard.
@@ -558,8 +664,9 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 	rl.oldcopy = palloc(BLCKSZ);
 	rl.oldpage = InvalidBlockNumber;
 	rl.nblocks = nblocks;
-	band->start = ScbfExtend(index, band->pages, RelayoutRowPage, &rl);
+	BandAllocate(index, band, RelayoutRowPage, &rl);
 	pfree(rl.oldcopy);
+	ScbfWriteBandMap(index, band, true);
 }
 
 /*
@@ -583,14 +690,13 @@ bool
 ScbfBandReadPage(Relation index, const ScbfBand *band, uint32 pageno,
 				  uint8 *rows, BlockNumber nblocks)
 {
-	BlockNumber blkno = band->start + pageno;
+	BlockNumber blkno = ScbfBandBlock(band, pageno);
 	Size		nbytes = ScbfBandPageBytes(band);
 	Buffer		buf;
 	Page		page;
 	bool		ok;
 
-	if (band->start == InvalidBlockNumber || pageno >= band->pages ||
-		blkno < band->start || blkno == SCBF_METAPAGE_BLKNO ||
+	if (pageno >= band->pages || blkno == SCBF_METAPAGE_BLKNO ||
 		blkno >= nblocks || nbytes > SCBF_PAGE_SPACE)
 		return false;
 	buf = ReadBuffer(index, blkno);

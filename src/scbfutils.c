@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * scbfutils.c
- *	  The per-relation state, the metapage and its graveyard, page
- *	  initialization, new, contiguous and free pages, the metapage's part
+ *	  The per-relation state, the metapage and its graveyard, the band
+ *	  map, page initialization, new, contiguous and free pages, the
+ *	  metapage's part
  *	  of the block census and VACUUM's sweep after it, page checks and
  *	  corruption reports shared by the page-kind modules, and hashing; and
  *	  what the SQL-callable functions share: opening an index by regclass
@@ -56,6 +57,9 @@
 
 /* The stride between the filter key seeds of consecutive columns */
 #define SCBF_SEED_STRIDE	UINT64CONST(0x9E3779B97F4A7C15)
+
+static bool ReadBandMap(Relation index, ScbfBand *band, bool check,
+						BlockNumber nblocks, ScbfBandRun *runs);
 
 /*
  * ScbfReportCorrupt
@@ -196,8 +200,13 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 	layout.m = meta->m;
 	layout.capacity = meta->capacity;
 	layout.target_fpr = meta->target_fpr;
-	state = MemoryContextAlloc(index->rd_indexcxt, sizeof(ScbfState));
+	state = MemoryContextAlloc(index->rd_indexcxt,
+							   MAXALIGN(sizeof(ScbfState)) +
+							   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
 	ScbfInitState(state, &layout);
+	state->band.map = InvalidBlockNumber;
+	state->band_runs = (ScbfBandRun *) ((char *) state +
+										MAXALIGN(sizeof(ScbfState)));
 	return state;
 }
 
@@ -226,7 +235,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	meta->capacity = layout->capacity;
 	meta->hash_seed = SCBF_HASH_SEED;
 	meta->target_fpr = layout->target_fpr;
-	meta->band_start = layout->band.start;
+	meta->band_map = layout->band.map;
 	meta->band_pages = layout->band.pages;
 	meta->band_width = layout->band.width;
 	meta->band_rows_per_page = layout->band.rows_per_page;
@@ -549,9 +558,9 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	if (fc->band_changed)
 	{
 		if (meta->band_pages > 0)
-			AddGrave(meta, SCBF_GRAVE_BAND, meta->band_start,
+			AddGrave(meta, SCBF_GRAVE_BAND, meta->band_map,
 						  meta->band_pages, InvalidBlockNumber, safexid);
-		meta->band_start = fc->band.start;
+		meta->band_map = fc->band.map;
 		meta->band_pages = fc->band.pages;
 		meta->band_width = fc->band.width;
 		meta->band_rows_per_page = fc->band.rows_per_page;
@@ -642,43 +651,80 @@ ScbfFreePage(Relation index, Buffer buf)
 }
 
 /*
- * Free the pages of one grave that left the metapage.
+ * Free one page of a grave, if it is of the given type.  False if it is
+ * not (or lies outside the index): the grave ends early there.
+ */
+static bool
+FreeGravePage(Relation index, BlockNumber blkno, uint8 type,
+			  BlockNumber *next, BlockNumber nblocks)
+{
+	Buffer		buf;
+	Page		page;
+
+	CHECK_FOR_INTERRUPTS();
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+		return false;
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageHasOpaque(page) || ScbfPageGetOpaque(page)->type != type)
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	if (next != NULL)
+		*next = ScbfPageGetPending(page)->next;
+	ScbfFreePage(index, buf);
+	UnlockReleaseBuffer(buf);
+	return true;
+}
+
+/*
+ * Free the pages of one grave that left the metapage: a band's pages, then
+ * its map; or a piece of a pending chain.
  */
 static void
 FreeGrave(Relation index, const ScbfGrave *g, BlockNumber nblocks)
 {
 	BlockNumber blkno = g->first;
-	uint32		i;
 
-	for (i = 0; i < nblocks; i++)
+	if (g->kind == SCBF_GRAVE_BAND)
 	{
-		Buffer		buf;
-		Page		page;
-		BlockNumber next;
+		ScbfBand	band;
+		uint32		r;
+		uint32		p;
 
-		if (g->kind == SCBF_GRAVE_BAND ? i >= g->n : blkno == g->stop)
-			return;
-		CHECK_FOR_INTERRUPTS();
-		if (g->kind == SCBF_GRAVE_BAND)
-			blkno = g->first + i;
-		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
-			break;
-		buf = ReadBuffer(index, blkno);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		page = BufferGetPage(buf);
-		if (!ScbfPageHasOpaque(page) ||
-			ScbfPageGetOpaque(page)->type !=
-			(g->kind == SCBF_GRAVE_BAND ? SCBF_PAGE_ROWS : SCBF_PAGE_PENDING))
+		memset(&band, 0, sizeof(band));
+		band.map = g->first;
+		band.pages = g->n;
+		if (ReadBandMap(index, &band, false, nblocks, NULL))
 		{
-			UnlockReleaseBuffer(buf);
-			break;
+			for (r = 0; r < band.nruns; r++)
+				for (p = 0; p < band.runs[r].npages; p++)
+					if (!FreeGravePage(index, band.runs[r].start + p,
+									   SCBF_PAGE_ROWS, NULL, nblocks))
+					{
+						blkno = band.runs[r].start + p;
+						goto early;
+					}
+			if (FreeGravePage(index, band.map, SCBF_PAGE_BANDMAP, NULL,
+							  nblocks))
+				return;
 		}
-		next = g->kind == SCBF_GRAVE_PENDING ?
-			ScbfPageGetPending(page)->next : InvalidBlockNumber;
-		ScbfFreePage(index, buf);
-		UnlockReleaseBuffer(buf);
-		blkno = next;
 	}
+	else
+	{
+		BlockNumber i;
+
+		/* a chain longer than the index has a loop */
+		for (i = 0; blkno != g->stop; i++)
+			if (i >= nblocks ||
+				!FreeGravePage(index, blkno, SCBF_PAGE_PENDING, &blkno,
+							   nblocks))
+				goto early;
+		return;
+	}
+early:
 	ereport(WARNING,
 			(errcode(ERRCODE_INDEX_CORRUPTED),
 			 errmsg("index \"%s\": a superseded page range ends early at block %u",
@@ -690,7 +736,8 @@ FreeGrave(Relation index, const ScbfGrave *g, BlockNumber nblocks)
  * ScbfRecycleGraves
  *		Recycle the superseded page ranges that no snapshot can still read:
  *		first take them off the metapage (a crash then leaks them, never
- *		frees a page twice), then free their pages.  Under the fold lock.
+ *		frees a page twice), then free their pages to the FSM, where the
+ *		next band, delta or ledger finds them.  Under the fold lock.
  */
 void
 ScbfRecycleGraves(Relation index)
@@ -734,20 +781,204 @@ ScbfRecycleGraves(Relation index)
 	nblocks = RelationGetNumberOfBlocks(index);
 	for (i = 0; i < (uint32) ndead; i++)
 		FreeGrave(index, &dead[i], nblocks);
+
+	/* the FSM's upper levels, so that the next new pages find them */
+	IndexFreeSpaceMapVacuum(index);
 }
 
 /*
  * ScbfMetaBand
- *		The band of row pages a metapage copy describes.
+ *		The band of row pages a metapage copy describes, its map not read.
  */
 void
 ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
 {
-	band->start = meta->band_start;
+	band->map = meta->band_map;
 	band->pages = meta->band_pages;
 	band->width = meta->band_width;
 	band->rows_per_page = meta->band_rows_per_page;
 	band->serial = meta->band_serial;
+	band->nruns = 0;
+	band->runs = NULL;
+}
+
+/*
+ * Read the map of band (its map block and page count set) into
+ * band->runs, palloc'd, or into runs if not NULL (SCBF_BAND_MAX_RUNS of
+ * them).  With check, the map must be of band->serial.  False if the block
+ * is not such a map, or its runs are not band->pages blocks inside the
+ * index.
+ */
+static bool
+ReadBandMap(Relation index, ScbfBand *band, bool check, BlockNumber nblocks,
+			ScbfBandRun *runs)
+{
+	Buffer		buf;
+	Page		page;
+	ScbfBandMapPageData *map;
+	uint64		total = 0;
+	uint32		r;
+	bool		ok;
+
+	band->nruns = 0;
+	band->runs = NULL;
+	if (band->map == SCBF_METAPAGE_BLKNO || band->map >= nblocks)
+		return false;
+	buf = ReadBuffer(index, band->map);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	map = ScbfPageGetBandMap(page);
+	ok = ScbfPageHasOpaque(page) &&
+		ScbfPageGetOpaque(page)->type == SCBF_PAGE_BANDMAP &&
+		(!check ||
+		 ScbfPageGetOpaque(page)->ident.map.band_serial == band->serial) &&
+		map->npages == band->pages &&
+		map->nruns >= 1 && map->nruns <= SCBF_BAND_MAX_RUNS;
+	for (r = 0; ok && r < map->nruns; r++)
+	{
+		ok = map->runs[r].start != SCBF_METAPAGE_BLKNO &&
+			map->runs[r].start < nblocks &&
+			map->runs[r].npages <= nblocks - map->runs[r].start;
+		total += map->runs[r].npages;
+	}
+	if (ok && total == band->pages)
+	{
+		if (runs == NULL)
+			runs = palloc(sizeof(ScbfBandRun) * map->nruns);
+		memcpy(runs, map->runs, sizeof(ScbfBandRun) * map->nruns);
+		band->nruns = map->nruns;
+		band->runs = runs;
+	}
+	UnlockReleaseBuffer(buf);
+	return band->nruns > 0;
+}
+
+/*
+ * ScbfBandLoad
+ *		Read the map of a band that ScbfMetaBand described: its runs,
+ *		palloc'd.  A band without pages has none.  False if its map block
+ *		is not that band's map (a probe's band was superseded and its map
+ *		recycled: the caller starts over) or is inconsistent.
+ */
+bool
+ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
+{
+	if (band->pages == 0)
+	{
+		band->nruns = 0;
+		band->runs = NULL;
+		return true;
+	}
+	return ReadBandMap(index, band, true, nblocks, NULL);
+}
+
+/*
+ * ScbfBandCached
+ *		The band a metapage copy describes, its map read: from the state's
+ *		cache if it holds that band, else read and cached.  NULL if the map
+ *		is not that band's (see ScbfBandLoad).
+ */
+const ScbfBand *
+ScbfBandCached(Relation index, ScbfState *state, const ScbfMeta *meta,
+			   BlockNumber nblocks)
+{
+	ScbfBand	band;
+
+	ScbfMetaBand(meta, &band);
+	if (state->band_runs == NULL)
+	{
+		ScbfBand   *copy = palloc(sizeof(ScbfBand));
+
+		*copy = band;
+		return ScbfBandLoad(index, copy, nblocks) ? copy : NULL;
+	}
+	if (state->band.nruns > 0 && state->band.map == band.map &&
+		state->band.serial == band.serial && state->band.pages == band.pages)
+		return &state->band;
+	state->band.nruns = 0;
+	if (band.pages == 0)
+	{
+		state->band = band;
+		return &state->band;
+	}
+	if (!ReadBandMap(index, &band, true, nblocks, state->band_runs))
+		return NULL;
+	state->band = band;
+	return &state->band;
+}
+
+/*
+ * ScbfReadBand
+ *		The band a metapage copy describes, its map read; a map that is not
+ *		that band's is corruption.  For the fold-lock holder, under which
+ *		the band cannot change.
+ */
+void
+ScbfReadBand(Relation index, const ScbfMeta *meta, ScbfBand *band,
+			 BlockNumber nblocks)
+{
+	ScbfMetaBand(meta, band);
+	if (!ScbfBandLoad(index, band, nblocks))
+		ScbfReportCorrupt(index, band->map,
+						  "The band map is not the one of the metapage's band.");
+}
+
+/*
+ * ScbfBandBlock
+ *		The block of page pageno of a band whose map was read;
+ *		InvalidBlockNumber past its end.
+ */
+BlockNumber
+ScbfBandBlock(const ScbfBand *band, uint32 pageno)
+{
+	uint32		r;
+
+	for (r = 0; r < band->nruns; r++)
+	{
+		if (pageno < band->runs[r].npages)
+			return band->runs[r].start + pageno;
+		pageno -= band->runs[r].npages;
+	}
+	return InvalidBlockNumber;
+}
+
+/*
+ * ScbfWriteBandMap
+ *		Write the map of a band whose runs are set, on a new page; sets
+ *		band->map.  logged: WAL-logged as a full image; else (ambuild)
+ *		only marked dirty.
+ */
+void
+ScbfWriteBandMap(Relation index, ScbfBand *band, bool logged)
+{
+	Buffer		buf = ScbfNewBuffer(index);
+	GenericXLogState *xlog = NULL;
+	Page		page;
+	ScbfPageOpaque opaque;
+	ScbfBandMapPageData *map;
+
+	Assert(band->nruns >= 1 && band->nruns <= SCBF_BAND_MAX_RUNS);
+	if (logged)
+	{
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+	}
+	else
+		page = BufferGetPage(buf);
+	opaque = ScbfInitPage(page, SCBF_PAGE_BANDMAP,
+						  offsetof(ScbfBandMapPageData, runs) +
+						  sizeof(ScbfBandRun) * band->nruns);
+	opaque->ident.map.band_serial = band->serial;
+	map = ScbfPageGetBandMap(page);
+	map->npages = band->pages;
+	map->nruns = band->nruns;
+	memcpy(map->runs, band->runs, sizeof(ScbfBandRun) * band->nruns);
+	if (logged)
+		GenericXLogFinish(xlog);
+	else
+		MarkBufferDirty(buf);
+	band->map = BufferGetBlockNumber(buf);
+	UnlockReleaseBuffer(buf);
 }
 
 /*
@@ -803,15 +1034,58 @@ NameRange(BlockNumber first, uint32 n, ScbfBlockRef *ref, ScbfCensusFn fn,
 }
 
 /*
+ * Hand fn a band's map at map and the pages its runs list, the ref's
+ * pageno counting from 0 (grave: the metapage's grave that names it, or
+ * -1).  A map that cannot be read names no pages.
+ */
+static void
+NameBand(Relation index, BlockNumber map, uint32 pages, uint32 serial,
+		 int grave, ScbfCensusFn fn, void *arg, BlockNumber nblocks)
+{
+	ScbfBlockRef ref;
+	ScbfBand	band;
+	uint32		r;
+	uint32		p;
+	int64		pageno = 0;
+
+	if (pages == 0)
+		return;
+	ScbfBlockRefInit(&ref, SCBF_KIND_BANDMAP);
+	ref.grave = grave;
+	ref.serial = grave < 0 ? serial : -1;
+	if (!fn(map, &ref, arg))
+		return;
+	memset(&band, 0, sizeof(band));
+	band.map = map;
+	band.pages = pages;
+	band.serial = serial;
+	if (!ReadBandMap(index, &band, grave < 0, nblocks, NULL))
+		return;
+	ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
+	ref.grave = grave;
+	ref.serial = grave < 0 ? serial : -1;
+	for (r = 0; r < band.nruns; r++)
+		for (p = 0; p < band.runs[r].npages; p++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			ref.pageno = pageno++;
+			if (!fn(band.runs[r].start + p, &ref, arg))
+				break;
+		}
+	pfree((void *) band.runs);
+}
+
+/*
  * ScbfMetaBlocks
  *		The part of the block census (ScbfCensus) that a metapage copy
- *		names itself: hand fn the filter table's pages, the band, the delta
- *		and the bands waiting in the graveyard.  Each range ends at the
- *		first block outside the index (below nblocks) or where fn says so.
+ *		names itself: hand fn the filter table's pages, the band (its map,
+ *		then its pages), the delta and the bands waiting in the graveyard.
+ *		Each range ends at the first block outside the index (below
+ *		nblocks) or where fn says so.
  */
 void
-ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
-			   BlockNumber nblocks)
+ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
+			   void *arg, BlockNumber nblocks)
 {
 	ScbfBlockRef ref;
 	uint32		i;
@@ -822,21 +1096,15 @@ ScbfMetaBlocks(const ScbfMeta *meta, ScbfCensusFn fn, void *arg,
 		ref.pageno = i;
 		(void) fn(meta->tablepages[i], &ref, arg);
 	}
-	ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
-	ref.serial = meta->band_serial;
-	NameRange(meta->band_start, meta->band_pages, &ref, fn, arg, nblocks);
+	NameBand(index, meta->band_map, meta->band_pages, meta->band_serial, -1,
+			 fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
 	for (i = 0; i < meta->ngraves && i < SCBF_GRAVES; i++)
-	{
-		if (meta->graves[i].kind != SCBF_GRAVE_BAND)
-			continue;
-		ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
-		ref.grave = i;
-		NameRange(meta->graves[i].first, meta->graves[i].n, &ref, fn, arg,
-				  nblocks);
-	}
+		if (meta->graves[i].kind == SCBF_GRAVE_BAND)
+			NameBand(index, meta->graves[i].first, meta->graves[i].n, 0,
+					 (int) i, fn, arg, nblocks);
 }
 
 /*
@@ -874,7 +1142,7 @@ ScbfFreeUnnamed(Relation index, const uint8 *named, BlockNumber nblocks,
 		page = BufferGetPage(buf);
 		type = ScbfPageHasOpaque(page) ? ScbfPageGetOpaque(page)->type : 0;
 		if (type == SCBF_PAGE_TABLE || type == SCBF_PAGE_ROWS ||
-			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
+			type == SCBF_PAGE_BANDMAP || type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
 			type == SCBF_PAGE_DELTA)
 		{
 			ScbfFreePage(index, buf);
@@ -997,6 +1265,10 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 			case SCBF_PAGE_ROWS:
 				pi->kind = SCBF_KIND_ROWS;
 				break;
+			case SCBF_PAGE_BANDMAP:
+				pi->kind = SCBF_KIND_BANDMAP;
+				pi->count = ScbfPageGetBandMap(page)->nruns;
+				break;
 			case SCBF_PAGE_ROOT:
 				pi->kind = SCBF_KIND_ROOT;
 				pi->count = ScbfPageGetRoot(page)->nruns;
@@ -1048,17 +1320,16 @@ ScbfPageIsFree(Page page)
 }
 
 /*
- * ScbfNewBuffer
- *		An exclusively locked buffer for a new page: a free page recorded in
- *		the FSM if one can be locked at once and really is free, else a new
- *		block at the end of the relation.  The caller initializes it and
- *		registers it with GENERIC_XLOG_FULL_IMAGE.
+ * ScbfFreeBuffer
+ *		An exclusively locked buffer of a free page recorded in the FSM that
+ *		can be locked at once and really is free, or InvalidBuffer.  The
+ *		caller initializes it and registers it with GENERIC_XLOG_FULL_IMAGE,
+ *		or gives it back to the FSM.
  */
 Buffer
-ScbfNewBuffer(Relation index)
+ScbfFreeBuffer(Relation index)
 {
 	Buffer		buffer;
-	bool		needLock;
 
 	for (;;)
 	{
@@ -1081,7 +1352,24 @@ ScbfNewBuffer(Relation index)
 		}
 		ReleaseBuffer(buffer);
 	}
+	return InvalidBuffer;
+}
 
+/*
+ * ScbfNewBuffer
+ *		An exclusively locked buffer for a new page: a free page recorded in
+ *		the FSM (ScbfFreeBuffer), else a new block at the end of the
+ *		relation.  The caller initializes it and registers it with
+ *		GENERIC_XLOG_FULL_IMAGE.
+ */
+Buffer
+ScbfNewBuffer(Relation index)
+{
+	Buffer		buffer = ScbfFreeBuffer(index);
+	bool		needLock;
+
+	if (BufferIsValid(buffer))
+		return buffer;
 	needLock = !RELATION_IS_LOCAL(index);
 	if (needLock)
 		LockRelationForExtension(index, ExclusiveLock);
@@ -1095,8 +1383,8 @@ ScbfNewBuffer(Relation index)
 
 /*
  * ScbfExtend
- *		npages new pages at the end of the relation, contiguous (a band, a
- *		delta): under the relation extension lock, each new block is locked
+ *		npages new pages at the end of the relation, contiguous (a delta,
+ *		the part of a band the FSM had no pages for): under the relation extension lock, each new block is locked
  *		exclusively and handed to fn with its page number from 0, which
  *		initializes it and WAL-logs it (or, in ambuild, marks it dirty);
  *		then it is released.  Free pages in the FSM are not used: they are

@@ -134,7 +134,8 @@ VacCommit(ScbfVacState *vs)
 	fc.nledger_pages_delta = vs->npages_delta;
 	ScbfCommitSerial(vs->index, &fc);
 
-	ScbfMetaBand(vs->meta, &band);
+	ScbfReadBand(vs->index, vs->meta, &band,
+				 RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsClear(vs->index, vs->state, &band, vs->bits, vs->nbits,
 				   RelationGetNumberOfBlocks(vs->index));
 }
@@ -436,7 +437,8 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	}
 
 	/* the bits first, then the runs, then the table entries */
-	ScbfMetaBand(vs->meta, &band);
+	ScbfReadBand(vs->index, vs->meta, &band,
+				 RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsSet(vs->index, vs->state, &band, keys, nkeys, vs->filters,
 				 RelationGetNumberOfBlocks(vs->index));
 	for (col = 0; col < ncols; col++)
@@ -557,7 +559,7 @@ VacMergeDelta(Relation index)
 	ScbfBand	band;
 	ScbfDelta	delta;
 
-	ScbfMetaBand(meta, &band);
+	ScbfReadBand(index, meta, &band, RelationGetNumberOfBlocks(index));
 	ScbfMetaDelta(meta, &delta);
 	ScbfDeltaMerge(index, ScbfGetState(index), &delta, &band, NULL, 0,
 					RelationGetNumberOfBlocks(index));
@@ -718,7 +720,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &tablepages, &ntablepages,
 						 RelationGetNumberOfBlocks(index));
-		ScbfMetaBand(meta, &band);
+		ScbfReadBand(index, meta, &band, RelationGetNumberOfBlocks(index));
 		ScbfRowsClear(index, state, &band, bits, nbits,
 					   RelationGetNumberOfBlocks(index));
 	}

@@ -181,6 +181,8 @@ Namer(const ScbfBlockRef *ref)
 		case SCBF_KIND_ROWS:
 			return psprintf("Page " INT64_FORMAT " of the row band",
 							ref->pageno);
+		case SCBF_KIND_BANDMAP:
+			return "The metapage's band map";
 		case SCBF_KIND_DELTA:
 			return psprintf("Partition " INT64_FORMAT " of the delta",
 							ref->pageno);
@@ -301,16 +303,16 @@ VerifyMeta(ScbfVerifyState *vs)
 
 	if (mi->band.pages > 0 || mi->nfilters > 0)
 	{
-		if (mi->band.start == SCBF_METAPAGE_BLKNO ||
-			mi->band.start >= vs->nblocks ||
-			mi->band.pages > vs->nblocks - mi->band.start ||
+		if (mi->band.map == SCBF_METAPAGE_BLKNO ||
+			mi->band.map >= vs->nblocks ||
+			mi->band.pages > vs->nblocks ||
 			mi->band.rows_per_page < 1 ||
 			(uint64) mi->band.pages * mi->band.rows_per_page <
 			(uint64) mi->k * mi->m)
 			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a row band outside the index",
-						 psprintf("The band starts at block %u with %u pages of %u rows; the index has %u blocks.",
-								  mi->band.start, mi->band.pages,
+						 psprintf("The band has its map at block %u and %u pages of %u rows; the index has %u blocks.",
+								  mi->band.map, mi->band.pages,
 								  mi->band.rows_per_page, vs->nblocks));
 	}
 
@@ -387,6 +389,11 @@ VerifyBand(ScbfVerifyState *vs)
 	vs->band = NULL;
 	if (band->pages == 0)
 		return;
+	if (!ScbfBandLoad(vs->index, band, vs->nblocks))
+		ScbfCorrupt(vs, band->map,
+					 "has a band map that is not its band's",
+					 psprintf("Block %u should be the map of the band of serial %u and %u pages, its runs inside the index.",
+							  band->map, band->serial, band->pages));
 	if (total <= (Size) maintenance_work_mem * 1024)
 		vs->band = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
 	scratch = palloc(BLCKSZ);
@@ -396,10 +403,10 @@ VerifyBand(ScbfVerifyState *vs)
 		if (!ScbfBandReadPage(vs->index, band, p,
 							   vs->band ? vs->band + vs->pagebytes * p : scratch,
 							   vs->nblocks))
-			ScbfCorrupt(vs, band->start + p,
+			ScbfCorrupt(vs, ScbfBandBlock(band, p),
 						 "has a row band page that is not the band's",
 						 psprintf("Block %u should be page %u of the band of serial %u.",
-								  band->start + p, p, band->serial));
+								  ScbfBandBlock(band, p), p, band->serial));
 	}
 	pfree(scratch);
 	if (vs->band == NULL)
@@ -495,20 +502,37 @@ VerifyGraves(ScbfVerifyState *vs)
 
 		if (g->band)
 		{
+			ScbfBand	old;
+			ScbfPageInfo pi;
 			uint32		p;
 
+			memset(&old, 0, sizeof(old));
+			old.map = g->first;
+			old.pages = g->n;
+			if (g->first != SCBF_METAPAGE_BLKNO && g->first < vs->nblocks)
+				ScbfInspectPage(vs->index, g->first, &pi);
+			else
+				pi.kind = SCBF_KIND_UNKNOWN;
+			old.serial = pi.ident.map.band_serial;
+			if (pi.kind != SCBF_KIND_BANDMAP ||
+				old.serial == vs->mi.band.serial ||
+				!ScbfBandLoad(vs->index, &old, vs->nblocks))
+				ScbfCorrupt(vs, g->first,
+							 "has a superseded band whose map is not one",
+							 psprintf("Grave %u names block %u as the map of an old band of %u pages.",
+									  i, g->first, g->n));
 			for (p = 0; p < g->n; p++)
 			{
-				ScbfPageInfo pi;
+				BlockNumber blkno = ScbfBandBlock(&old, p);
 
 				CHECK_FOR_INTERRUPTS();
-				ScbfInspectPage(vs->index, g->first + p, &pi);
+				ScbfInspectPage(vs->index, blkno, &pi);
 				if (pi.kind != SCBF_KIND_ROWS ||
-					pi.ident.rows.band_serial == vs->mi.band.serial)
-					ScbfCorrupt(vs, g->first + p,
+					pi.ident.rows.band_serial != old.serial)
+					ScbfCorrupt(vs, blkno,
 								 "has a superseded band page that is not one",
-								 psprintf("Grave %u names block %u as a page of an old band.",
-										  i, g->first + p));
+								 psprintf("Grave %u names block %u as page %u of an old band.",
+										  i, blkno, p));
 			}
 		}
 		else
@@ -852,7 +876,7 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 			!scbf_rows_test(vs->band + vs->pagebytes * pageno,
 							(uint32) (row % band->rows_per_page),
 							band->width, vs->filterno))
-			ScbfCorrupt(vs, band->start + pageno,
+			ScbfCorrupt(vs, ScbfBandBlock(band, pageno),
 						 "is missing a row bit of a ledger entry",
 						 psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
 								  vs->filterno,

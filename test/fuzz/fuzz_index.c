@@ -281,10 +281,29 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 /*
  * The filters that may hold any of hashes[0 .. n) in column col, read from
  * the band's bytes directly: per hash, the AND of row slice * m + position
- * of each slice, row r on page band_start + r / rows_per_page at byte
- * (r % rows_per_page) * width / 8.  Only after ScbfRowsProbe succeeded on
- * the same band, so every page it reads is a row page of the index.
+ * of each slice, row r on page r / rows_per_page of the band (the block its
+ * map's runs give) at byte (r % rows_per_page) * width / 8.  Only after
+ * ScbfRowsProbe succeeded on the same band, so the map and every page it
+ * reads are the band's.
  */
+/*
+ * The block of page pageno of the band, from its map's runs.
+ */
+static BlockNumber
+BandBlock(ScbfMeta *meta, uint32 pageno)
+{
+	ScbfBandMapPageData *map = ScbfPageGetBandMap(cur_pages[meta->band_map]);
+
+	for (uint32 r = 0; r < map->nruns; r++)
+	{
+		if (pageno < map->runs[r].npages)
+			return map->runs[r].start + pageno;
+		pageno -= map->runs[r].npages;
+	}
+	CHECK(false);
+	return 0;
+}
+
 static void
 ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 			 const uint32 *hashes, int n, uint8 *expected)
@@ -303,7 +322,7 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 		for (uint32 i = 0; i < state->geom.k; i++)
 		{
 			uint64		row = (uint64) i * state->geom.m + pos[i];
-			Page		page = cur_pages[meta->band_start + row / rpp];
+			Page		page = cur_pages[BandBlock(meta, row / rpp)];
 			const uint8 *bytes = ScbfPageGetRows(page) +
 				(Size) (row % rpp) * width / 8;
 
@@ -539,7 +558,7 @@ FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 
 	ReadDelta(meta, &dk, nblocks);
 	ScbfMetaBand(meta, &band);
-	if (dk.delta.pages == 0)
+	if (dk.delta.pages == 0 || !ScbfBandLoad(&fake_index, &band, nblocks))
 		goto done;
 	for (int i = 0; i < 2 && band.width > 0; i++)
 	{

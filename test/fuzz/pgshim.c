@@ -484,6 +484,12 @@ RecordFreeIndexPage(Relation rel, BlockNumber freeBlock)
 }
 
 void
+IndexFreeSpaceMapVacuum(Relation rel)
+{
+	UNREACHED("IndexFreeSpaceMapVacuum");
+}
+
+void
 LockRelationForExtension(Relation relation, LOCKMODE lockmode)
 {
 	UNREACHED("LockRelationForExtension");

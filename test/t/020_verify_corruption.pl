@@ -151,7 +151,7 @@ cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
 # ledger leaf of another run serial, a metapage field out of range, a
 # pending chain that loops.  Layout (src/scbf_page.h): special space owner u32 +0, index u32
 # +4 (leaf: its run's serial), column u16 +8, type u8 +10; the metapage's
-# band_start u32 @64; row pages hold rows from 24 up to pd_lower (u16 @12);
+# band_map u32 @64; row pages hold rows from 24 up to pd_lower (u16 @12);
 # a pending page's next u32 @24.
 fresh_index('v2_a', '(a)');
 is(q1("SELECT max_count > 0 AND stale_counters = 0 FROM scbf_index_info('v2_a')"), 't',
@@ -220,9 +220,23 @@ $node->safe_psql('postgres', 'DROP INDEX v2_b');
 fresh_index('v2_a', '(a)');
 {
 	patch('v2_a', [ 0, 64, pack('V', 0x7FFFFF00) ]);
-	verify_fails('v2_a', 'false', qr/has a row band outside the index.*\n.*DETAIL:  Block 0: The band starts at block 2147483392/,
+	verify_fails('v2_a', 'false', qr/has a row band outside the index.*\n.*DETAIL:  Block 0: The band has its map at block 2147483392/,
 		'format 2: a metapage field out of range');
 	scans_survive('a', '7, 8', 'format 2: a metapage field out of range');
+}
+
+# a band map whose first run leaves the index (the map: npages u32 @24,
+# nruns u32 @28, then runs of start u32, npages u32 from @32)
+fresh_index('v2_a', '(a)');
+{
+	my $blk = page_of('v2_a', 'band map');
+	my $page = read_page('v2_a', $blk);
+	is(u8($page, $SPECIAL + 10), 12, 'band map: a band map page where scbf_pages says');
+	cmp_ok(u32($page, 28), '>=', 1, 'band map: it lists a run');
+	patch('v2_a', [ $blk, 32, pack('V', 0x7FFFFF00) ]);
+	verify_fails('v2_a', 'false', qr/has a band map that is not its band's.*\n.*DETAIL:  Block \d+: Block \d+ should be the map of the band of serial \d+/,
+		'band map: a run outside the index');
+	scans_survive('a', '7, 8', 'band map: a run outside the index');
 }
 
 # pending entries, then a chain that loops (a page whose next is itself);
@@ -285,43 +299,44 @@ is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'standby 
 $standby->stop;
 
 # ---- an index of another storage format version, which this version does
-# not read: its metapage's version patched to 1.  Every entry point refuses
+# not read: its metapage's version patched to 2, the version before the
+# band map.  Every entry point refuses
 # it with ERRCODE_INDEX_CORRUPTED and the REINDEX hint, as the hash AM does
 # for an index of a wrong hash version; the planner costs it as disabled,
 # so queries that need not use it still run; REINDEX makes it an index of
 # the current version that answers as a sequential scan does.
-fresh_index('v1_a', '(a)');
-is(u32(read_page('v1_a', 0), 28), 2, 'version 1: the metapage version is where the test patches it');
-patch('v1_a', [ 0, 28, pack('V', 1) ]);
-is(u32(read_page('v1_a', 0), 28), 1, 'version 1: the metapage says version 1');
-my $v1re = qr/ERROR:  XX002: index "v1_a" has storage format version 1\n.*DETAIL:  This version of scbf reads storage format version 2 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
+fresh_index('v2_old', '(a)');
+is(u32(read_page('v2_old', 0), 28), 3, 'version 2: the metapage version is where the test patches it');
+patch('v2_old', [ 0, 28, pack('V', 2) ]);
+is(u32(read_page('v2_old', 0), 28), 2, 'version 2: the metapage says version 2');
+my $v1re = qr/ERROR:  XX002: index "v2_old" has storage format version 2\n.*DETAIL:  This version of scbf reads storage format version 3 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
 for my $case (
 	[ 'a query', "SET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 7" ],
-	[ 'an insert', "INSERT INTO v VALUES (7, 'format 1')" ],
+	[ 'an insert', "INSERT INTO v VALUES (7, 'format 2')" ],
 	[ 'VACUUM', 'VACUUM (INDEX_CLEANUP ON) v' ],
-	[ 'scbf_index_info', "SELECT * FROM scbf_index_info('v1_a')" ],
-	[ 'scbf_pages', "SELECT count(*) FROM scbf_pages('v1_a')" ],
-	[ 'scbf_probe', "SELECT count(*) FROM scbf_probe('v1_a', 7)" ],
-	[ 'scbf_verify', "SELECT scbf_verify('v1_a', true)" ])
+	[ 'scbf_index_info', "SELECT * FROM scbf_index_info('v2_old')" ],
+	[ 'scbf_pages', "SELECT count(*) FROM scbf_pages('v2_old')" ],
+	[ 'scbf_probe', "SELECT count(*) FROM scbf_probe('v2_old', 7)" ],
+	[ 'scbf_verify', "SELECT scbf_verify('v2_old', true)" ])
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "\\set VERBOSITY verbose\n$case->[1]");
-	isnt($ret, 0, "version 1: $case->[0] fails");
-	like($err, $v1re, "version 1: $case->[0]: ERRCODE_INDEX_CORRUPTED, storage format version 1, REINDEX hint");
+	isnt($ret, 0, "version 2: $case->[0] fails");
+	like($err, $v1re, "version 2: $case->[0]: ERRCODE_INDEX_CORRUPTED, storage format version 2, REINDEX hint");
 }
-is(q1('SELECT count(*) FROM v'), q1('SELECT count(*) FROM v_copy'), 'version 1: the refused insert added no row');
+is(q1('SELECT count(*) FROM v'), q1('SELECT count(*) FROM v_copy'), 'version 2: the refused insert added no row');
 # the planner does not pick an index it cannot read unless forced to (the
 # query above was): other queries on the table go on
 is(q1('SELECT count(*) FROM v WHERE a = 7'), q1('SELECT count(*) FROM v_copy WHERE a = 7'),
-	'version 1: with sequential scans allowed, a query on the table is answered without the index');
-q1('REINDEX INDEX v1_a');
-is(u32(read_page('v1_a', 0), 28), 2, 'version 1: REINDEX wrote storage format version 2');
+	'version 2: with sequential scans allowed, a query on the table is answered without the index');
+q1('REINDEX INDEX v2_old');
+is(u32(read_page('v2_old', 0), 28), 3, 'version 2: REINDEX wrote storage format version 3');
 scbf_same($node, 'postgres', [ 'SELECT * FROM v WHERE a = 7', 'SELECT * FROM v WHERE a IN (1, 250, 499)' ],
-	name => 'version 1: after REINDEX');
+	name => 'version 2: after REINDEX');
 {
-	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v1_a', true)");
-	ok($ret == 0 && $err eq '', 'version 1: after REINDEX, verify is clean') or diag($err);
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v2_old', true)");
+	ok($ret == 0 && $err eq '', 'version 2: after REINDEX, verify is clean') or diag($err);
 }
-$node->safe_psql('postgres', 'DROP INDEX v1_a');
+$node->safe_psql('postgres', 'DROP INDEX v2_old');
 
 $node->stop;
 done_testing();
