@@ -368,6 +368,39 @@ SELECT scbf_same('SELECT * FROM f2g WHERE v IN (1, 40000, 79999)');
 SELECT scbf_empty('SELECT * FROM f2g WHERE v IN (0, 80001)');
 SELECT scbf_verify('f2g_v', true);
 
+-- regeometry: an index built empty sizes its filters by a guess (64 keys a
+-- page); once a relayout has segments to measure, the band is written anew
+-- at the m a build would choose.  A clustered int column (20 rows a value)
+-- has fewer keys than the guess: m shrinks.  A unique text column has more:
+-- m grows, and segments filled after it take one filter each
+CREATE TABLE f2r (id int, cust int, code text) WITH (autovacuum_enabled = off);
+CREATE INDEX f2r_cust ON f2r USING scbf (cust) WITH (pages_per_segment = 8);
+CREATE INDEX f2r_code ON f2r USING scbf (code) WITH (pages_per_segment = 8);
+CREATE TEMP TABLE f2r_empty AS
+SELECT indexrelid::regclass::text AS idx, i.slice_counters, i.filter_capacity
+FROM pg_index, scbf_index_info(indexrelid) i WHERE indrelid = 'f2r'::regclass;
+\set round 'INSERT INTO f2r SELECT g, g / 20, md5(g::text) FROM generate_series((SELECT count(*) FROM f2r) + 1, (SELECT count(*) FROM f2r) + 20000) g;'
+:round
+:round
+:round
+:round
+:round
+:round
+SELECT e.idx, i.slice_counters < e.slice_counters AS m_shrank,
+	i.slice_counters > e.slice_counters AS m_grew
+FROM f2r_empty e, scbf_index_info(e.idx::regclass) i ORDER BY 1;
+-- the first segments chained (their keys outgrew the guessed filter), the
+-- last third, filled after the regeometry, have one filter each
+SELECT count(*) FILTER (WHERE segno < last / 3 AND n > 1) > 0 AS early_chains,
+	count(*) FILTER (WHERE segno >= 2 * last / 3) > 20 AS late_segments,
+	bool_and(n = 1) FILTER (WHERE segno >= 2 * last / 3) AS late_one_filter
+FROM (SELECT segno, count(*) AS n, max(segno) OVER () AS last
+	  FROM scbf_filters('f2r_code') GROUP BY segno) s;
+SELECT scbf_same('SELECT * FROM f2r WHERE cust IN (1, 2500, 5999)');
+SELECT scbf_same('SELECT * FROM f2r WHERE code IN (md5(''1''), md5(''77777''), md5(''119999''))');
+SELECT scbf_empty('SELECT * FROM f2r WHERE cust = -1 OR code = ''absent''');
+SELECT scbf_verify('f2r_cust', true), scbf_verify('f2r_code', true);
+
 -- REINDEX
 REINDEX INDEX f2_cust;
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
@@ -375,5 +408,5 @@ INSERT INTO f2 VALUES (0, 1234, 'new', 1);
 SELECT scbf_same('SELECT * FROM f2 WHERE cust = 1234');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = ''new''');
 
-DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2j, f2m, f2c, f2g;
+DROP TABLE f2, f2n, f2s, f2e, f2u, f2w, f2j, f2m, f2c, f2g, f2r;
 DROP FUNCTION f2_probe(text);

@@ -61,6 +61,19 @@
  */
 #define SCBF_SIZING_HEADROOM		1.15
 
+/*
+ * Bounds that keep a sample of unrepresentative segments from making
+ * filters too small: a filter is sized for at least this many keys (a
+ * segment is split into at most SCBF_MAX_SPLIT filters).
+ */
+#define SCBF_MIN_FILTER_KEYS		64
+
+/*
+ * A fold that relays out the band chooses m anew from the keys of this
+ * many segments at least (scbffold.c, FoldGeometry)
+ */
+#define SCBF_REGEOMETRY_SEGMENTS	8
+
 /* Seed of the filter keys, frozen in the metapage */
 #define SCBF_HASH_SEED				0x5CBF5EED
 
@@ -321,8 +334,9 @@ typedef struct ScbfState
 	/*
 	 * The band the last probe read, its runs in band_runs
 	 * (SCBF_BAND_MAX_RUNS of them, allocated with the state), so that a
-	 * probe reads the band map only when the band changed.  band_runs is
-	 * NULL in a state not cached in rd_amcache.
+	 * probe reads the band map only when the band changed
+	 * (ScbfBandCached).  band_runs is NULL in the copies operations hold
+	 * (ScbfGetState).
 	 */
 	ScbfBand	band;
 	ScbfBandRun *band_runs;
@@ -423,6 +437,9 @@ typedef struct ScbfCommit
 	ScbfPendingCut cuts[SCBF_NPENDING];	/* Invalid: partition not read */
 	bool		band_changed;
 	ScbfBand	band;			/* the new band, if band_changed */
+	uint32		m;				/* and its m and capacity, if chosen anew;
+								 * else 0 */
+	uint32		capacity;
 	bool		delta_changed;
 	ScbfDelta	delta;			/* the new delta, if delta_changed */
 	uint32		nfilters;
@@ -666,7 +683,7 @@ extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 extern ScbfState *ScbfGetState(Relation index);
 extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
-extern ScbfMeta *ScbfReadMeta(Relation index);
+extern ScbfMeta *ScbfReadMeta(Relation index, ScbfState *state);
 extern void ScbfKeyPositions(ScbfState *state, int col, uint32 hash,
 							  uint32 *pos);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
@@ -676,8 +693,7 @@ extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
 extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
 extern bool ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks);
-extern const ScbfBand *ScbfBandCached(Relation index, ScbfState *state,
-									  const ScbfMeta *meta,
+extern const ScbfBand *ScbfBandCached(Relation index, const ScbfMeta *meta,
 									  BlockNumber nblocks);
 extern void ScbfReadBand(Relation index, const ScbfMeta *meta, ScbfBand *band,
 						 BlockNumber nblocks);
@@ -693,6 +709,8 @@ extern BlockNumber ScbfFreeUnnamed(Relation index, const uint8 *named,
 								   BlockNumber nblocks, BlockNumber *nfree);
 extern void ScbfFreePage(Relation index, Buffer buf);
 extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
+extern void ScbfSetRecount(Relation index, bool on);
+extern bool ScbfMetaRecount(const ScbfMeta *meta);
 extern void ScbfBumpRecycleSerial(Relation index);
 extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
 extern void ScbfRecycleGraves(Relation index);
@@ -779,10 +797,17 @@ extern void ScbfRowsClear(Relation index, ScbfState *state,
 extern void ScbfBandRelayout(Relation index, ScbfState *state,
 							  const ScbfBand *old, uint32 nfilters,
 							  ScbfBand *band, BlockNumber nblocks);
+extern void ScbfBandRebuild(Relation index, ScbfState *state,
+							const ScbfBand *old, uint32 nfilters,
+							ScbfKeysFn keys, void *arg, ScbfBand *band,
+							uint32 *nset);
 extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 						   uint32 nfilters, ScbfKeysFn keys, void *arg,
 						   uint32 *nset);
 
+extern void ScbfBandCount(Relation index, ScbfState *state,
+						  const ScbfBand *band, uint32 nfilters,
+						  uint32 *nset, BlockNumber nblocks);
 extern Size ScbfBandPageBytes(const ScbfBand *band);
 extern bool ScbfBandReadPage(Relation index, const ScbfBand *band,
 							  uint32 pageno, uint8 *rows, BlockNumber nblocks);

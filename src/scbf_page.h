@@ -131,6 +131,14 @@ typedef struct ScbfSerialMark
 	FullTransactionId nextxid;
 } ScbfSerialMark;
 
+/*
+ * The filter table's counts of set bits may not be those of the band: a
+ * fold that chose a new geometry (ScbfBandRebuild) sets it before it
+ * writes the new counts in place, and its commit clears it; a crash
+ * between leaves it, and the next fold counts the band's bits anew.
+ */
+#define SCBF_META_RECOUNT			0x0001
+
 typedef struct ScbfMetaPageData
 {
 	uint32		magic;			/* SCBF_MAGIC_NUMBER */
@@ -140,7 +148,7 @@ typedef struct ScbfMetaPageData
 	uint16		pages_per_segment;
 	uint16		ncols;
 	uint16		k;				/* slices */
-	uint16		flags;			/* none defined: 0 (readers ignore it) */
+	uint16		flags;			/* SCBF_META_* */
 	uint32		m;				/* positions per slice */
 	uint32		capacity;		/* distinct keys per filter at target_fpr */
 	uint32		hash_seed;

@@ -49,13 +49,6 @@
 /* Distinct keys a filter is sized for when no segment gives a measure */
 #define SCBF_KEYS_PER_PAGE_GUESS	64
 
-/*
- * Bounds that keep a sample of unrepresentative segments from making
- * filters too small: a filter is sized for at least this many keys (a
- * segment is split into at most SCBF_MAX_SPLIT filters).
- */
-#define SCBF_MIN_FILTER_KEYS		64
-
 /* A segment's entries, held until the geometry is chosen or late */
 typedef struct ScbfHeldSegment
 {

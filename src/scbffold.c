@@ -44,6 +44,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/xlog.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -614,6 +616,214 @@ FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
 				 RelationGetNumberOfBlocks(index));
 }
 
+/* A segment's distinct keys, summed over its current filters */
+typedef struct ScbfSegKeys
+{
+	uint32		segno;
+	double		keys;
+} ScbfSegKeys;
+
+/*
+ * Order segment key counts by segment number.
+ */
+static int
+CmpSegKeysBySegment(const void *a, const void *b)
+{
+	return pg_cmp_u32(((const ScbfSegKeys *) a)->segno,
+					  ((const ScbfSegKeys *) b)->segno);
+}
+
+/*
+ * Order segment key counts by keys.
+ */
+static int
+CmpSegKeysByKeys(const void *a, const void *b)
+{
+	double		x = ((const ScbfSegKeys *) a)->keys;
+	double		y = ((const ScbfSegKeys *) b)->keys;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * FoldGeometry
+ *		Whether the band the fold must relay out should get another m: the
+ *		one a build would choose (the 90th percentile of the segments'
+ *		distinct keys, with headroom), measured over every segment with a
+ *		current filter but the last one, which may still be filling.  True,
+ *		with *m and *capacity, if that capacity is more than a quarter above
+ *		the current one (more than a tenth of the segments outgrow a filter
+ *		and start chains) or below half of it (bits wasted: an index built
+ *		empty sizes its filters by a guess); between the two, the band keeps
+ *		its m, so that a measure that creeps does not rebuild the band at
+ *		every relayout.  At least SCBF_REGEOMETRY_SEGMENTS segments are
+ *		needed for a measure.
+ */
+static bool
+FoldGeometry(ScbfFoldState *fs, uint32 *m, uint32 *capacity)
+{
+	ScbfState  *state = fs->state;
+	ScbfSegKeys *seg = palloc(sizeof(ScbfSegKeys) * Max(fs->nfilters, 1));
+	double		fill = scbf_rows_fill(state->target_fpr, state->geom.k);
+	uint32		n = 0;
+	uint32		nseg = 0;
+	uint32		f;
+	uint32		i;
+	double		target;
+	uint32		newm;
+	uint32		newcap;
+
+	for (f = 0; f < fs->nfilters; f++)
+		if (ScbfFilterInUse(fs->filters[f]) &&
+			ScbfFilterGone(fs->filters[f]) == PG_UINT64_MAX)
+		{
+			seg[n].segno = ScbfFilterSegment(fs->filters[f]);
+			seg[n].keys = ScbfFilterKeys(fs->filters[f]);
+			n++;
+		}
+	qsort(seg, n, sizeof(ScbfSegKeys), CmpSegKeysBySegment);
+	for (i = 0; i < n; i++)
+	{
+		if (nseg > 0 && seg[nseg - 1].segno == seg[i].segno)
+			seg[nseg - 1].keys += seg[i].keys;
+		else
+			seg[nseg++] = seg[i];
+	}
+	if (nseg > 0)
+		nseg--;					/* the last segment: it may still fill */
+	if (nseg < SCBF_REGEOMETRY_SEGMENTS)
+	{
+		pfree(seg);
+		return false;
+	}
+	qsort(seg, nseg, sizeof(ScbfSegKeys), CmpSegKeysByKeys);
+	target = seg[Min((uint32) ceil(0.9 * nseg), nseg) - 1].keys;
+	pfree(seg);
+	target = Max(target * SCBF_SIZING_HEADROOM, SCBF_MIN_FILTER_KEYS);
+	newm = scbf_rows_m(target, fill);
+	newcap = scbf_rows_capacity(newm, fill);
+	if (newcap <= state->capacity + state->capacity / 4 &&
+		newcap >= state->capacity / 2)
+		return false;
+	*m = newm;
+	*capacity = newcap;
+	return true;
+}
+
+/* What the rebuild of the band asks the fold for: a filter's keys */
+typedef struct ScbfFoldKeys
+{
+	ScbfFoldState *fs;
+	ScbfKeyFn	emit;
+	void	   *emit_arg;
+	int			col;
+} ScbfFoldKeys;
+
+/*
+ * ScbfLedgerScan callback of FoldFilterKeys: a posting list's hash is a
+ * key of the filter.
+ */
+static void
+FoldLedgerKey(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	ScbfFoldKeys *fk = (ScbfFoldKeys *) arg;
+
+	fk->emit(fk->col, hash, fk->emit_arg);
+}
+
+/*
+ * ScbfKeysFn of the rebuild: the keys of filter filterno, from the ledger
+ * runs a reader at the committed serial sees (a key in several runs comes
+ * several times).  A filter that is free, or that VACUUM merged into
+ * another, needs no bit; the runs this fold wrote get theirs from its own
+ * keys after the rebuild (FoldBits).
+ */
+static void
+FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
+{
+	ScbfFoldState *fs = (ScbfFoldState *) arg;
+	ScbfFilter *f = fs->filters[filterno];
+	ScbfFoldKeys fk;
+
+	if (!ScbfFilterInUse(f) || !ScbfFilterVisible(f, fs->serial - 1))
+		return;
+	fk.fs = fs;
+	fk.emit = emit;
+	fk.emit_arg = emit_arg;
+	for (fk.col = 0; fk.col < fs->state->ncols; fk.col++)
+		if (!ScbfLedgerScan(fs->index, ScbfFilterRoot(f, fk.col), fk.col,
+							fs->serial - 1, FoldLedgerKey, &fk,
+							RelationGetNumberOfBlocks(fs->index)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("a ledger of index \"%s\" changed under the fold lock",
+							RelationGetRelationName(fs->index)),
+					 errhint("Please REINDEX it.")));
+}
+
+/*
+ * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry): the
+ * state takes it, a new band of it is written from the filters' ledgers
+ * (ScbfBandRebuild), and every filter's table entry gets its new set bits
+ * per slice.  The fold's own keys get their bits after, in FoldBits, at the
+ * new geometry; a key in the delta is in a ledger, so its bits are in the
+ * new band already.  Readers of the committed serial keep the old band,
+ * and the old m with it, until the fold's commit names both anew.
+ */
+static void
+FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc)
+{
+	uint32		k = fs->state->geom.k;
+	uint32	   *nset = palloc(sizeof(uint32) * Max(fs->nfilters, 1) * k);
+	uint32		f;
+
+	/* the new counts go into the table in place, before the commit */
+	ScbfSetRecount(fs->index, true);
+	fs->state->geom.m = fc->m;
+	fs->state->capacity = fc->capacity;
+	ScbfBandRebuild(fs->index, fs->state, old, fs->nfilters, FoldFilterKeys,
+					fs, &fc->band, nset);
+	for (f = 0; f < fs->nfilters; f++)
+	{
+		ScbfFilterSetBits(fs->filters[f], k, nset + (Size) f * k);
+		fs->changed[f] = true;
+	}
+	pfree(nset);
+}
+
+/*
+ * A fold with a new geometry crashed after it wrote the table's counts of
+ * set bits for its band, before its commit (SCBF_META_RECOUNT): count them
+ * in the band the metapage names, write them, then clear the flag.  A crash
+ * before that leaves the flag for the next fold.
+ */
+static void
+FoldRecount(ScbfFoldState *fs)
+{
+	Relation	index = fs->index;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	uint32		k = fs->state->geom.k;
+	uint32		nfilters = ScbfMetaFilters(fs->meta);
+	ScbfFilter **filters = ScbfReadTable(index, fs->state, fs->meta, nblocks);
+	bool	   *changed = palloc(sizeof(bool) * Max(nfilters, 1));
+	uint32	   *nset = palloc(sizeof(uint32) * Max(nfilters, 1) * k);
+	BlockNumber *tablepages;
+	uint32		ntablepages;
+	ScbfBand	band;
+	uint32		f;
+
+	ScbfReadBand(index, fs->meta, &band, nblocks);
+	ScbfBandCount(index, fs->state, &band, nfilters, nset, nblocks);
+	for (f = 0; f < nfilters; f++)
+	{
+		ScbfFilterSetBits(filters[f], k, nset + (Size) f * k);
+		changed[f] = true;
+	}
+	ScbfUpdateTable(index, fs->state, fs->meta, filters, changed, nfilters,
+					nfilters, &tablepages, &ntablepages, nblocks);
+	ScbfSetRecount(index, false);
+}
+
 /*
  * Fold the pending area of an index, and the n entries (tids[i],
  * hashes[i * ncols ..]) of a batch if n > 0, into its filters.  With wait
@@ -655,7 +865,9 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	fs.index = index;
 	fs.foldcxt = foldcxt;
 	fs.state = ScbfGetState(index);
-	fs.meta = ScbfReadMeta(index);
+	fs.meta = ScbfReadMeta(index, fs.state);
+	if (ScbfMetaRecount(fs.meta))
+		FoldRecount(&fs);
 	if (ScbfMetaGraveRoom(fs.meta) < SCBF_FOLD_GRAVES)
 	{
 		/* snapshots hold the superseded pages: fold later */
@@ -714,12 +926,16 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	/* 4: a band wide enough, and the new keys' bits or delta entries */
 	ScbfReadBand(index, fs.meta, &band, RelationGetNumberOfBlocks(index));
 	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
-	if (fc.band_changed)
-	{
+	fc.m = 0;
+	fc.capacity = 0;
+	if (fc.band_changed && band.pages > 0 &&
+		FoldGeometry(&fs, &fc.m, &fc.capacity))
+		FoldRebuild(&fs, &band, &fc);
+	else if (fc.band_changed)
 		ScbfBandRelayout(index, fs.state, &band, fs.nfilters, &fc.band,
 						  RelationGetNumberOfBlocks(index));
+	if (fc.band_changed)
 		band = fc.band;
-	}
 	FoldBits(&fs, &band, &fc, &retired);
 	for (i = 0; i < fs.nkeys; i++)
 		fs.changed[fs.keys[i].filterno] = true;

@@ -341,7 +341,7 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 	uint32		fno;
 	int			part;
 
-	c->meta = ScbfReadMeta(index);
+	c->meta = ScbfReadMeta(index, state);
 	ScbfMetaInfo(c->meta, &c->mi);
 	table = ScbfReadTable(index, state, c->meta, nblocks);
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));

@@ -78,7 +78,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 
 	if (meta->nfilters == 0)
 		return true;
-	band = ScbfBandCached(index, state, meta, nblocks);
+	band = ScbfBandCached(index, meta, nblocks);
 	if (band == NULL)
 		return false;
 	one = palloc(nbytes);
@@ -376,6 +376,91 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 	pfree(rp.chunk);
 }
 
+/* A band written anew from the filters' keys (ScbfBandRebuild) */
+typedef struct ScbfRebuild
+{
+	Relation	index;
+	ScbfRowPass rp;				/* the pass under way: its pages' bits */
+	uint32		chunk_pages;
+	uint32		nfilters;
+	ScbfKeysFn	keys;
+	void	   *arg;
+} ScbfRebuild;
+
+/*
+ * BandAllocate callback of a rebuild: page pageno of the new band, its
+ * bits those of the pass that covers it (computed when the first of its
+ * pages comes), WAL-logged as a full image.
+ */
+static void
+RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
+{
+	ScbfRebuild *rb = (ScbfRebuild *) arg;
+	ScbfRowPass *rp = &rb->rp;
+	GenericXLogState *xlog;
+	Page		page;
+
+	if (pageno >= rp->first + rp->npages)
+	{
+		rp->first = pageno;
+		rp->npages = Min(rb->chunk_pages, rp->band->pages - pageno);
+		memset(rp->chunk, 0, (Size) rp->npages * BLCKSZ);
+		for (rp->filterno = 0; rp->filterno < rb->nfilters; rp->filterno++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			rb->keys(rp->filterno, RowPassKey, rp, rb->arg);
+		}
+	}
+	xlog = GenericXLogStart(rb->index);
+	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
+	InitRowPage(page, rp->band, pageno);
+	memcpy(ScbfPageGetRows(page),
+		   rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
+		   ScbfBandPageBytes(rp->band));
+	GenericXLogFinish(xlog);
+}
+
+/*
+ * ScbfBandRebuild
+ *		A new band for nfilters filters and half as many more, of the
+ *		state's geometry (which may differ from the old band's), its bits
+ *		set from the keys `keys` gives for every filter rather than copied:
+ *		in free pages first (BandAllocate), in passes of as many pages as
+ *		half of maintenance_work_mem holds, each asking for every filter's
+ *		keys; WAL-logged, the pages as full images, and its map.  nset[filter
+ *		* k + slice] receives each filter's set bits per slice.  The old
+ *		band stays for the probes that still read it, as with
+ *		ScbfBandRelayout.
+ */
+void
+ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
+				uint32 nfilters, ScbfKeysFn keys, void *arg, ScbfBand *band,
+				uint32 *nset)
+{
+	ScbfRebuild rb;
+
+	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, state->geom.k,
+				 state->geom.m, band);
+	band->serial = old->serial + 1;
+	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * state->geom.k);
+
+	rb.index = index;
+	rb.rp.state = state;
+	rb.rp.band = band;
+	rb.rp.nset = nset;
+	rb.rp.first = 0;
+	rb.rp.npages = 0;
+	rb.chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
+	rb.rp.chunk = palloc(Min(rb.chunk_pages, Max(band->pages, 1)) *
+						 (Size) BLCKSZ);
+	rb.nfilters = nfilters;
+	rb.keys = keys;
+	rb.arg = arg;
+	BandAllocate(index, band, RebuildRowPage, &rb);
+	pfree(rb.rp.chunk);
+	ScbfWriteBandMap(index, band, true);
+}
+
 /* One bit to set or clear: its row in the band and its filter */
 typedef struct ScbfBitOp
 {
@@ -667,6 +752,47 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 	BandAllocate(index, band, RelayoutRowPage, &rl);
 	pfree(rl.oldcopy);
 	ScbfWriteBandMap(index, band, true);
+}
+
+/*
+ * ScbfBandCount
+ *		Count each filter's set bits per slice in the band (its map read):
+ *		nset[filter * k + slice] for the filters below nfilters and the
+ *		band's width.  A page that is not the band's is corruption.
+ */
+void
+ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
+			  uint32 nfilters, uint32 *nset, BlockNumber nblocks)
+{
+	uint32		k = state->geom.k;
+	uint64		nrows = (uint64) k * state->geom.m;
+	uint32		nf = Min(nfilters, band->width);
+	uint8	   *rows = palloc(BLCKSZ);
+	uint32		p;
+
+	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * k);
+	for (p = 0; p < band->pages; p++)
+	{
+		uint64		first = (uint64) p * band->rows_per_page;
+		uint32		r;
+
+		CHECK_FOR_INTERRUPTS();
+		if (first >= nrows)
+			break;
+		if (!ScbfBandReadPage(index, band, p, rows, nblocks))
+			ScbfReportCorrupt(index, ScbfBandBlock(band, p),
+							  "A row page is not the one the band has there.");
+		for (r = 0; r < band->rows_per_page && first + r < nrows; r++)
+		{
+			uint32		slice = (uint32) ((first + r) / state->geom.m);
+			uint32		f = 0;
+
+			while ((f = scbf_rows_next(rows + (Size) r * band->width / 8,
+									   nf, f)) < nf)
+				nset[(Size) f++ * k + slice]++;
+		}
+	}
+	pfree(rows);
 }
 
 /*

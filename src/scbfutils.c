@@ -262,15 +262,13 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 }
 
 /*
- * ScbfGetState
- *		The cached state of the index, made from its metapage on the first
- *		call for this relcache entry.  An index whose metapage is not one
- *		of this version's (another storage format version, another layout,
- *		corruption) raises ERRCODE_INDEX_CORRUPTED here, whatever reads it
- *		first: a scan, an insert, VACUUM, a diagnostic or the verifier.
+ * The state cached in rd_amcache, made from the metapage on the first call
+ * for this relcache entry.  The relcache frees it whenever it rebuilds the
+ * entry (an invalidation, which any lock acquisition may process): use
+ * the pointer only until the next such point.
  */
-ScbfState *
-ScbfGetState(Relation index)
+static ScbfState *
+CachedState(Relation index)
 {
 	Buffer		buf;
 	Page		page;
@@ -285,6 +283,30 @@ ScbfGetState(Relation index)
 	index->rd_amcache = StateFromMeta(index, ScbfPageGetMeta(page));
 	UnlockReleaseBuffer(buf);
 	return (ScbfState *) index->rd_amcache;
+}
+
+/*
+ * ScbfGetState
+ *		A palloc'd copy of the index's state (CachedState), without the
+ *		band map cache: an operation keeps it across lock acquisitions,
+ *		which may free the cached one.  Its m and capacity are those of
+ *		the metapage when the cache was made: an operation sets them from
+ *		its metapage copy (ScbfReadMeta) before it uses them.  An index
+ *		whose metapage is not one of this version's (another storage
+ *		format version, another layout, corruption) raises
+ *		ERRCODE_INDEX_CORRUPTED here, whatever reads it first: a scan, an
+ *		insert, VACUUM, a diagnostic or the verifier.
+ */
+ScbfState *
+ScbfGetState(Relation index)
+{
+	ScbfState  *copy = palloc(sizeof(ScbfState));
+
+	memcpy(copy, CachedState(index), sizeof(ScbfState));
+	copy->band.nruns = 0;
+	copy->band.runs = NULL;
+	copy->band_runs = NULL;
+	return copy;
 }
 
 /*
@@ -319,10 +341,14 @@ ScbfReadMetaIfCurrent(Relation index)
 
 /*
  * ScbfReadMeta
- *		A palloc'd copy of the metapage's contents, checked.
+ *		A palloc'd copy of the metapage's contents, checked.  The caller's
+ *		state (its copy, from ScbfGetState) takes the copy's m and
+ *		capacity: a fold that relays out the band may choose them anew
+ *		(src/README, "Regeometry"), and whoever works from this copy reads
+ *		the band it describes at that geometry.
  */
 ScbfMeta *
-ScbfReadMeta(Relation index)
+ScbfReadMeta(Relation index, ScbfState *state)
 {
 	ScbfMetaPageData *copy = palloc(SCBF_PAGE_SPACE);
 	Buffer		buf;
@@ -334,6 +360,8 @@ ScbfReadMeta(Relation index)
 	CheckMetaPage(index, page);
 	memcpy(copy, ScbfPageGetMeta(page), SCBF_PAGE_SPACE);
 	UnlockReleaseBuffer(buf);
+	state->geom.m = copy->m;
+	state->capacity = copy->capacity;
 	return copy;
 }
 
@@ -555,6 +583,12 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 		else
 			ph->flags &= ~SCBF_PENDING_MAYHAVE;
 	}
+	if (fc->band_changed && fc->m != 0)
+	{
+		meta->m = fc->m;
+		meta->capacity = fc->capacity;
+		meta->flags &= ~SCBF_META_RECOUNT;
+	}
 	if (fc->band_changed)
 	{
 		if (meta->band_pages > 0)
@@ -592,6 +626,39 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	for (part = 0; part < SCBF_NPENDING; part++)
 		if (BufferIsValid(cutbufs[part]))
 			UnlockReleaseBuffer(cutbufs[part]);
+}
+
+/*
+ * ScbfSetRecount
+ *		Set or clear SCBF_META_RECOUNT, WAL-logged.  Under the fold lock.
+ */
+void
+ScbfSetRecount(Relation index, bool on)
+{
+	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	GenericXLogState *xlog;
+	ScbfMetaPageData *meta;
+
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	xlog = GenericXLogStart(index);
+	meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	if (on)
+		meta->flags |= SCBF_META_RECOUNT;
+	else
+		meta->flags &= ~SCBF_META_RECOUNT;
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * ScbfMetaRecount
+ *		True if a metapage copy says the table's set-bit counts may not be
+ *		the band's (SCBF_META_RECOUNT).
+ */
+bool
+ScbfMetaRecount(const ScbfMeta *meta)
+{
+	return (meta->flags & SCBF_META_RECOUNT) != 0;
 }
 
 /*
@@ -874,24 +941,19 @@ ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
 
 /*
  * ScbfBandCached
- *		The band a metapage copy describes, its map read: from the state's
- *		cache if it holds that band, else read and cached.  NULL if the map
- *		is not that band's (see ScbfBandLoad).
+ *		The band a metapage copy describes, its map read: from the cached
+ *		state's band map cache (CachedState) if it holds that band, else
+ *		read and cached there.  NULL if the map is not that band's (see
+ *		ScbfBandLoad).  The result lives in the relcache entry: use it
+ *		before the next lock acquisition.
  */
 const ScbfBand *
-ScbfBandCached(Relation index, ScbfState *state, const ScbfMeta *meta,
-			   BlockNumber nblocks)
+ScbfBandCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 {
+	ScbfState  *state = CachedState(index);
 	ScbfBand	band;
 
 	ScbfMetaBand(meta, &band);
-	if (state->band_runs == NULL)
-	{
-		ScbfBand   *copy = palloc(sizeof(ScbfBand));
-
-		*copy = band;
-		return ScbfBandLoad(index, copy, nblocks) ? copy : NULL;
-	}
 	if (state->band.nruns > 0 && state->band.map == band.map &&
 		state->band.serial == band.serial && state->band.pages == band.pages)
 		return &state->band;

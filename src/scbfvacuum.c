@@ -93,7 +93,7 @@ VacStart(ScbfVacState *vs)
 	MemoryContext oldcxt = MemoryContextSwitchTo(vs->passcxt);
 	uint32		c;
 
-	vs->meta = ScbfReadMeta(vs->index);
+	vs->meta = ScbfReadMeta(vs->index, vs->state);
 	vs->serial = ScbfMetaFoldSerial(vs->meta) + 1;
 	vs->nfilters = ScbfMetaFilters(vs->meta);
 	vs->filters = ScbfReadTable(vs->index, vs->state, vs->meta,
@@ -555,13 +555,14 @@ VacConsolidate(ScbfVacState *vs)
 static void
 VacMergeDelta(Relation index)
 {
-	ScbfMeta  *meta = ScbfReadMeta(index);
+	ScbfState  *state = ScbfGetState(index);
+	ScbfMeta   *meta = ScbfReadMeta(index, state);
 	ScbfBand	band;
 	ScbfDelta	delta;
 
 	ScbfReadBand(index, meta, &band, RelationGetNumberOfBlocks(index));
 	ScbfMetaDelta(meta, &delta);
-	ScbfDeltaMerge(index, ScbfGetState(index), &delta, &band, NULL, 0,
+	ScbfDeltaMerge(index, state, &delta, &band, NULL, 0,
 					RelationGetNumberOfBlocks(index));
 	pfree(meta);
 }
@@ -753,7 +754,7 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 	ScbfBumpRecycleSerial(index);
 	named.nblocks = RelationGetNumberOfBlocks(index);
 	named.bits = palloc0(named.nblocks / 8 + 1);
-	meta = ScbfReadMeta(index);
+	meta = ScbfReadMeta(index, state);
 	nfilters = ScbfMetaFilters(meta);
 	filters = ScbfReadTable(index, state, meta, named.nblocks);
 	VacRelease(index, state, meta, filters, nfilters, named.nblocks);
@@ -782,7 +783,7 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 static void
 VacuumStats(Relation index, IndexBulkDeleteResult *stats)
 {
-	ScbfMeta  *meta = ScbfReadMeta(index);
+	ScbfMeta   *meta = ScbfReadMeta(index, ScbfGetState(index));
 	ScbfStats	st;
 
 	ScbfMetaStats(meta, &st);

@@ -1209,7 +1209,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 	}
 
 	vs.state = ScbfGetState(index);
-	vs.meta = ScbfReadMeta(index);
+	vs.meta = ScbfReadMeta(index, vs.state);
 	ScbfMetaInfo(vs.meta, &vs.mi);
 	vs.nblocks = RelationGetNumberOfBlocks(index);
 	vs.named = palloc0(Max(vs.nblocks, 1));

@@ -672,7 +672,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(state->ncols >= 1 && state->ncols <= INDEX_MAX_KEYS);
 	CHECK(state->geom.k >= 1 && state->geom.k <= SCBF_ROWS_MAX_K);
 	CHECK(state->geom.m >= 1);
-	if (!TRY(meta = ScbfReadMeta(&fake_index)))
+	if (!TRY(meta = ScbfReadMeta(&fake_index, state)))
 		goto done;
 	nfilters = ScbfMetaFilters(meta);
 	fold_serial = ScbfMetaFoldSerial(meta);
