@@ -123,6 +123,8 @@ typedef struct ScbfBatch
 	int			allocated;		/* entries the arrays have room for */
 	int			maxentries;		/* entries at which it is flushed */
 	bool		filled;			/* it has reached maxentries before */
+	bool		lost;			/* a write failed and lost entries of an
+								 * enclosing (sub)transaction (BatchWrite) */
 	struct ScbfBatch *next;
 } ScbfBatch;
 
@@ -261,19 +263,31 @@ BatchWrite(Relation index, ScbfBatch *b, BatchOccasion why)
 	if (n == 0)
 		return;
 	dest = BatchDestination(index, why, n, b->filled);
+
 	/*
-	 * Empty first: an error below must not leave entries to write twice.
-	 *
-	 * XXX: if the write fails inside a subtransaction that is then rolled
-	 * back (a statement_timeout in a fold under a savepoint, say), the
-	 * entries appended before the savepoint are lost with the others, and
-	 * the transaction may still commit its tuples.  Keeping them needs the
-	 * writers to say which entries they made durable before the error: a
+	 * Empty first: an error below must not leave entries to write twice (a
 	 * pending append writes several records, by partition, not in batch
-	 * order.
+	 * order, so which entries an error left unwritten is not known).  The
+	 * error aborts the current subtransaction.  If a savepoint's rollback
+	 * then lets the transaction go on, entries appended before that
+	 * subtransaction began, of tuples the transaction may still commit,
+	 * are lost: the batch says so, and the commit fails (BatchXactCallback)
+	 * rather than leave rows the index cannot find.
 	 */
 	b->nentries = 0;
-	BatchWriteTo(index, dest, b->tids, b->hashes, n);
+	PG_TRY();
+	{
+		BatchWriteTo(index, dest, b->tids, b->hashes, n);
+	}
+	PG_CATCH();
+	{
+		SubTransactionId cur = GetCurrentSubTransactionId();
+
+		for (int i = 0; i < n && !b->lost; i++)
+			b->lost = b->subids[i] < cur;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -314,13 +328,15 @@ BatchTakeBack(Oid indexoid, BatchOccasion why)
  * Write batch b on occasion why (its transaction commits or prepares, or a
  * parallel query starts), opening its index by OID; the entries are
  * dropped if the index is gone or has new storage (see the file header).
+ * At commit, a batch that lost entries of rows the transaction keeps (see
+ * BatchWrite) fails the commit instead.
  */
 static void
 BatchFlushByOid(ScbfBatch *b, BatchOccasion why)
 {
 	Relation	index;
 
-	if (b->nentries == 0)
+	if (b->nentries == 0 && !(b->lost && why == BATCH_COMMIT))
 		return;
 	/* this transaction already holds RowExclusiveLock on it, if it exists */
 	index = try_relation_open(b->indexoid, RowExclusiveLock);
@@ -331,6 +347,13 @@ BatchFlushByOid(ScbfBatch *b, BatchOccasion why)
 	}
 	if (!ScbfLocatorEquals(ScbfRelationLocator(index), b->rlocator))
 		b->nentries = 0;
+	else if (b->lost && why == BATCH_COMMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_TRANSACTION_ROLLBACK),
+				 errmsg("entries of index \"%s\" written in this transaction were lost",
+						RelationGetRelationName(index)),
+				 errdetail("Writing them failed in a subtransaction that was rolled back, and entries of rows the transaction keeps went with them."),
+				 errhint("Retry the transaction.")));
 	else
 		BatchWrite(index, b, why);
 	relation_close(index, RowExclusiveLock);

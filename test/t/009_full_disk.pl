@@ -19,7 +19,9 @@
 #      whatever the failed one left half-made), VACUUM takes out the lost
 #      rows' entries, and the indexes are whole;
 #   4. an index of 8-page segments (many small filters) goes through 1 to
-#      3 too (compared with a sequential scan).
+#      3 too (compared with a sequential scan);
+#   5. a row inserted before a savepoint whose INSERT then fails to write
+#      the batch they share: the commit fails, or the index finds the row.
 # A fold cut short by the full disk leaves pages that no structure names (a
 # NOTICE of the verifier, which VACUUM frees once it has space).
 #
@@ -220,6 +222,38 @@ check_all('after the full disk, with space again');
 	q1('VACUUM (INDEX_CLEANUP ON) t2');
 	$check2->('with space again');
 }
+
+# ---- 5. a savepoint rolled back after its INSERT's index writes failed:
+# the batch held the entries of a row inserted before the savepoint too,
+# and they went with the failed write, so the commit fails rather than keep
+# a row the indexes cannot find; had the write of that row's entries
+# succeeded, the index would find it
+fill('fill5', 0);
+{
+	my ($ret, $out, $err) = $node->psql('postgres', qq{
+		SET scbf.fold_helpers = off;
+		BEGIN;
+		INSERT INTO t VALUES (-7, -7, 'before the savepoint');
+		SAVEPOINT s;
+		$insert;
+		ROLLBACK TO SAVEPOINT s;
+		COMMIT;
+	}, on_error_stop => 0);
+	like($err, $enospc, 'savepoint: the INSERT under it ends in the error of the full disk');
+	if (q1('SELECT count(*) FROM t WHERE id = -7') eq '0')
+	{
+		like($err, qr/ERROR:  entries of index "t_[ab]" written in this transaction were lost/,
+			'savepoint: the commit fails, its entries lost with the failed write');
+	}
+	else
+	{
+		pass('savepoint: the row before the savepoint is committed');
+		scbf_same($node, 'postgres', [ 'SELECT * FROM t WHERE a = -7', "SELECT * FROM t WHERE b = 'before the savepoint'" ],
+			name => 'savepoint: the committed row is found');
+	}
+}
+unfill('fill5');
+check_all('after a savepoint rolled back on a full disk', leftovers => ['pages']);
 
 $node->safe_psql('postgres', 'DROP TABLE t, t2; DROP TABLESPACE small');
 $node->stop;
