@@ -17,9 +17,11 @@
  *		 new ones when the entries would push its rate past the target or
  *		 its ledger has no room for another run; writes one run of serial
  *		 S + 1 per filter and column (invisible while the metapage says S);
- *	  4. moves the row band to a wider one if the filters outgrew it, and
- *		 sets the new keys' bits, or once the band is large puts the keys
- *		 in the delta (scbfdelta.c) (invariant I4: before the commit);
+ *	  4. moves the row band to a wider one if the filters outgrew it (at
+ *		 a new m, written from the ledgers, if the segments' keys call for
+ *		 one: FoldGeometry), and sets the new keys' bits, or once the band
+ *		 is large puts the keys in the delta (scbfdelta.c) (invariant I4:
+ *		 before the commit);
  *	  5. writes the filter table entries it changed or added;
  *	  6. commits: one metapage record sets the serial to S + 1 and moves
  *		 each partition's head to its cut.
@@ -31,7 +33,10 @@
  *	  every ACTIVE filter it folds into or closes, and counts its entries
  *	  again (FoldUndoCrashed): else the runs of a filter it closed
  *	  instead would become visible with its commit, and the entries it
- *	  folds again would be there twice.  After 6 the fold is complete.  A
+ *	  folds again would be there twice.  A fold that chose a new m wrote
+ *	  counts for its band: the metapage's SCBF_META_RECOUNT, set before,
+ *	  makes the next fold count them in the committed band (FoldRecount).
+ *	  After 6 the fold is complete.  A
  *	  reader sees each entry once: pending before the commit, in a run
  *	  after it (src/README, "Crash safety and visibility").
  *
