@@ -309,6 +309,8 @@ typedef struct ScbfBandRun
  */
 typedef struct ScbfBand
 {
+	scbf_filter_geometry geom;	/* its filters' k slices of m positions */
+	uint32		capacity;		/* distinct keys a filter is sized for */
 	BlockNumber map;			/* the band map page; Invalid: no pages */
 	uint32		pages;
 	uint32		width;			/* filters per row, a multiple of 8 */
@@ -326,8 +328,7 @@ typedef struct ScbfState
 {
 	int			ncols;
 	uint32		pages_per_segment;
-	scbf_filter_geometry geom;	/* k slices of m positions */
-	uint32		capacity;		/* distinct keys per filter */
+	uint32		k;				/* slices of every filter */
 	double		target_fpr;
 	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
 
@@ -683,9 +684,9 @@ extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 extern ScbfState *ScbfGetState(Relation index);
 extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
-extern ScbfMeta *ScbfReadMeta(Relation index, ScbfState *state);
-extern void ScbfKeyPositions(ScbfState *state, int col, uint32 hash,
-							  uint32 *pos);
+extern ScbfMeta *ScbfReadMeta(Relation index);
+extern void ScbfKeyPositions(const ScbfState *state, const ScbfBand *band,
+							 int col, uint32 hash, uint32 *pos);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 							uint8 type, BlockNumber nblocks);
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
@@ -785,7 +786,7 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 #define SCBF_BAND_SPARE_BUILT	8
 #define SCBF_BAND_SPARE_GROWN	2
 extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
-						  uint32 k, uint32 m, ScbfBand *band);
+						 uint32 k, uint32 m, uint32 capacity, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,
 						 const ScbfBand *band, const ScbfRowKey *keys, int n,
 						 ScbfFilter **filters, BlockNumber nblocks);
@@ -798,9 +799,9 @@ extern void ScbfBandRelayout(Relation index, ScbfState *state,
 							  const ScbfBand *old, uint32 nfilters,
 							  ScbfBand *band, BlockNumber nblocks);
 extern void ScbfBandRebuild(Relation index, ScbfState *state,
-							const ScbfBand *old, uint32 nfilters,
-							ScbfKeysFn keys, void *arg, ScbfBand *band,
-							uint32 *nset);
+							const ScbfBand *old, uint32 m, uint32 capacity,
+							uint32 nfilters, ScbfKeysFn keys, void *arg,
+							ScbfBand *band, uint32 *nset);
 extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 						   uint32 nfilters, ScbfKeysFn keys, void *arg,
 						   uint32 *nset);

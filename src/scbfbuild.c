@@ -537,7 +537,7 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 		ScbfKeysArg ka;
 
 		ScbfBandPlan(bs->index, bs->nfilters, SCBF_BAND_SPARE_BUILT,
-					  layout->k, layout->m, &layout->band);
+					 layout->k, layout->m, layout->capacity, &layout->band);
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
 		ScbfBandBuild(bs->index, &state, &layout->band, bs->nfilters,

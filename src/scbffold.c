@@ -83,6 +83,7 @@ typedef struct ScbfFoldState
 	Relation	index;
 	ScbfState *state;
 	ScbfMeta  *meta;
+	ScbfBand	band;			/* the committed band (its map not read) */
 	uint64		serial;			/* the fold's: committed + 1 */
 	MemoryContext foldcxt;		/* lives as long as the fold */
 
@@ -374,8 +375,8 @@ FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 chain_pos)
 static double
 FoldRate(ScbfFoldState *fs, ScbfFilter *f, uint32 keys)
 {
-	uint32		k = fs->state->geom.k;
-	uint32		m = fs->state->geom.m;
+	uint32		k = fs->state->k;
+	uint32		m = fs->band.geom.m;
 	uint32		nset[SCBF_ROWS_MAX_K];
 	double		rate = 1.0;
 	uint32		i;
@@ -538,7 +539,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 		fs->changed[active] = true;
 	}
 
-	nsplit = Min(Max((keys + fs->state->capacity - 1) / fs->state->capacity, 1),
+	nsplit = Min(Max((keys + fs->band.capacity - 1) / fs->band.capacity, 1),
 				 SCBF_MAX_SPLIT);
 	part = palloc(sizeof(ScbfFoldEntry) * n);
 	for (s = 0; s < nsplit; s++)
@@ -669,7 +670,7 @@ FoldGeometry(ScbfFoldState *fs, uint32 *m, uint32 *capacity)
 {
 	ScbfState  *state = fs->state;
 	ScbfSegKeys *seg = palloc(sizeof(ScbfSegKeys) * Max(fs->nfilters, 1));
-	double		fill = scbf_rows_fill(state->target_fpr, state->geom.k);
+	double		fill = scbf_rows_fill(state->target_fpr, state->k);
 	uint32		n = 0;
 	uint32		nseg = 0;
 	uint32		f;
@@ -707,8 +708,8 @@ FoldGeometry(ScbfFoldState *fs, uint32 *m, uint32 *capacity)
 	target = Max(target * SCBF_SIZING_HEADROOM, SCBF_MIN_FILTER_KEYS);
 	newm = scbf_rows_m(target, fill);
 	newcap = scbf_rows_capacity(newm, fill);
-	if (newcap <= state->capacity + state->capacity / 4 &&
-		newcap >= state->capacity / 2)
+	if (newcap <= fs->band.capacity + fs->band.capacity / 4 &&
+		newcap >= fs->band.capacity / 2)
 		return false;
 	*m = newm;
 	*capacity = newcap;
@@ -767,8 +768,8 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 }
 
 /*
- * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry): the
- * state takes it, a new band of it is written from the filters' ledgers
+ * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry): a
+ * new band of it is written from the filters' ledgers
  * (ScbfBandRebuild), and every filter's table entry gets its new set bits
  * per slice.  The fold's own keys get their bits after, in FoldBits, at the
  * new geometry; a key in the delta is in a ledger, so its bits are in the
@@ -778,16 +779,14 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 static void
 FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc)
 {
-	uint32		k = fs->state->geom.k;
+	uint32		k = fs->state->k;
 	uint32	   *nset = palloc(sizeof(uint32) * Max(fs->nfilters, 1) * k);
 	uint32		f;
 
 	/* the new counts go into the table in place, before the commit */
 	ScbfSetRecount(fs->index, true);
-	fs->state->geom.m = fc->m;
-	fs->state->capacity = fc->capacity;
-	ScbfBandRebuild(fs->index, fs->state, old, fs->nfilters, FoldFilterKeys,
-					fs, &fc->band, nset);
+	ScbfBandRebuild(fs->index, fs->state, old, fc->m, fc->capacity,
+					fs->nfilters, FoldFilterKeys, fs, &fc->band, nset);
 	for (f = 0; f < fs->nfilters; f++)
 	{
 		ScbfFilterSetBits(fs->filters[f], k, nset + (Size) f * k);
@@ -807,7 +806,7 @@ FoldRecount(ScbfFoldState *fs)
 {
 	Relation	index = fs->index;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	uint32		k = fs->state->geom.k;
+	uint32		k = fs->state->k;
 	uint32		nfilters = ScbfMetaFilters(fs->meta);
 	ScbfFilter **filters = ScbfReadTable(index, fs->state, fs->meta, nblocks);
 	bool	   *changed = palloc(sizeof(bool) * Max(nfilters, 1));
@@ -870,7 +869,8 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	fs.index = index;
 	fs.foldcxt = foldcxt;
 	fs.state = ScbfGetState(index);
-	fs.meta = ScbfReadMeta(index, fs.state);
+	fs.meta = ScbfReadMeta(index);
+	ScbfMetaBand(fs.meta, &fs.band);
 	if (ScbfMetaRecount(fs.meta))
 		FoldRecount(&fs);
 	if (ScbfMetaGraveRoom(fs.meta) < SCBF_FOLD_GRAVES)

@@ -122,6 +122,7 @@ typedef struct ScbfIndexStats
 typedef struct ScbfCountArg
 {
 	ScbfState  *state;
+	const ScbfBand *band;		/* whose geometry places the keys */
 	int			col;
 	uint32	   *counts;			/* row (slice * m + position) -> count */
 	uint64		items;
@@ -138,14 +139,14 @@ CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfCountArg *ca = (ScbfCountArg *) arg;
 	uint32		pos[SCBF_ROWS_MAX_K];
-	uint32		m = ca->state->geom.m;
+	uint32		m = ca->band->geom.m;
 	uint32		s;
 
 	ca->items += nitems;
 	if (hash == SCBF_NULL_HASH)
 		ca->nulls += nitems;
-	ScbfKeyPositions(ca->state, ca->col, hash, pos);
-	for (s = 0; s < ca->state->geom.k; s++)
+	ScbfKeyPositions(ca->state, ca->band, ca->col, hash, pos);
+	for (s = 0; s < ca->state->k; s++)
 		ca->counts[(Size) s * m + pos[s]] += nitems;
 }
 
@@ -186,7 +187,7 @@ static void
 CountStats(ScbfState *state, ScbfIndexStats *c, ScbfFilterStat *fs)
 {
 	const ScbfBand *band = &c->mi.band;
-	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	uint64		nrows = (uint64) state->k * c->mi.band.geom.m;
 	Size		pagebytes = ScbfBandPageBytes(band);
 	uint64		row;
 
@@ -223,7 +224,7 @@ CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   BlockNumber nblocks)
 {
 	ScbfBand   *band = &c->mi.band;
-	uint64		nrows = (uint64) state->geom.k * state->geom.m;
+	uint64		nrows = (uint64) state->k * c->mi.band.geom.m;
 	Size		pagebytes = ScbfBandPageBytes(band);
 	uint32		p;
 
@@ -287,15 +288,15 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 	fs->table_entries = ScbfFilterEntries(f);
 	fs->nkeys = ScbfFilterKeys(f);
 	ScbfFilterGetBits(f, nset);
-	for (i = 0; i < state->geom.k && i < SCBF_ROWS_MAX_K; i++)
+	for (i = 0; i < state->k && i < SCBF_ROWS_MAX_K; i++)
 	{
-		fs->slice_fill[i] = (double) nset[i] / state->geom.m;
-		fs->fill += fs->slice_fill[i] / state->geom.k;
+		fs->slice_fill[i] = (double) nset[i] / c->mi.band.geom.m;
+		fs->fill += fs->slice_fill[i] / state->k;
 	}
-	fs->fpr = ScbfFilterFpr(f, state->geom.k, state->geom.m);
+	fs->fpr = ScbfFilterFpr(f, state->k, c->mi.band.geom.m);
 
 	memset(c->counts, 0,
-		   sizeof(uint32) * (Size) state->geom.k * state->geom.m);
+		   sizeof(uint32) * (Size) state->k * c->mi.band.geom.m);
 	for (col = 0; col < state->ncols; col++)
 	{
 		BlockNumber root = ScbfFilterRoot(f, col);
@@ -316,6 +317,7 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
 		ca.state = state;
+		ca.band = &c->mi.band;
 		ca.col = col;
 		ca.counts = c->counts;
 		if (!ScbfLedgerScan(index, root, col, c->mi.fold_serial,
@@ -341,13 +343,13 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 	uint32		fno;
 	int			part;
 
-	c->meta = ScbfReadMeta(index, state);
+	c->meta = ScbfReadMeta(index);
 	ScbfMetaInfo(c->meta, &c->mi);
 	table = ScbfReadTable(index, state, c->meta, nblocks);
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
 	if (ledgers)
 	{
-		Size		nrows = (Size) state->geom.k * state->geom.m;
+		Size		nrows = (Size) state->k * c->mi.band.geom.m;
 
 		Size		bandbytes = (Size) c->mi.band.pages *
 			ScbfBandPageBytes(&c->mi.band);
@@ -753,10 +755,10 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = Int32GetDatum(state->pages_per_segment);
 	values[i++] = Float8GetDatum(state->target_fpr);
-	values[i++] = Int32GetDatum(state->geom.k);
-	values[i++] = Int32GetDatum(state->geom.m);
+	values[i++] = Int32GetDatum(state->k);
+	values[i++] = Int32GetDatum(c.mi.band.geom.m);
 	values[i++] = Int64GetDatum(max_count);
-	values[i++] = Int32GetDatum(state->capacity);
+	values[i++] = Int32GetDatum(c.mi.band.capacity);
 	values[i++] = Int32GetDatum(state->ncols);
 	values[i++] = Int32GetDatum(nsegments);
 	values[i++] = Int32GetDatum(empty);
@@ -962,7 +964,7 @@ FilterRows(FunctionCallInfo fcinfo, Relation index, int64 segno)
 		values[i++] = ScbfInt8Array(fs->nulls, state->ncols);
 		values[i++] = Float8GetDatum(fs->fill);
 		values[i++] = ScbfFloat8Array(fs->slice_fill,
-									   Min(state->geom.k, SCBF_ROWS_MAX_K));
+									   Min(state->k, SCBF_ROWS_MAX_K));
 		values[i++] = Float8GetDatum(fs->fpr);
 		values[i++] = Int64GetDatum(fs->max_count);
 		values[i++] = Int64GetDatum(fs->nonzero);

@@ -826,7 +826,7 @@ ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm,
 		bool		complete;
 
 		BeginAttempt(index, attempt, &locked);
-		run.meta = ScbfReadMeta(index, run.state);
+		run.meta = ScbfReadMeta(index);
 		run.fold_serial = ScbfMetaFoldSerial(run.meta);
 		run.ntuples = 0;
 		if (trace != NULL)

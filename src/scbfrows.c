@@ -84,11 +84,11 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 	one = palloc(nbytes);
 	for (h = 0; h < nhashes; h++)
 	{
-		ScbfKeyPositions(state, col, hashes[h], pos);
+		ScbfKeyPositions(state, band, col, hashes[h], pos);
 		memset(one, 0xFF, nbytes);
-		for (i = 0; i < state->geom.k; i++)
+		for (i = 0; i < band->geom.k; i++)
 		{
-			uint64		row = (uint64) i * state->geom.m + pos[i];
+			uint64		row = (uint64) i * band->geom.m + pos[i];
 			uint32		pageno = (uint32) (row / band->rows_per_page);
 			BlockNumber blkno = ScbfBandBlock(band, pageno);
 			Buffer		buf;
@@ -145,7 +145,8 @@ ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
 
 /*
  * ScbfBandPlan
- *		The band for nfilters filters of k slices of m positions: its width
+ *		The band for nfilters filters of k slices of m positions, each sized
+ *		for capacity distinct keys: its width
  *		leaves room for 1/spare more filters (at least 8), rounded up to a
  *		whole byte.
  *
@@ -156,7 +157,7 @@ ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
  */
 void
 ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
-			  uint32 m, ScbfBand *band)
+			 uint32 m, uint32 capacity, ScbfBand *band)
 {
 	uint64		width = (uint64) nfilters + Max(nfilters / spare, 8);
 	uint64		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
@@ -170,6 +171,9 @@ ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
 				 errmsg("index \"%s\" would need %u filters, more than one band of rows holds",
 						RelationGetRelationName(index), nfilters),
 				 errhint("Raise pages_per_segment or false_positive_rate.")));
+	band->geom.k = k;
+	band->geom.m = m;
+	band->capacity = capacity;
 	band->width = (uint32) width;
 	band->rows_per_page = scbf_rows_per_page(SCBF_PAGE_SPACE, band->width);
 	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
@@ -272,14 +276,14 @@ static void
 RowPassKey(int col, uint32 hash, void *arg)
 {
 	ScbfRowPass *rp = (ScbfRowPass *) arg;
-	uint32		k = rp->state->geom.k;
+	uint32		k = rp->band->geom.k;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		i;
 
-	ScbfKeyPositions(rp->state, col, hash, pos);
+	ScbfKeyPositions(rp->state, rp->band, col, hash, pos);
 	for (i = 0; i < k; i++)
 	{
-		uint64		row = (uint64) i * rp->state->geom.m + pos[i];
+		uint64		row = (uint64) i * rp->band->geom.m + pos[i];
 		uint32		pageno = (uint32) (row / rp->band->rows_per_page);
 
 		if (pageno < rp->first || pageno >= rp->first + rp->npages)
@@ -333,7 +337,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 	uint32		chunk_pages;
 	uint32		p;
 
-	memset(nset, 0, sizeof(uint32) * nfilters * state->geom.k);
+	memset(nset, 0, sizeof(uint32) * nfilters * band->geom.k);
 
 	if (band->pages > 0)
 	{
@@ -422,8 +426,9 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
 
 /*
  * ScbfBandRebuild
- *		A new band for nfilters filters and half as many more, of the
- *		state's geometry (which may differ from the old band's), its bits
+ *		A new band for nfilters filters and half as many more, of m
+ *		positions a slice and capacity keys a filter (the old band's m
+ *		differs), its bits
  *		set from the keys `keys` gives for every filter rather than copied:
  *		in free pages first (BandAllocate), in passes of as many pages as
  *		half of maintenance_work_mem holds, each asking for every filter's
@@ -434,15 +439,15 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
  */
 void
 ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
-				uint32 nfilters, ScbfKeysFn keys, void *arg, ScbfBand *band,
-				uint32 *nset)
+				uint32 m, uint32 capacity, uint32 nfilters, ScbfKeysFn keys,
+				void *arg, ScbfBand *band, uint32 *nset)
 {
 	ScbfRebuild rb;
 
-	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, state->geom.k,
-				 state->geom.m, band);
+	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k, m,
+				 capacity, band);
 	band->serial = old->serial + 1;
-	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * state->geom.k);
+	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * band->geom.k);
 
 	rb.index = index;
 	rb.rp.state = state;
@@ -521,7 +526,7 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 				 BlockNumber nblocks)
 {
 	uint32		rpp = band->rows_per_page;
-	uint32		m = state->geom.m;
+	uint32		m = band->geom.m;
 	ScbfBitOp *ops = bo->sorted;
 	Size		n = bo->n;
 	Size		i;
@@ -586,7 +591,7 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBand *band,
 			 const ScbfRowKey *keys, int n, ScbfFilter **filters,
 			 BlockNumber nblocks)
 {
-	uint32		k = state->geom.k;
+	uint32		k = band->geom.k;
 	ScbfBitOps bo;
 	uint64	   *fkeys;
 	uint32		s;
@@ -603,8 +608,8 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBand *band,
 	{
 		for (j = 0; j < n; j++)
 		{
-			bo.ops[bo.n].row = s * state->geom.m +
-				scbf_filter_position(fkeys[j], &state->geom, s);
+			bo.ops[bo.n].row = s * band->geom.m +
+				scbf_filter_position(fkeys[j], &band->geom, s);
 			bo.ops[bo.n].filterno = keys[j].filterno;
 			bo.n++;
 		}
@@ -629,7 +634,7 @@ ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
 	uint32		s;
 
 	for (j = 0; j < n; j++)
-		for (s = 0; s < state->geom.k; s++)
+		for (s = 0; s < state->k; s++)
 			ScbfFilterAddBit(filters[keys[j].filterno], s);
 }
 
@@ -654,7 +659,7 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBand *band,
 	BitOpsInit(&bo, band, (Size) n);
 	for (j = 0; j < n; j++)
 	{
-		bo.ops[j].row = bits[j].slice * state->geom.m + bits[j].position;
+		bo.ops[j].row = bits[j].slice * band->geom.m + bits[j].position;
 		bo.ops[j].filterno = bits[j].filterno;
 	}
 	bo.n = n;
@@ -738,14 +743,14 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 {
 	ScbfRelayout rl;
 
-	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, state->geom.k,
-				  state->geom.m, band);
+	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k,
+				 old->geom.m, old->capacity, band);
 	band->serial = old->serial + 1;
 
 	rl.index = index;
 	rl.old = old;
 	rl.band = band;
-	rl.nrows = (uint64) state->geom.k * state->geom.m;
+	rl.nrows = (uint64) band->geom.k * band->geom.m;
 	rl.oldcopy = palloc(BLCKSZ);
 	rl.oldpage = InvalidBlockNumber;
 	rl.nblocks = nblocks;
@@ -764,8 +769,8 @@ void
 ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
 			  uint32 nfilters, uint32 *nset, BlockNumber nblocks)
 {
-	uint32		k = state->geom.k;
-	uint64		nrows = (uint64) k * state->geom.m;
+	uint32		k = band->geom.k;
+	uint64		nrows = (uint64) k * band->geom.m;
 	uint32		nf = Min(nfilters, band->width);
 	uint8	   *rows = palloc(BLCKSZ);
 	uint32		p;
@@ -784,7 +789,7 @@ ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
 							  "A row page is not the one the band has there.");
 		for (r = 0; r < band->rows_per_page && first + r < nrows; r++)
 		{
-			uint32		slice = (uint32) ((first + r) / state->geom.m);
+			uint32		slice = (uint32) ((first + r) / band->geom.m);
 			uint32		f = 0;
 
 			while ((f = scbf_rows_next(rows + (Size) r * band->width / 8,

@@ -171,9 +171,7 @@ ScbfInitState(ScbfState *state, const ScbfLayout *layout)
 	memset(state, 0, sizeof(ScbfState));
 	state->ncols = layout->ncols;
 	state->pages_per_segment = layout->pages_per_segment;
-	state->geom.k = layout->k;
-	state->geom.m = layout->m;
-	state->capacity = layout->capacity;
+	state->k = layout->k;
 	state->target_fpr = layout->target_fpr;
 	for (col = 0; col < layout->ncols; col++)
 		state->seeds[col] = (uint64) SCBF_HASH_SEED +
@@ -341,14 +339,10 @@ ScbfReadMetaIfCurrent(Relation index)
 
 /*
  * ScbfReadMeta
- *		A palloc'd copy of the metapage's contents, checked.  The caller's
- *		state (its copy, from ScbfGetState) takes the copy's m and
- *		capacity: a fold that relays out the band may choose them anew
- *		(src/README, "Regeometry"), and whoever works from this copy reads
- *		the band it describes at that geometry.
+ *		A palloc'd copy of the metapage's contents, checked.
  */
 ScbfMeta *
-ScbfReadMeta(Relation index, ScbfState *state)
+ScbfReadMeta(Relation index)
 {
 	ScbfMetaPageData *copy = palloc(SCBF_PAGE_SPACE);
 	Buffer		buf;
@@ -360,8 +354,6 @@ ScbfReadMeta(Relation index, ScbfState *state)
 	CheckMetaPage(index, page);
 	memcpy(copy, ScbfPageGetMeta(page), SCBF_PAGE_SPACE);
 	UnlockReleaseBuffer(buf);
-	state->geom.m = copy->m;
-	state->capacity = copy->capacity;
 	return copy;
 }
 
@@ -401,13 +393,15 @@ ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats)
 
 /*
  * ScbfKeyPositions
- *		The k row positions of a column's value hash.
+ *		The k row positions of a column's value hash in the filters of a
+ *		band.
  */
 void
-ScbfKeyPositions(ScbfState *state, int col, uint32 hash, uint32 *pos)
+ScbfKeyPositions(const ScbfState *state, const ScbfBand *band, int col,
+				 uint32 hash, uint32 *pos)
 {
 	scbf_filter_positions(scbf_filter_key(hash, state->seeds[col]),
-						  &state->geom, pos);
+						  &band->geom, pos);
 }
 
 /*
@@ -860,6 +854,9 @@ ScbfRecycleGraves(Relation index)
 void
 ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
 {
+	band->geom.k = meta->k;
+	band->geom.m = meta->m;
+	band->capacity = meta->capacity;
 	band->map = meta->band_map;
 	band->pages = meta->band_pages;
 	band->width = meta->band_width;

@@ -70,6 +70,7 @@ typedef struct ScbfVacState
 
 	/* the group the next commit takes */
 	ScbfMeta  *meta;
+	ScbfBand	band;			/* its band (map not read): the geometry */
 	uint64		serial;			/* the group's: committed + 1 */
 	ScbfFilter **filters;
 	bool	   *changed;
@@ -93,7 +94,8 @@ VacStart(ScbfVacState *vs)
 	MemoryContext oldcxt = MemoryContextSwitchTo(vs->passcxt);
 	uint32		c;
 
-	vs->meta = ScbfReadMeta(vs->index, vs->state);
+	vs->meta = ScbfReadMeta(vs->index);
+	ScbfMetaBand(vs->meta, &vs->band);
 	vs->serial = ScbfMetaFoldSerial(vs->meta) + 1;
 	vs->nfilters = ScbfMetaFilters(vs->meta);
 	vs->filters = ScbfReadTable(vs->index, vs->state, vs->meta,
@@ -148,7 +150,7 @@ static uint32
 VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
 			 uint64 *rows, int *nrows)
 {
-	uint32		k = vs->state->geom.k;
+	uint32		k = vs->state->k;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		distinct = 0;
 	int			i;
@@ -160,9 +162,9 @@ VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
 		if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 			continue;
 		distinct++;
-		ScbfKeyPositions(vs->state, col, pairs[i].hash, pos);
+		ScbfKeyPositions(vs->state, &vs->band, col, pairs[i].hash, pos);
 		for (s = 0; s < k; s++)
-			rows[(*nrows)++] = (uint64) s * vs->state->geom.m + pos[s];
+			rows[(*nrows)++] = (uint64) s * vs->band.geom.m + pos[s];
 	}
 	return distinct;
 }
@@ -191,7 +193,7 @@ static void
 VacAddBits(ScbfVacState *vs, uint32 c, const uint64 *old, int nold,
 				const uint64 *new, int nnew)
 {
-	uint32		m = vs->state->geom.m;
+	uint32		m = vs->band.geom.m;
 	int			i;
 	int			j = 0;
 
@@ -263,7 +265,7 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 {
 	ScbfFilter *f = vs->filters[c];
 	int			ncols = vs->state->ncols;
-	uint32		k = vs->state->geom.k;
+	uint32		k = vs->state->k;
 	uint64		committed = vs->serial - 1;
 	uint32		segno = ScbfFilterSegment(f);
 	ScbfPair  *pairs[INDEX_MAX_KEYS];
@@ -339,7 +341,7 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	nnew = VacUniqueRows(newrows, nnew);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nnew; i++)
-		nset[Min(newrows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
+		nset[Min(newrows[i] / vs->band.geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	ScbfFilterSetEntries(f, (uint32) nkept);
 	ScbfFilterSetKeys(f, nkeys);
 	ScbfFilterSetBits(f, k, nset);
@@ -363,7 +365,7 @@ static void
 VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 {
 	int			ncols = vs->state->ncols;
-	uint32		k = vs->state->geom.k;
+	uint32		k = vs->state->k;
 	uint64		committed = vs->serial - 1;
 	uint32		target = cs[0];
 	ScbfFilter *tf = vs->filters[target];
@@ -449,7 +451,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	nrows = VacUniqueRows(rows, nrows);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nrows; i++)
-		nset[Min(rows[i] / vs->state->geom.m, SCBF_ROWS_MAX_K - 1)]++;
+		nset[Min(rows[i] / vs->band.geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	for (i = 0; i < n; i++)
 	{
 		active |= ScbfFilterIsActive(vs->filters[cs[i]]);
@@ -519,7 +521,7 @@ VacConsolidate(ScbfVacState *vs)
 		while (j < norder &&
 			   ScbfFilterSegment(vs->filters[order[j]]) == segno &&
 			   (keys + ScbfFilterKeys(vs->filters[order[j]])) * 4 <=
-			   (uint64) vs->state->capacity * 3 &&
+			   (uint64) vs->band.capacity * 3 &&
 			   entries + ScbfFilterEntries(vs->filters[order[j]]) <=
 			   PG_UINT16_MAX)
 		{
@@ -556,7 +558,7 @@ static void
 VacMergeDelta(Relation index)
 {
 	ScbfState  *state = ScbfGetState(index);
-	ScbfMeta   *meta = ScbfReadMeta(index, state);
+	ScbfMeta   *meta = ScbfReadMeta(index);
 	ScbfBand	band;
 	ScbfDelta	delta;
 
@@ -664,8 +666,10 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	int			nbits = 0;
 	int			maxbits = 0;
 	bool		any = false;
+	ScbfBand	band;
 	uint32		c;
 
+	ScbfMetaBand(meta, &band);
 	for (c = 0; c < nfilters; c++)
 	{
 		ScbfFilter *f = filters[c];
@@ -688,14 +692,14 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 			{
 				if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 					continue;
-				ScbfKeyPositions(state, col, pairs[i].hash, pos);
-				if (nbits + (int) state->geom.k > maxbits)
+				ScbfKeyPositions(state, &band, col, pairs[i].hash, pos);
+				if (nbits + (int) state->k > maxbits)
 				{
-					maxbits = Max(maxbits * 2, nbits + (int) state->geom.k + 1024);
+					maxbits = Max(maxbits * 2, nbits + (int) state->k + 1024);
 					bits = bits ? repalloc_huge(bits, sizeof(ScbfRowBit) * maxbits)
 						: palloc(sizeof(ScbfRowBit) * maxbits);
 				}
-				for (s = 0; s < state->geom.k; s++)
+				for (s = 0; s < state->k; s++)
 				{
 					bits[nbits].filterno = c;
 					bits[nbits].slice = s;
@@ -716,7 +720,6 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	{
 		BlockNumber *tablepages;
 		uint32		ntablepages;
-		ScbfBand	band;
 
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &tablepages, &ntablepages,
@@ -754,7 +757,7 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 	ScbfBumpRecycleSerial(index);
 	named.nblocks = RelationGetNumberOfBlocks(index);
 	named.bits = palloc0(named.nblocks / 8 + 1);
-	meta = ScbfReadMeta(index, state);
+	meta = ScbfReadMeta(index);
 	nfilters = ScbfMetaFilters(meta);
 	filters = ScbfReadTable(index, state, meta, named.nblocks);
 	VacRelease(index, state, meta, filters, nfilters, named.nblocks);
@@ -783,7 +786,7 @@ VacuumCensus(Relation index, IndexBulkDeleteResult *stats)
 static void
 VacuumStats(Relation index, IndexBulkDeleteResult *stats)
 {
-	ScbfMeta   *meta = ScbfReadMeta(index, ScbfGetState(index));
+	ScbfMeta   *meta = ScbfReadMeta(index);
 	ScbfStats	st;
 
 	ScbfMetaStats(meta, &st);

@@ -866,10 +866,10 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 					CmpRowKey) != NULL)
 			return;				/* probes find it in the delta */
 	}
-	ScbfKeyPositions(vs->state, vs->col, hash, pos);
-	for (i = 0; i < vs->state->geom.k; i++)
+	ScbfKeyPositions(vs->state, &vs->mi.band, vs->col, hash, pos);
+	for (i = 0; i < vs->state->k; i++)
 	{
-		uint64		row = (uint64) i * vs->state->geom.m + pos[i];
+		uint64		row = (uint64) i * vs->mi.band.geom.m + pos[i];
 		uint32		pageno = (uint32) (row / band->rows_per_page);
 
 		if (vs->filterno >= band->width || pageno >= band->pages ||
@@ -893,8 +893,8 @@ static void
 CountBits(ScbfVerifyState *vs, uint32 filterno, uint32 *nset)
 {
 	ScbfBand  *band = &vs->mi.band;
-	uint32		k = vs->state->geom.k;
-	uint32		m = vs->state->geom.m;
+	uint32		k = vs->state->k;
+	uint32		m = vs->mi.band.geom.m;
 	uint32		i;
 	uint32		p;
 
@@ -1004,7 +1004,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 		 * with a delta, the counts are an upper bound: a key put there
 		 * counted its bits, some of which were set already (scbfdelta.c)
 		 */
-		for (i = 0; i < vs->state->geom.k && i < SCBF_ROWS_MAX_K; i++)
+		for (i = 0; i < vs->state->k && i < SCBF_ROWS_MAX_K; i++)
 			if (vs->mi.delta.pages > 0 ? nset[i] < actual[i] :
 				nset[i] != actual[i])
 			{
@@ -1209,7 +1209,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 	}
 
 	vs.state = ScbfGetState(index);
-	vs.meta = ScbfReadMeta(index, vs.state);
+	vs.meta = ScbfReadMeta(index);
 	ScbfMetaInfo(vs.meta, &vs.mi);
 	vs.nblocks = RelationGetNumberOfBlocks(index);
 	vs.named = palloc0(Max(vs.nblocks, 1));

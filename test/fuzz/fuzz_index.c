@@ -313,15 +313,17 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 	Size		nbytes = width / 8;
 	uint8	   *one = malloc(Max(nbytes, 1));
 	uint32		pos[SCBF_ROWS_MAX_K];
+	ScbfBand	band;
 
+	ScbfMetaBand(meta, &band);
 	memset(expected, 0, Max(nbytes, 1));
 	for (int h = 0; h < n; h++)
 	{
-		ScbfKeyPositions(state, col, hashes[h], pos);
+		ScbfKeyPositions(state, &band, col, hashes[h], pos);
 		memset(one, 0xFF, nbytes);
-		for (uint32 i = 0; i < state->geom.k; i++)
+		for (uint32 i = 0; i < band.geom.k; i++)
 		{
-			uint64		row = (uint64) i * state->geom.m + pos[i];
+			uint64		row = (uint64) i * band.geom.m + pos[i];
 			Page		page = cur_pages[BandBlock(meta, row / rpp)];
 			const uint8 *bytes = ScbfPageGetRows(page) +
 				(Size) (row % rpp) * width / 8;
@@ -670,10 +672,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!TRY(state = ScbfGetState(&fake_index)))
 		goto done;
 	CHECK(state->ncols >= 1 && state->ncols <= INDEX_MAX_KEYS);
-	CHECK(state->geom.k >= 1 && state->geom.k <= SCBF_ROWS_MAX_K);
-	CHECK(state->geom.m >= 1);
-	if (!TRY(meta = ScbfReadMeta(&fake_index, state)))
+	CHECK(state->k >= 1 && state->k <= SCBF_ROWS_MAX_K);
+	if (!TRY(meta = ScbfReadMeta(&fake_index)))
 		goto done;
+	CHECK(ScbfPageGetMeta(pages[0])->m >= 1);
 	nfilters = ScbfMetaFilters(meta);
 	fold_serial = ScbfMetaFoldSerial(meta);
 	NOTE("%u blocks, %d columns, %u filters, fold serial %llu\n", nblocks,
@@ -694,7 +696,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				  ScbfFilterKeys(f) == ScbfFilterKeys(table[c]));
 		if (!ScbfFilterInUse(f))
 			continue;
-		(void) ScbfFilterFpr(f, state->geom.k, state->geom.m);
+		(void) ScbfFilterFpr(f, state->k, ScbfPageGetMeta(pages[0])->m);
 		for (int col = 0; col < state->ncols && col < 4; col++)
 		{
 			BlockNumber root = ScbfFilterRoot(f, col);
