@@ -63,6 +63,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks header dependencies only for a server configured with
+# --enable-depend: every object depends on the project's headers, so that
+# a changed struct never meets an object compiled against the old one.
+$(OBJS): $(wildcard src/*.h)
+
 # Debian's server-dev package compiles LLVM bitcode with clang for JIT
 # inlining; scbf has no use for it and clang is not always installed.
 with_llvm = no
