@@ -135,10 +135,64 @@ DEFAULT FOR TYPE pg_catalog.oid USING scbf AS
 	OPERATOR	1	pg_catalog.= (pg_catalog.oid, pg_catalog.oid),
 	FUNCTION	1	pg_catalog.hashoid(pg_catalog.oid);
 
--- date, timestamptz, bytea, bool: up to PostgreSQL 17 the hash access
--- method hashes these with another type's function (hashint4, timestamp_hash,
--- hashvarlena, hashchar), from 18 with functions of their own (hashdate,
--- timestamptz_hash, hashbytea, hashbool) that return the same values.  Each
+CREATE OPERATOR CLASS oidvector_ops
+DEFAULT FOR TYPE pg_catalog.oidvector USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.oidvector, pg_catalog.oidvector),
+	FUNCTION	1	pg_catalog.hashoidvector(pg_catalog.oidvector);
+
+CREATE OPERATOR CLASS tid_ops
+DEFAULT FOR TYPE pg_catalog.tid USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.tid, pg_catalog.tid),
+	FUNCTION	1	pg_catalog.hashtid(pg_catalog.tid);
+
+CREATE OPERATOR CLASS aclitem_ops
+DEFAULT FOR TYPE pg_catalog.aclitem USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.aclitem, pg_catalog.aclitem),
+	FUNCTION	1	pg_catalog.hash_aclitem(pg_catalog.aclitem);
+
+CREATE OPERATOR CLASS jsonb_ops
+DEFAULT FOR TYPE pg_catalog.jsonb USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.jsonb, pg_catalog.jsonb),
+	FUNCTION	1	pg_catalog.jsonb_hash(pg_catalog.jsonb);
+
+-- The polymorphic classes, as the hash access method has them: every enum,
+-- array, range, multirange and composite type, those created after the
+-- extension included, uses them (CREATE INDEX finds a class for a pseudo-
+-- type the column's type is binary-coercible to).  Each hash function
+-- looks up the hash function of the value's own type, or of its elements,
+-- bounds or fields, with the collation the column passes: an array, range
+-- or composite whose element type has no hash function cannot be indexed,
+-- as with hash indexes.
+CREATE OPERATOR CLASS enum_ops
+DEFAULT FOR TYPE pg_catalog.anyenum USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyenum, pg_catalog.anyenum),
+	FUNCTION	1	pg_catalog.hashenum(pg_catalog.anyenum);
+
+CREATE OPERATOR CLASS array_ops
+DEFAULT FOR TYPE pg_catalog.anyarray USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyarray, pg_catalog.anyarray),
+	FUNCTION	1	pg_catalog.hash_array(pg_catalog.anyarray);
+
+CREATE OPERATOR CLASS range_ops
+DEFAULT FOR TYPE pg_catalog.anyrange USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyrange, pg_catalog.anyrange),
+	FUNCTION	1	pg_catalog.hash_range(pg_catalog.anyrange);
+
+CREATE OPERATOR CLASS multirange_ops
+DEFAULT FOR TYPE pg_catalog.anymultirange USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anymultirange, pg_catalog.anymultirange),
+	FUNCTION	1	pg_catalog.hash_multirange(pg_catalog.anymultirange);
+
+CREATE OPERATOR CLASS record_ops
+DEFAULT FOR TYPE pg_catalog.record USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.record, pg_catalog.record),
+	FUNCTION	1	pg_catalog.hash_record(pg_catalog.record);
+
+-- date, timestamptz, bytea, bool, xid, cid, xid8: up to PostgreSQL 17 the
+-- hash access method hashes these with another type's function (hashint4,
+-- timestamp_hash, hashvarlena, hashchar, hashint4, hashint4, hashint8), from
+-- 18 with functions of their own (hashdate, timestamptz_hash, hashbytea,
+-- hashbool, hashxid, hashcid, hashxid8) that return the same values.  Each
 -- class takes the function that this server's default hash operator class
 -- for the type uses, which is also what scbfvalidate() accepts, so one
 -- script serves every major and the hash values do not depend on it.
@@ -153,7 +207,10 @@ BEGIN
 		FROM (VALUES ('date_ops', 'pg_catalog.date'::pg_catalog.regtype),
 					 ('timestamptz_ops', 'pg_catalog.timestamptz'::pg_catalog.regtype),
 					 ('bytea_ops', 'pg_catalog.bytea'::pg_catalog.regtype),
-					 ('bool_ops', 'pg_catalog.bool'::pg_catalog.regtype))
+					 ('bool_ops', 'pg_catalog.bool'::pg_catalog.regtype),
+					 ('xid_ops', 'pg_catalog.xid'::pg_catalog.regtype),
+					 ('cid_ops', 'pg_catalog.cid'::pg_catalog.regtype),
+					 ('xid8_ops', 'pg_catalog.xid8'::pg_catalog.regtype))
 			 AS v(opcname, typid)
 		JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) v.typid
 		JOIN pg_catalog.pg_namespace tn ON tn.oid OPERATOR(pg_catalog.=) t.typnamespace
