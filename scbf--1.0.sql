@@ -194,8 +194,10 @@ DEFAULT FOR TYPE pg_catalog.record USING scbf AS
 -- 18 with functions of their own (hashdate, timestamptz_hash, hashbytea,
 -- hashbool, hashxid, hashcid, hashxid8) that return the same values.  Each
 -- class takes the function that this server's default hash operator class
--- for the type uses, which is also what scbfvalidate() accepts, so one
--- script serves every major and the hash values do not depend on it.
+-- for the type uses, so one script serves every major and the hash values
+-- do not depend on it.  scbfvalidate() accepts that function and, on 18,
+-- the older one too: a cluster that pg_upgrade brought from 15 or 17 keeps
+-- the classes as they were created there.
 DO $$
 DECLARE
 	c			record;

@@ -59,6 +59,31 @@ WHERE hc.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'hash')
 				  WHERE c.opcmethod = (SELECT oid FROM pg_am WHERE amname = 'scbf')
 					AND c.opcdefault AND c.opcintype = hc.opcintype);
 
+-- amvalidate takes the hash functions of every major: for the seven types
+-- that 18 gave functions of their own, the function 15 and 17 use is right
+-- too (a cluster that pg_upgrade brings to 18 keeps the classes the
+-- extension's script made on its first major); another type's function is
+-- not
+CREATE FUNCTION tm_older_class(typ regtype, func regprocedure) RETURNS bool
+LANGUAGE plpgsql AS $$
+DECLARE
+	ok bool;
+BEGIN
+	EXECUTE format('CREATE OPERATOR CLASS tm_older_ops FOR TYPE %s USING scbf AS OPERATOR 1 = (%s, %s), FUNCTION 1 %s',
+				   typ, typ, typ, func);
+	SELECT amvalidate(oid) INTO ok FROM pg_opclass
+	WHERE opcname = 'tm_older_ops' AND opcmethod = (SELECT oid FROM pg_am WHERE amname = 'scbf');
+	DROP OPERATOR FAMILY tm_older_ops USING scbf;
+	RETURN ok;
+END $$;
+SELECT v.typ, v.func, tm_older_class(v.typ::regtype, v.func::regprocedure) AS valid
+FROM (VALUES ('bool', 'hashchar("char")'), ('bytea', 'hashvarlena(internal)'),
+			 ('date', 'hashint4(int4)'), ('timestamptz', 'timestamp_hash(timestamp)'),
+			 ('xid', 'hashint4(int4)'), ('cid', 'hashint4(int4)'),
+			 ('xid8', 'hashint8(int8)'), ('bool', 'hashint4(int4)'),
+			 ('date', 'hashint8(int8)')) AS v(typ, func);
+DROP FUNCTION tm_older_class(regtype, regprocedure);
+
 CREATE TYPE tm_mood AS ENUM ('sad', 'ok', 'happy', 'unused');
 CREATE TYPE tm_pair AS (x int, y text);
 

@@ -4,13 +4,14 @@
  *	  Opclass validator for scbf.
  *
  * NOTES
- *	  Run by SELECT amvalidate(opclass_oid), not at CREATE OPERATOR CLASS.
- *	  Besides the usual shape checks (one strategy, one support function,
- *	  boolean operators, no ORDER BY entries), it checks what scbf's
- *	  correctness rests on: every operator (L, R) of a family has a hash
- *	  function for L and for R, since a scan hashes the key with the
- *	  function of the key's own type and must land where the column's
- *	  values landed.
+ *	  scbfvalidate runs by SELECT amvalidate(opclass_oid), not at CREATE
+ *	  OPERATOR CLASS.  Besides the usual shape checks (one strategy, one
+ *	  support function, boolean operators, no ORDER BY entries), it checks
+ *	  what scbf's correctness rests on: every operator (L, R) of a family
+ *	  has a hash function for L and for R, since a scan hashes the key with
+ *	  the function of the key's own type and must land where the column's
+ *	  values landed; and each hash function is the one the hash access
+ *	  method uses for its type (on this major, or before 18).
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -31,6 +32,7 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -38,21 +40,53 @@
 #include "scbf.h"
 
 /*
+ * The hash functions that the hash access method uses up to PostgreSQL 17
+ * for types that 18 gave functions of their own (hashbool, hashbytea,
+ * hashdate, timestamptz_hash, hashxid, hashcid, hashxid8).  Each returns the
+ * same value for a value of the type as its successor.  scbf--1.0.sql
+ * creates these classes with the function of the server it runs on, and a
+ * cluster that pg_upgrade brought to 18 from 15 or 17 keeps the older one,
+ * as the classes are copied, not created anew: both are right.
+ */
+static const struct
+{
+	Oid			typid;
+	Oid			funcid;
+}			ScbfOlderHashProcs[] =
+{
+	{BOOLOID, F_HASHCHAR},
+	{BYTEAOID, F_HASHVARLENA},
+	{DATEOID, F_HASHINT4},
+	{TIMESTAMPTZOID, F_TIMESTAMP_HASH},
+	{XIDOID, F_HASHINT4},
+	{CIDOID, F_HASHINT4},
+	{XID8OID, F_HASHINT8},
+};
+
+/*
  * True if funcid can serve as the hash function of type typid: an int4
- * function of one argument that the type is binary-coercible to, or the
- * very function the hash access method uses for the type.  The second case
- * covers the types that up to PostgreSQL 17 borrow another type's function
- * (hashint4 for date, timestamp_hash for timestamptz, hashchar for bool,
- * hashvarlena(internal) for bytea); 18 gave them functions of their own.
- * scbf--1.0.sql creates those classes with the same rule.
+ * function of one argument that the type is binary-coercible to (the
+ * polymorphic classes' functions take the pseudo-type itself), the very
+ * function the hash access method uses for the type on this server, or the
+ * one it used before 18 (ScbfOlderHashProcs).  The last two cover the types
+ * that borrow another type's function (hashint4 for date,
+ * hashvarlena(internal) for bytea, ...).
  */
 static bool
 ScbfCheckHashProc(Oid funcid, Oid typid)
 {
 	Oid			opclass;
+	int			i;
 
 	if (check_amproc_signature(funcid, INT4OID, false, 1, 1, typid))
 		return true;
+
+	for (i = 0; i < lengthof(ScbfOlderHashProcs); i++)
+	{
+		if (ScbfOlderHashProcs[i].typid == typid &&
+			ScbfOlderHashProcs[i].funcid == funcid)
+			return true;
+	}
 
 	opclass = GetDefaultOpClass(typid, HASH_AM_OID);
 	if (!OidIsValid(opclass))
