@@ -268,6 +268,69 @@ DEFAULT FOR TYPE pg_catalog.pg_lsn USING scbf AS
 	FUNCTION	1	pg_catalog.pg_lsn_hash(pg_catalog.pg_lsn);
 
 --
+-- Operator classes for the types of other extensions
+--
+-- A type of another extension (citext) gets its scbf operator class from
+-- a "bridge" extension that requires both, as hstore_plperl bridges hstore
+-- and plperl: scbf_citext (scbf_citext--1.0.sql).  Not a member of scbf,
+-- so that DROP EXTENSION citext CASCADE drops the bridge and the indexes
+-- that use it, not scbf with every scbf index; and pg_dump writes CREATE
+-- EXTENSION IF NOT EXISTS for it, which a restore that already made it
+-- passes over.
+--
+-- The event triggers below install a bridge as soon as scbf and the other
+-- extension are both installed: at the end of the other's CREATE EXTENSION
+-- (installed after scbf) and, for one installed before scbf (whose script
+-- cannot create an extension), at the start of the next CREATE INDEX or
+-- ALTER TABLE, before the command chooses operator classes.  Without the
+-- bridge CREATE INDEX would take text_ops for a citext column through
+-- binary coercion, whose equality is not citext's: scbf refuses to build
+-- such an index (ScbfCheckIndexEquality in src/scbfvalidate.c).
+--
+-- SECURITY DEFINER: an extension that is not trusted needs a superuser
+-- (scbf's installer) to create it, whoever runs the CREATE INDEX.  The
+-- function takes nothing from the command or its caller: it creates only
+-- the bridges named here, in scbf's schema, and only when missing.  A
+-- bridge that cannot be created is a warning, never a failed command.
+CREATE FUNCTION scbf_install_bridges()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	b			record;
+BEGIN
+	FOR b IN
+		SELECT v.bridge, v.ext, n.nspname
+		FROM (VALUES ('scbf_citext', 'citext')) AS v(bridge, ext)
+		JOIN pg_catalog.pg_extension s ON s.extname = 'scbf'
+		JOIN pg_catalog.pg_namespace n ON n.oid = s.extnamespace
+		WHERE EXISTS (SELECT FROM pg_catalog.pg_extension e
+					  WHERE e.extname = v.ext)
+		  AND NOT EXISTS (SELECT FROM pg_catalog.pg_extension e
+						  WHERE e.extname = v.bridge)
+	LOOP
+		BEGIN
+			EXECUTE pg_catalog.format('CREATE EXTENSION %I SCHEMA %I',
+									  b.bridge, b.nspname);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'could not create extension "%" for the scbf operator classes of extension "%": %',
+				b.bridge, b.ext, SQLERRM
+				USING HINT = pg_catalog.format('A superuser can run CREATE EXTENSION %s.', b.bridge);
+		END;
+	END LOOP;
+END
+$$;
+
+CREATE EVENT TRIGGER scbf_bridges_after_extension ON ddl_command_end
+	WHEN TAG IN ('CREATE EXTENSION')
+	EXECUTE FUNCTION @extschema@.scbf_install_bridges();
+
+CREATE EVENT TRIGGER scbf_bridges_before_index ON ddl_command_start
+	WHEN TAG IN ('CREATE INDEX', 'ALTER TABLE')
+	EXECUTE FUNCTION @extschema@.scbf_install_bridges();
+
+--
 -- Diagnostic and maintenance functions: see the end of this file.
 --
 
@@ -376,6 +439,9 @@ REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_probe(regclass, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM PUBLIC;
+-- Fired by the event triggers only (calling it is an error anyway); the
+-- event triggers run it whoever runs the command.
+REVOKE ALL ON FUNCTION scbf_install_bridges() FROM PUBLIC;
 
 --
 -- The mathematics of split counting Bloom filters, with the paper's errors

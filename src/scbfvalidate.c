@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * scbfvalidate.c
- *	  Opclass validator for scbf.
+ *	  Opclass validator for scbf, and the check of an index's operator
+ *	  classes against its columns' types at build.
  *
  * NOTES
  *	  scbfvalidate runs by SELECT amvalidate(opclass_oid), not at CREATE
@@ -12,6 +13,12 @@
  *	  the function of the key's own type and must land where the column's
  *	  values landed; and each hash function is the one the hash access
  *	  method uses for its type (on this major, or before 18).
+ *
+ *	  ScbfCheckIndexEquality runs at every build of an index.  CREATE INDEX
+ *	  takes a class for a type the column's type is binary-coercible to
+ *	  when the column's type has none of its own: citext columns would get
+ *	  text_ops, whose equality is case-sensitive, and the index could never
+ *	  serve citext's own "=".  It refuses such an index.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -28,10 +35,14 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_opclass.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
@@ -277,4 +288,106 @@ scbfvalidate(Oid opclassoid)
 	ReleaseSysCache(classtup);
 
 	return result;
+}
+
+/*
+ * The names of type typid and operator oprid for a message, qualified with
+ * their schema unless that is pg_catalog: the same on every major, whatever
+ * search_path the build runs with (from PostgreSQL 17 on, an index build
+ * runs with only pg_catalog and pg_temp in it).  palloc'd.
+ */
+static char *
+ScbfTypeName(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	bool		incatalog;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	incatalog = ((Form_pg_type) GETSTRUCT(tup))->typnamespace ==
+		PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return incatalog ? format_type_be(typid) : format_type_be_qualified(typid);
+}
+
+static char *
+ScbfOperatorName(Oid oprid)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(oprid));
+	bool		incatalog;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator %u", oprid);
+	incatalog = ((Form_pg_operator) GETSTRUCT(tup))->oprnamespace ==
+		PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return incatalog ? format_operator(oprid) : format_operator_qualified(oprid);
+}
+
+/*
+ * ScbfCheckIndexEquality
+ *		Raise an error if a key column of index is hashed by an operator
+ *		family that lacks the equality operator of the column's type: the
+ *		"=" of the type's default hash operator class (found as CREATE INDEX
+ *		finds one, through binary coercion and domains).  The index would
+ *		hash the values by another type's notion of equality (text's for a
+ *		citext column) and no query on the column's own "=" could use it.
+ *		Types without a default hash operator class are not checked.
+ *
+ * Called at the start of every build (CREATE INDEX, REINDEX, rewrites), with
+ * the index open; takes no lock and leaves nothing allocated that matters.
+ */
+void
+ScbfCheckIndexEquality(Relation index)
+{
+	TupleDesc	tupdesc = RelationGetDescr(index);
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			col;
+
+	for (col = 0; col < ncols; col++)
+	{
+		Oid			typid = TupleDescAttr(tupdesc, col)->atttypid;
+		Oid			hashopclass;
+		Oid			hashintype;
+		Oid			eqop;
+		oidvector  *indclass;
+		bool		isnull;
+		HeapTuple	classtup;
+		char	   *opcname;
+
+		hashopclass = GetDefaultOpClass(typid, HASH_AM_OID);
+		if (!OidIsValid(hashopclass))
+			continue;
+		hashintype = get_opclass_input_type(hashopclass);
+		eqop = get_opfamily_member(get_opclass_family(hashopclass),
+								   hashintype, hashintype,
+								   HTEqualStrategyNumber);
+		if (!OidIsValid(eqop) || op_in_opfamily(eqop, index->rd_opfamily[col]))
+			continue;
+
+		/* the operator class, to name it */
+		indclass = (oidvector *)
+			DatumGetPointer(SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
+											Anum_pg_index_indclass, &isnull));
+		Assert(!isnull);
+		classtup = SearchSysCache1(CLAOID,
+								   ObjectIdGetDatum(indclass->values[col]));
+		if (!HeapTupleIsValid(classtup))
+			elog(ERROR, "cache lookup failed for operator class %u",
+				 indclass->values[col]);
+		opcname = pstrdup(NameStr(((Form_pg_opclass) GETSTRUCT(classtup))->opcname));
+		ReleaseSysCache(classtup);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("operator class \"%s\" of access method %s does not have the equality of type %s",
+						opcname, "scbf", ScbfTypeName(typid)),
+				 errdetail("Column %d of index \"%s\" would be hashed as type %s, so no query using operator %s could use the index.",
+						   col + 1, RelationGetRelationName(index),
+						   ScbfTypeName(index->rd_opcintype[col]),
+						   ScbfOperatorName(eqop)),
+				 errhint("Create an scbf operator class for type %s (CREATE EXTENSION scbf_citext does for citext), or index the column cast to %s.",
+						 ScbfTypeName(typid),
+						 ScbfTypeName(index->rd_opcintype[col]))));
+	}
 }
