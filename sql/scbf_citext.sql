@@ -4,6 +4,7 @@
 -- triggers install once scbf and citext are both there, whichever came
 -- first; an index whose operator class does not have the equality of its
 -- column's type (text_ops on a citext column) is refused, with a hint.
+-- Another extension's type (hstore) takes a class made by hand.
 -- Every answer goes through scbf_same(), which compares it with a
 -- sequential scan and fails loudly on any difference, on a plan without
 -- the index, on no rows.
@@ -147,6 +148,24 @@ DROP FUNCTION ci_check();
 DROP TABLE ci;
 DROP EXTENSION citext CASCADE;
 SELECT extname FROM pg_extension WHERE extname IN ('scbf', 'scbf_citext', 'citext');
+
+-- another extension's type with a default hash operator class: the class
+-- the README shows, made by hand with the type's own "=" and hash function
+CREATE EXTENSION hstore;
+CREATE OPERATOR CLASS hstore_ops DEFAULT FOR TYPE hstore USING scbf AS
+    OPERATOR 1 = (hstore, hstore),
+    FUNCTION 1 hstore_hash(hstore);
+SELECT amvalidate(oid) FROM pg_opclass
+WHERE opcname = 'hstore_ops' AND opcmethod = (SELECT oid FROM pg_am WHERE amname = 'scbf');
+CREATE TABLE hs (id int, h hstore);
+INSERT INTO hs SELECT g, hstore('k', (g % 100)::text) || hstore('j', (g % 7)::text)
+FROM generate_series(1, 3000) g;
+CREATE INDEX hs_h ON hs USING scbf (h);
+SELECT scbf_same('SELECT * FROM hs WHERE h = ''j=>0, k=>42''') AS hstore_eq,
+	scbf_empty('SELECT * FROM hs WHERE h = ''j=>7, k=>42''') AS hstore_absent;
+SELECT scbf_verify('hs_h', heapallindexed => true);
+DROP TABLE hs;
+DROP EXTENSION hstore CASCADE;
 
 -- citext installed before scbf (a database of its own): the first CREATE
 -- INDEX installs the bridge, before it chooses the operator class
