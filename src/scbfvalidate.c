@@ -291,10 +291,10 @@ scbfvalidate(Oid opclassoid)
 }
 
 /*
- * The names of type typid and operator oprid for a message, qualified with
- * their schema unless that is pg_catalog: the same on every major, whatever
- * search_path the build runs with (from PostgreSQL 17 on, an index build
- * runs with only pg_catalog and pg_temp in it).  palloc'd.
+ * The name of type typid for a message, qualified with its schema unless
+ * that is pg_catalog: the same on every major, whatever search_path the
+ * build runs with (from PostgreSQL 17 on, an index build runs with only
+ * pg_catalog and pg_temp in it).  palloc'd.
  */
 static char *
 ScbfTypeName(Oid typid)
@@ -310,6 +310,10 @@ ScbfTypeName(Oid typid)
 	return incatalog ? format_type_be(typid) : format_type_be_qualified(typid);
 }
 
+/*
+ * The name of operator oprid with its argument types for a message, as
+ * ScbfTypeName names a type.  palloc'd.
+ */
 static char *
 ScbfOperatorName(Oid oprid)
 {
