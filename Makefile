@@ -8,7 +8,8 @@
 # test/run-tests and test/run-demo wrap all of this for a fresh Debian 12
 # machine (packages, throwaway cluster, clean-up); see README.md.
 
-EXTENSION = scbf
+# scbf_citext: scbf's operator class for citext (scbf_citext--1.0.sql)
+EXTENSION = scbf scbf_citext
 MODULE_big = scbf
 OBJS = \
 	src/scbf.o \
@@ -37,12 +38,12 @@ OBJS = \
 
 # as default_version in scbf.control, debian/changelog and META.json
 EXTVERSION = 1.0
-DATA = scbf--1.0.sql
+DATA = scbf--1.0.sql scbf_citext--1.0.sql
 PGFILEDESC = "scbf - split counting Bloom filter index access method"
 
 REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
-	scbf_types scbf_equality scbf_collation scbf_crosscoll scbf_forms \
+	scbf_types scbf_types_more scbf_citext scbf_equality scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
 	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_readme scbf_delta \
 	scbf_fold_helpers scbf_security

@@ -135,13 +135,69 @@ DEFAULT FOR TYPE pg_catalog.oid USING scbf AS
 	OPERATOR	1	pg_catalog.= (pg_catalog.oid, pg_catalog.oid),
 	FUNCTION	1	pg_catalog.hashoid(pg_catalog.oid);
 
--- date, timestamptz, bytea, bool: up to PostgreSQL 17 the hash access
--- method hashes these with another type's function (hashint4, timestamp_hash,
--- hashvarlena, hashchar), from 18 with functions of their own (hashdate,
--- timestamptz_hash, hashbytea, hashbool) that return the same values.  Each
+CREATE OPERATOR CLASS oidvector_ops
+DEFAULT FOR TYPE pg_catalog.oidvector USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.oidvector, pg_catalog.oidvector),
+	FUNCTION	1	pg_catalog.hashoidvector(pg_catalog.oidvector);
+
+CREATE OPERATOR CLASS tid_ops
+DEFAULT FOR TYPE pg_catalog.tid USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.tid, pg_catalog.tid),
+	FUNCTION	1	pg_catalog.hashtid(pg_catalog.tid);
+
+CREATE OPERATOR CLASS aclitem_ops
+DEFAULT FOR TYPE pg_catalog.aclitem USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.aclitem, pg_catalog.aclitem),
+	FUNCTION	1	pg_catalog.hash_aclitem(pg_catalog.aclitem);
+
+CREATE OPERATOR CLASS jsonb_ops
+DEFAULT FOR TYPE pg_catalog.jsonb USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.jsonb, pg_catalog.jsonb),
+	FUNCTION	1	pg_catalog.jsonb_hash(pg_catalog.jsonb);
+
+-- The polymorphic classes, as the hash access method has them: every enum,
+-- array, range, multirange and composite type, those created after the
+-- extension included, uses them (CREATE INDEX finds a class for a pseudo-
+-- type the column's type is binary-coercible to).  Each hash function
+-- looks up the hash function of the value's own type, or of its elements,
+-- bounds or fields, with the collation the column passes: an array, range
+-- or composite whose element type has no hash function cannot be indexed,
+-- as with hash indexes.
+CREATE OPERATOR CLASS enum_ops
+DEFAULT FOR TYPE pg_catalog.anyenum USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyenum, pg_catalog.anyenum),
+	FUNCTION	1	pg_catalog.hashenum(pg_catalog.anyenum);
+
+CREATE OPERATOR CLASS array_ops
+DEFAULT FOR TYPE pg_catalog.anyarray USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyarray, pg_catalog.anyarray),
+	FUNCTION	1	pg_catalog.hash_array(pg_catalog.anyarray);
+
+CREATE OPERATOR CLASS range_ops
+DEFAULT FOR TYPE pg_catalog.anyrange USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anyrange, pg_catalog.anyrange),
+	FUNCTION	1	pg_catalog.hash_range(pg_catalog.anyrange);
+
+CREATE OPERATOR CLASS multirange_ops
+DEFAULT FOR TYPE pg_catalog.anymultirange USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.anymultirange, pg_catalog.anymultirange),
+	FUNCTION	1	pg_catalog.hash_multirange(pg_catalog.anymultirange);
+
+CREATE OPERATOR CLASS record_ops
+DEFAULT FOR TYPE pg_catalog.record USING scbf AS
+	OPERATOR	1	pg_catalog.= (pg_catalog.record, pg_catalog.record),
+	FUNCTION	1	pg_catalog.hash_record(pg_catalog.record);
+
+-- date, timestamptz, bytea, bool, xid, cid, xid8: up to PostgreSQL 17 the
+-- hash access method hashes these with another type's function (hashint4,
+-- timestamp_hash, hashvarlena, hashchar, hashint4, hashint4, hashint8), from
+-- 18 with functions of their own (hashdate, timestamptz_hash, hashbytea,
+-- hashbool, hashxid, hashcid, hashxid8) that return the same values.  Each
 -- class takes the function that this server's default hash operator class
--- for the type uses, which is also what scbfvalidate() accepts, so one
--- script serves every major and the hash values do not depend on it.
+-- for the type uses, so one script serves every major and the hash values
+-- do not depend on it.  scbfvalidate() accepts that function and, on 18,
+-- the older one too: a cluster that pg_upgrade brought from 15 or 17 keeps
+-- the classes as they were created there.
 DO $$
 DECLARE
 	c			record;
@@ -153,7 +209,10 @@ BEGIN
 		FROM (VALUES ('date_ops', 'pg_catalog.date'::pg_catalog.regtype),
 					 ('timestamptz_ops', 'pg_catalog.timestamptz'::pg_catalog.regtype),
 					 ('bytea_ops', 'pg_catalog.bytea'::pg_catalog.regtype),
-					 ('bool_ops', 'pg_catalog.bool'::pg_catalog.regtype))
+					 ('bool_ops', 'pg_catalog.bool'::pg_catalog.regtype),
+					 ('xid_ops', 'pg_catalog.xid'::pg_catalog.regtype),
+					 ('cid_ops', 'pg_catalog.cid'::pg_catalog.regtype),
+					 ('xid8_ops', 'pg_catalog.xid8'::pg_catalog.regtype))
 			 AS v(opcname, typid)
 		JOIN pg_catalog.pg_type t ON t.oid OPERATOR(pg_catalog.=) v.typid
 		JOIN pg_catalog.pg_namespace tn ON tn.oid OPERATOR(pg_catalog.=) t.typnamespace
@@ -207,6 +266,69 @@ CREATE OPERATOR CLASS pg_lsn_ops
 DEFAULT FOR TYPE pg_catalog.pg_lsn USING scbf AS
 	OPERATOR	1	pg_catalog.= (pg_catalog.pg_lsn, pg_catalog.pg_lsn),
 	FUNCTION	1	pg_catalog.pg_lsn_hash(pg_catalog.pg_lsn);
+
+--
+-- Operator classes for the types of other extensions
+--
+-- A type of another extension (citext) gets its scbf operator class from
+-- a "bridge" extension that requires both, as hstore_plperl bridges hstore
+-- and plperl: scbf_citext (scbf_citext--1.0.sql).  Not a member of scbf,
+-- so that DROP EXTENSION citext CASCADE drops the bridge and the indexes
+-- that use it, not scbf with every scbf index; and pg_dump writes CREATE
+-- EXTENSION IF NOT EXISTS for it, which a restore that already made it
+-- passes over.
+--
+-- The event triggers below install a bridge as soon as scbf and the other
+-- extension are both installed: at the end of the other's CREATE EXTENSION
+-- (installed after scbf) and, for one installed before scbf (whose script
+-- cannot create an extension), at the start of the next CREATE INDEX or
+-- ALTER TABLE, before the command chooses operator classes.  Without the
+-- bridge CREATE INDEX would take text_ops for a citext column through
+-- binary coercion, whose equality is not citext's: scbf refuses to build
+-- such an index (ScbfCheckIndexEquality in src/scbfvalidate.c).
+--
+-- SECURITY DEFINER: an extension that is not trusted needs a superuser
+-- (scbf's installer) to create it, whoever runs the CREATE INDEX.  The
+-- function takes nothing from the command or its caller: it creates only
+-- the bridges named here, in scbf's schema, and only when missing.  A
+-- bridge that cannot be created is a warning, never a failed command.
+CREATE FUNCTION scbf_install_bridges()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	b			record;
+BEGIN
+	FOR b IN
+		SELECT v.bridge, v.ext, n.nspname
+		FROM (VALUES ('scbf_citext', 'citext')) AS v(bridge, ext)
+		JOIN pg_catalog.pg_extension s ON s.extname = 'scbf'
+		JOIN pg_catalog.pg_namespace n ON n.oid = s.extnamespace
+		WHERE EXISTS (SELECT FROM pg_catalog.pg_extension e
+					  WHERE e.extname = v.ext)
+		  AND NOT EXISTS (SELECT FROM pg_catalog.pg_extension e
+						  WHERE e.extname = v.bridge)
+	LOOP
+		BEGIN
+			EXECUTE pg_catalog.format('CREATE EXTENSION %I SCHEMA %I',
+									  b.bridge, b.nspname);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'could not create extension "%" for the scbf operator classes of extension "%": %',
+				b.bridge, b.ext, SQLERRM
+				USING HINT = pg_catalog.format('A superuser can run CREATE EXTENSION %s.', b.bridge);
+		END;
+	END LOOP;
+END
+$$;
+
+CREATE EVENT TRIGGER scbf_bridges_after_extension ON ddl_command_end
+	WHEN TAG IN ('CREATE EXTENSION')
+	EXECUTE FUNCTION @extschema@.scbf_install_bridges();
+
+CREATE EVENT TRIGGER scbf_bridges_before_index ON ddl_command_start
+	WHEN TAG IN ('CREATE INDEX', 'ALTER TABLE')
+	EXECUTE FUNCTION @extschema@.scbf_install_bridges();
 
 --
 -- Diagnostic and maintenance functions: see the end of this file.
@@ -317,6 +439,9 @@ REVOKE ALL ON FUNCTION scbf_probe(regclass, anyelement, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_probe(regclass, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_verify(regclass, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_clean_pending(regclass) FROM PUBLIC;
+-- Fired by the event triggers only (calling it is an error anyway); the
+-- event triggers run it whoever runs the command.
+REVOKE ALL ON FUNCTION scbf_install_bridges() FROM PUBLIC;
 
 --
 -- The mathematics of split counting Bloom filters, with the paper's errors

@@ -23,7 +23,7 @@ WHERE p.proname IN ('scbf_index_info', 'scbf_segments', 'scbf_filters', 'scbf_pa
 					'scbf_probe', 'scbf_verify', 'scbf_clean_pending',
 					'scbf_may_contain', 'scbf_table_may_contain', 'scbf_route', 'scbf_lookup',
 					'scbf_is_distributed', 'scbf_shard_nodes', 'scbf_read_shards',
-					'scbf_run_on_nodes', 'scbf_schema')
+					'scbf_run_on_nodes', 'scbf_schema', 'scbf_install_bridges')
 ORDER BY p.oid::regprocedure::text;
 -- but the mathematics, yes
 SELECT count(*) AS math_functions,
@@ -35,7 +35,8 @@ WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
 						'scbf_probe', 'scbf_verify',
 						'scbf_clean_pending', 'scbf_may_contain', 'scbf_table_may_contain',
 						'scbf_route', 'scbf_lookup', 'scbf_is_distributed', 'scbf_shard_nodes',
-						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema');
+						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema',
+						'scbf_install_bridges');
 
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse

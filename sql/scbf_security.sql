@@ -69,19 +69,22 @@ WHERE d.deptype = 'e' AND (d.classid, d.objid) IN (
 	UNION ALL SELECT 'pg_type'::regclass, oid FROM pg_type WHERE typnamespace IN ('target'::regnamespace, 'hostile'::regnamespace));
 
 -- The rules PostgreSQL documents for extension scripts, checked on every
--- installed script of scbf (this version's and any upgrade script), with
--- comments removed: no CREATE OR REPLACE and no IF NOT EXISTS (either
--- would adopt an object someone created first), and no SQL or PL function
--- body (whose unqualified names would resolve at run time under the
--- caller's search_path) unless the function carries SET search_path.  The
--- extension is not trusted: only a superuser installs it.
+-- installed script of scbf and of scbf_citext (this version's and any
+-- upgrade script), with comments removed: no CREATE OR REPLACE and no IF
+-- NOT EXISTS (either would adopt an object someone created first), and no
+-- SQL or PL function body (whose unqualified names would resolve at run
+-- time under the caller's search_path) unless the function carries SET
+-- search_path.  The extension is not trusted: only a superuser installs
+-- it.  One function is SECURITY DEFINER: the event triggers' function
+-- (scbf_install_bridges), which creates scbf_citext, an extension only a
+-- superuser may create, when a CREATE INDEX of anyone's needs it.
 SELECT count(*) > 0 AS scripts_read,
 	count(*) FILTER (WHERE body ~* 'create\s+or\s+replace') AS create_or_replace,
 	count(*) FILTER (WHERE body ~* 'if\s+not\s+exists') AS if_not_exists
 FROM (SELECT f, regexp_replace(pg_read_file(d || '/' || f), '--[^\n]*', '', 'g') AS body
 	  FROM (SELECT setting || '/extension' AS d FROM pg_config WHERE name = 'SHAREDIR') dir,
 		   pg_ls_dir(d) f
-	  WHERE f ~ '^scbf--.*\.sql$') scripts;
+	  WHERE f ~ '^scbf(_citext)?--.*\.sql$') scripts;
 SELECT count(*) AS functions,
 	count(*) FILTER (WHERE l.lanname <> 'c') AS not_c,
 	count(*) FILTER (WHERE l.lanname <> 'c' AND NOT coalesce(p.proconfig::text ~ 'search_path=', false)) AS not_c_without_search_path,
@@ -90,7 +93,7 @@ FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scbf
 JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
 JOIN pg_language l ON l.oid = p.prolang
 WHERE d.deptype = 'e';
-SELECT name, version, superuser, trusted FROM pg_available_extension_versions WHERE name = 'scbf';
+SELECT name, version, superuser, trusted FROM pg_available_extension_versions WHERE name IN ('scbf', 'scbf_citext') ORDER BY name;
 
 -- a table and its indexes, made under a clean search_path
 SET search_path = public, target;

@@ -174,21 +174,18 @@ SELECT scbf_empty('SELECT * FROM ty_7 WHERE c = ''text-42''') AS text_absent,
 SELECT count(*) > 500 AS reused FROM ty_7
 WHERE id > 3000 AND (ctid::text::point)[0] < :ty7_blocks;
 
--- a type without an scbf operator class is an error naming the type
+-- a type without an scbf operator class (one without a hash operator
+-- class: composites, ranges, jsonb and the rest are in scbf_types_more) is
+-- an error naming the type
 \set VERBOSITY terse
-CREATE TABLE ty_bad (i int, p point, r int4range, j jsonb);
-CREATE TYPE ty_comp AS (x int, y text);
-ALTER TABLE ty_bad ADD COLUMN c ty_comp;
+CREATE TABLE ty_bad (i int, p point, b box);
 CREATE INDEX ON ty_bad USING scbf (p);
-CREATE INDEX ON ty_bad USING scbf (c);
-CREATE INDEX ON ty_bad USING scbf (r);
-CREATE INDEX ON ty_bad USING scbf (j);
+CREATE INDEX ON ty_bad USING scbf (b);
 CREATE INDEX ON ty_bad USING scbf (i, p);
 -- nor can an operator class of another type be forced on a column
 CREATE INDEX ON ty_bad USING scbf ((1::int4) int8_ops);
 \set VERBOSITY default
 DROP TABLE ty_bad;
-DROP TYPE ty_comp;
 
 DO $$
 DECLARE s record;

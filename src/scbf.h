@@ -977,6 +977,7 @@ extern void scbfcostestimate(PlannerInfo *root, IndexPath *path,
 
 /* scbfvalidate.c */
 extern bool scbfvalidate(Oid opclassoid);
+extern void ScbfCheckIndexEquality(Relation index);
 
 /* scbfinspect.c */
 extern void ScbfInspectProbe(FunctionCallInfo fcinfo, Relation index, ScanKey key);

@@ -574,6 +574,8 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
+	/* no index whose equality is not its columns' (scbfvalidate.c) */
+	ScbfCheckIndexEquality(index);
 
 	/* block 0 is the metapage, written last */
 	metabuf = ScbfNewBuffer(index);

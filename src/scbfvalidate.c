@@ -1,16 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * scbfvalidate.c
- *	  Opclass validator for scbf.
+ *	  Opclass validator for scbf, and the check of an index's operator
+ *	  classes against its columns' types at build.
  *
  * NOTES
- *	  Run by SELECT amvalidate(opclass_oid), not at CREATE OPERATOR CLASS.
- *	  Besides the usual shape checks (one strategy, one support function,
- *	  boolean operators, no ORDER BY entries), it checks what scbf's
- *	  correctness rests on: every operator (L, R) of a family has a hash
- *	  function for L and for R, since a scan hashes the key with the
- *	  function of the key's own type and must land where the column's
- *	  values landed.
+ *	  scbfvalidate runs by SELECT amvalidate(opclass_oid), not at CREATE
+ *	  OPERATOR CLASS.  Besides the usual shape checks (one strategy, one
+ *	  support function, boolean operators, no ORDER BY entries), it checks
+ *	  what scbf's correctness rests on: every operator (L, R) of a family
+ *	  has a hash function for L and for R, since a scan hashes the key with
+ *	  the function of the key's own type and must land where the column's
+ *	  values landed; and each hash function is the one the hash access
+ *	  method uses for its type (on this major, or before 18).
+ *
+ *	  ScbfCheckIndexEquality runs at every build of an index.  CREATE INDEX
+ *	  takes a class for a type the column's type is binary-coercible to
+ *	  when the column's type has none of its own: citext columns would get
+ *	  text_ops, whose equality is case-sensitive, and the index could never
+ *	  serve citext's own "=".  It refuses such an index.
  *
  * Portions Copyright (c) 2026, scbf developers
  *
@@ -27,10 +35,15 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_opclass.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -38,21 +51,53 @@
 #include "scbf.h"
 
 /*
+ * The hash functions that the hash access method uses up to PostgreSQL 17
+ * for types that 18 gave functions of their own (hashbool, hashbytea,
+ * hashdate, timestamptz_hash, hashxid, hashcid, hashxid8).  Each returns the
+ * same value for a value of the type as its successor.  scbf--1.0.sql
+ * creates these classes with the function of the server it runs on, and a
+ * cluster that pg_upgrade brought to 18 from 15 or 17 keeps the older one,
+ * as the classes are copied, not created anew: both are right.
+ */
+static const struct
+{
+	Oid			typid;
+	Oid			funcid;
+}			ScbfOlderHashProcs[] =
+{
+	{BOOLOID, F_HASHCHAR},
+	{BYTEAOID, F_HASHVARLENA},
+	{DATEOID, F_HASHINT4},
+	{TIMESTAMPTZOID, F_TIMESTAMP_HASH},
+	{XIDOID, F_HASHINT4},
+	{CIDOID, F_HASHINT4},
+	{XID8OID, F_HASHINT8},
+};
+
+/*
  * True if funcid can serve as the hash function of type typid: an int4
- * function of one argument that the type is binary-coercible to, or the
- * very function the hash access method uses for the type.  The second case
- * covers the types that up to PostgreSQL 17 borrow another type's function
- * (hashint4 for date, timestamp_hash for timestamptz, hashchar for bool,
- * hashvarlena(internal) for bytea); 18 gave them functions of their own.
- * scbf--1.0.sql creates those classes with the same rule.
+ * function of one argument that the type is binary-coercible to (the
+ * polymorphic classes' functions take the pseudo-type itself), the very
+ * function the hash access method uses for the type on this server, or the
+ * one it used before 18 (ScbfOlderHashProcs).  The last two cover the types
+ * that borrow another type's function (hashint4 for date,
+ * hashvarlena(internal) for bytea, ...).
  */
 static bool
 ScbfCheckHashProc(Oid funcid, Oid typid)
 {
 	Oid			opclass;
+	int			i;
 
 	if (check_amproc_signature(funcid, INT4OID, false, 1, 1, typid))
 		return true;
+
+	for (i = 0; i < lengthof(ScbfOlderHashProcs); i++)
+	{
+		if (ScbfOlderHashProcs[i].typid == typid &&
+			ScbfOlderHashProcs[i].funcid == funcid)
+			return true;
+	}
 
 	opclass = GetDefaultOpClass(typid, HASH_AM_OID);
 	if (!OidIsValid(opclass))
@@ -243,4 +288,110 @@ scbfvalidate(Oid opclassoid)
 	ReleaseSysCache(classtup);
 
 	return result;
+}
+
+/*
+ * The name of type typid for a message, qualified with its schema unless
+ * that is pg_catalog: the same on every major, whatever search_path the
+ * build runs with (from PostgreSQL 17 on, an index build runs with only
+ * pg_catalog and pg_temp in it).  palloc'd.
+ */
+static char *
+ScbfTypeName(Oid typid)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	bool		incatalog;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	incatalog = ((Form_pg_type) GETSTRUCT(tup))->typnamespace ==
+		PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return incatalog ? format_type_be(typid) : format_type_be_qualified(typid);
+}
+
+/*
+ * The name of operator oprid with its argument types for a message, as
+ * ScbfTypeName names a type.  palloc'd.
+ */
+static char *
+ScbfOperatorName(Oid oprid)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(oprid));
+	bool		incatalog;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for operator %u", oprid);
+	incatalog = ((Form_pg_operator) GETSTRUCT(tup))->oprnamespace ==
+		PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return incatalog ? format_operator(oprid) : format_operator_qualified(oprid);
+}
+
+/*
+ * ScbfCheckIndexEquality
+ *		Raise an error if a key column of index is hashed by an operator
+ *		family that lacks the equality operator of the column's type: the
+ *		"=" of the type's default hash operator class (found as CREATE INDEX
+ *		finds one, through binary coercion and domains).  The index would
+ *		hash the values by another type's notion of equality (text's for a
+ *		citext column) and no query on the column's own "=" could use it.
+ *		Types without a default hash operator class are not checked.
+ *
+ * Called at the start of every build (CREATE INDEX, REINDEX, rewrites), with
+ * the index open; takes no lock and leaves nothing allocated that matters.
+ */
+void
+ScbfCheckIndexEquality(Relation index)
+{
+	TupleDesc	tupdesc = RelationGetDescr(index);
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			col;
+
+	for (col = 0; col < ncols; col++)
+	{
+		Oid			typid = TupleDescAttr(tupdesc, col)->atttypid;
+		Oid			hashopclass;
+		Oid			hashintype;
+		Oid			eqop;
+		oidvector  *indclass;
+		bool		isnull;
+		HeapTuple	classtup;
+		char	   *opcname;
+
+		hashopclass = GetDefaultOpClass(typid, HASH_AM_OID);
+		if (!OidIsValid(hashopclass))
+			continue;
+		hashintype = get_opclass_input_type(hashopclass);
+		eqop = get_opfamily_member(get_opclass_family(hashopclass),
+								   hashintype, hashintype,
+								   HTEqualStrategyNumber);
+		if (!OidIsValid(eqop) || op_in_opfamily(eqop, index->rd_opfamily[col]))
+			continue;
+
+		/* the operator class, to name it */
+		indclass = (oidvector *)
+			DatumGetPointer(SysCacheGetAttr(INDEXRELID, index->rd_indextuple,
+											Anum_pg_index_indclass, &isnull));
+		Assert(!isnull);
+		classtup = SearchSysCache1(CLAOID,
+								   ObjectIdGetDatum(indclass->values[col]));
+		if (!HeapTupleIsValid(classtup))
+			elog(ERROR, "cache lookup failed for operator class %u",
+				 indclass->values[col]);
+		opcname = pstrdup(NameStr(((Form_pg_opclass) GETSTRUCT(classtup))->opcname));
+		ReleaseSysCache(classtup);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("operator class \"%s\" of access method %s does not have the equality of type %s",
+						opcname, "scbf", ScbfTypeName(typid)),
+				 errdetail("Column %d of index \"%s\" would be hashed as type %s, so no query using operator %s could use the index.",
+						   col + 1, RelationGetRelationName(index),
+						   ScbfTypeName(index->rd_opcintype[col]),
+						   ScbfOperatorName(eqop)),
+				 errhint("Create an scbf operator class for type %s (CREATE EXTENSION scbf_citext does for citext), or index the column cast to %s.",
+						 ScbfTypeName(typid),
+						 ScbfTypeName(index->rd_opcintype[col]))));
+	}
 }

@@ -1,8 +1,10 @@
 --
 -- test/sqlsmith/schema.sql: the database sqlsmith fuzzes (test/sqlsmith/run).
 --
--- Four tables whose columns cover every type scbf has an operator class for
--- (scbf--1.0.sql; varchar and cidr through the text and inet classes), each
+-- Five tables whose columns cover every type scbf has an operator class for
+-- (scbf--1.0.sql; varchar and cidr through the text and inet classes, an
+-- enum, an int4 array, a range, a multirange and a composite type through
+-- the polymorphic classes; citext through scbf_citext), each
 -- column with its own scbf index, plus two multicolumn indexes; NULL in
 -- every 11th row, and small segments and sparse heap pages so that each
 -- index has several.  The
@@ -17,6 +19,8 @@
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
+-- (scbf's event triggers add scbf_citext)
+CREATE EXTENSION IF NOT EXISTS citext;
 RESET client_min_messages;
 
 -- (a throwaway cluster: the password is the role's name)
@@ -48,6 +52,11 @@ CREATE TABLE times (id int, d date, ts timestamp, tstz timestamptz,
 	tm time, tmtz timetz, iv interval) WITH (fillfactor = 10);
 CREATE TABLE nets (id int, ip inet, cid cidr, mac macaddr, mac8 macaddr8,
 	lsn pg_lsn) WITH (fillfactor = 10);
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TYPE pair AS (x int, y text);
+CREATE TABLE others (id int, e mood, j jsonb, a int4[], r int4range,
+	mr int4multirange, p pair, tid tid, x xid, x8 xid8, c cid, ov oidvector,
+	ac aclitem, ci public.citext) WITH (fillfactor = 10);
 
 -- rows 1 .. 500 (few, so that sqlsmith's joins seldom run into its 1 s
 -- statement_timeout), at ten or so a page (fillfactor 10) so that each
@@ -79,6 +88,17 @@ SELECT g, ('10.0.' || (g % 50) || '.' || (g % 250))::inet,
 	('08:00:2b:01:02:03:04:' || lpad(to_hex(g % 256), 2, '0'))::macaddr8,
 	('0/' || to_hex(g % 5000))::pg_lsn
 FROM generate_series(1, 500) g;
+INSERT INTO others
+SELECT g, (ARRAY['sad', 'ok', 'happy'])[g % 3 + 1]::mood,
+	jsonb_build_object('a', g % 100, 'b', jsonb_build_array(g % 7, 'x')),
+	ARRAY[g % 50, g % 7], int4range(g % 40, g % 40 + 5),
+	int4multirange(int4range(g % 30, g % 30 + 2), int4range(100, 101)),
+	ROW(g % 70, 'y' || g % 7)::pair, format('(%s,%s)', g % 90, g % 3 + 1)::tid,
+	(g % 500)::text::xid, (g % 500 + 4294967296)::text::xid8,
+	(g % 400)::text::cid, ((g % 20) || ' ' || (g % 3))::oidvector,
+	makeaclitem(0, 10, (ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE'])[g % 4 + 1], false),
+	(ARRAY['User', 'USER', 'user'])[g % 3 + 1] || (g % 400) || '@Example.COM'
+FROM generate_series(1, 500) g;
 
 -- NULL in every 11th row, every column but id
 DO $$
@@ -88,7 +108,8 @@ BEGIN
 	FOR r IN SELECT attrelid::regclass AS tab, attname
 		FROM pg_attribute
 		WHERE attrelid IN ('nums'::regclass, 'texts'::regclass,
-						   'times'::regclass, 'nets'::regclass)
+						   'times'::regclass, 'nets'::regclass,
+						   'others'::regclass)
 		  AND attnum > 0 AND NOT attisdropped AND attname <> 'id'
 	LOOP
 		EXECUTE format('UPDATE %s SET %I = NULL WHERE id %% 11 = 0',
@@ -104,7 +125,8 @@ BEGIN
 	FOR r IN SELECT attrelid::regclass AS tab, attname
 		FROM pg_attribute
 		WHERE attrelid IN ('nums'::regclass, 'texts'::regclass,
-						   'times'::regclass, 'nets'::regclass)
+						   'times'::regclass, 'nets'::regclass,
+						   'others'::regclass)
 		  AND attnum > 0 AND NOT attisdropped AND attname <> 'id'
 	LOOP
 		EXECUTE format('CREATE INDEX %I ON %s USING scbf (%I) '
@@ -116,7 +138,7 @@ CREATE INDEX nums_i4_t ON nums USING scbf (i4, i8, b);
 CREATE INDEX texts_t_u ON texts USING scbf (t, u, by)
 	WITH (pages_per_segment = 16, false_positive_rate = 0.1);
 
-VACUUM ANALYZE nums, texts, times, nets;
+VACUUM ANALYZE nums, texts, times, nets, others;
 
 -- a view per indexed column that selects one of its values: sqlsmith takes
 -- views as it takes tables, and every query that reads one of these scans
@@ -129,7 +151,8 @@ BEGIN
 	FOR r IN SELECT attrelid::regclass AS tab, attname
 		FROM pg_attribute
 		WHERE attrelid IN ('nums'::regclass, 'texts'::regclass,
-						   'times'::regclass, 'nets'::regclass)
+						   'times'::regclass, 'nets'::regclass,
+						   'others'::regclass)
 		  AND attnum > 0 AND NOT attisdropped AND attname <> 'id'
 	LOOP
 		EXECUTE format('CREATE VIEW %I AS SELECT * FROM %s WHERE %I = '
