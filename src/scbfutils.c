@@ -623,25 +623,44 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 }
 
 /*
+ * Start a WAL-logged change of the metapage's fields: the metapage locked
+ * exclusively, registered in *xlog; MetaFinish ends it.
+ */
+static ScbfMetaPageData *
+MetaStart(Relation index, Buffer *metabuf, GenericXLogState **xlog)
+{
+	*metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	LockBuffer(*metabuf, BUFFER_LOCK_EXCLUSIVE);
+	*xlog = GenericXLogStart(index);
+	return ScbfPageGetMeta(GenericXLogRegisterBuffer(*xlog, *metabuf, 0));
+}
+
+/*
+ * End what MetaStart began: write the record, release the metapage.
+ */
+static void
+MetaFinish(Buffer metabuf, GenericXLogState *xlog)
+{
+	GenericXLogFinish(xlog);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
  * ScbfSetRecount
  *		Set or clear SCBF_META_RECOUNT, WAL-logged.  Under the fold lock.
  */
 void
 ScbfSetRecount(Relation index, bool on)
 {
-	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Buffer		metabuf;
 	GenericXLogState *xlog;
-	ScbfMetaPageData *meta;
+	ScbfMetaPageData *meta = MetaStart(index, &metabuf, &xlog);
 
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	xlog = GenericXLogStart(index);
-	meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	if (on)
 		meta->flags |= SCBF_META_RECOUNT;
 	else
 		meta->flags &= ~SCBF_META_RECOUNT;
-	GenericXLogFinish(xlog);
-	UnlockReleaseBuffer(metabuf);
+	MetaFinish(metabuf, xlog);
 }
 
 /*
@@ -667,16 +686,12 @@ ScbfMetaRecount(const ScbfMeta *meta)
 void
 ScbfBumpRecycleSerial(Relation index)
 {
-	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Buffer		metabuf;
 	GenericXLogState *xlog;
-	ScbfMetaPageData *meta;
+	ScbfMetaPageData *meta = MetaStart(index, &metabuf, &xlog);
 
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	xlog = GenericXLogStart(index);
-	meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
 	meta->recycle_serial++;
-	GenericXLogFinish(xlog);
-	UnlockReleaseBuffer(metabuf);
+	MetaFinish(metabuf, xlog);
 }
 
 /*

@@ -19,15 +19,8 @@ $primary->append_conf('postgresql.conf',
 $primary->start;
 $primary->backup('bkp');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
+# the backup holds the primary's postgresql.conf, new_node()'s settings too
 $standby->init_from_backup($primary, 'bkp', has_streaming => 1);
-if (my $d = $ENV{SCBF_EXTENSION_DESTDIR})
-{
-	# as new_node() does: the server's library directory under $d
-	my $pkglibdir = $standby->config_data('--pkglibdir');
-	$standby->append_conf('postgresql.conf',
-		"extension_destdir = '$d'\n"
-		  . "dynamic_library_path = '$d$pkglibdir:\$libdir'\n");
-}
 $standby->start;
 
 sub q1 { return $primary->safe_psql('postgres', $_[0]); }
