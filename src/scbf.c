@@ -146,6 +146,17 @@ _PG_init(void)
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("scbf.test_band_filters",
+							"Filters a band of rows holds at most; 0 means as many "
+							"as a row page has bits.",
+							"A developer setting: the tests lower it to cross band "
+							"boundaries with a few thousand rows.",
+							&scbf_test_band_filters,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("scbf.fold_helpers",
 							 "Lets bulk loads hand full insert batches to background "
 							 "workers that fold them.",

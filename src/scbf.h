@@ -304,25 +304,40 @@ typedef struct ScbfBandRun
 #define SCBF_BAND_MAX_RUNS			256
 
 /*
- * The band of row pages: its map page, its shape, and once the map is read
- * (ScbfBandLoad) the runs that hold its pages in page order.
+ * A band of row pages: the rows of the filters first .. first + width - 1
+ * (bit c of a row is filter first + c), its map page, its shape, and once
+ * the map is read (ScbfBandLoad) the runs that hold its pages in page
+ * order.  An index has up to SCBF_MAX_BANDS bands, in filter order, each
+ * starting where the one before ends; only the last takes new filters
+ * (src/README, "Bands").
  */
 typedef struct ScbfBand
 {
 	scbf_filter_geometry geom;	/* its filters' k slices of m positions */
 	uint32		capacity;		/* distinct keys a filter is sized for */
+	uint32		first;			/* its first filter, a multiple of 8 */
 	BlockNumber map;			/* the band map page; Invalid: no pages */
 	uint32		pages;
 	uint32		width;			/* filters per row, a multiple of 8 */
 	uint32		rows_per_page;
-	uint32		serial;
+	uint32		serial;			/* above every band's before it */
 	uint32		nruns;			/* 0 until the map is read */
 	const ScbfBandRun *runs;
 } ScbfBand;
 
+/* The bands an index has at most, listed in its metapage */
+#define SCBF_MAX_BANDS				64
+
+/* The bands of an index, in filter order (ScbfMetaBands, ScbfReadBands) */
+typedef struct ScbfBands
+{
+	uint32		nbands;
+	ScbfBand   *bands;
+} ScbfBands;
+
 /*
  * Per-relation state of an index, cached in rd_amcache by ScbfGetState:
- * the layout frozen in the metapage, and the band map last read.
+ * the layout frozen in the metapage, and the band maps last read.
  */
 typedef struct ScbfState
 {
@@ -333,14 +348,14 @@ typedef struct ScbfState
 	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
 
 	/*
-	 * The band the last probe read, its runs in band_runs
-	 * (SCBF_BAND_MAX_RUNS of them, allocated with the state), so that a
-	 * probe reads the band map only when the band changed
-	 * (ScbfBandCached).  band_runs is NULL in the copies operations hold
+	 * The bands the last probe read, each with its runs
+	 * (SCBF_BAND_MAX_RUNS of them, allocated when the band is first read),
+	 * so that a probe reads a band map only when its band changed
+	 * (ScbfBandsCached).  NULL in the copies operations hold
 	 * (ScbfGetState).
 	 */
-	ScbfBand	band;
-	ScbfBandRun *band_runs;
+	ScbfBands	cache;
+	ScbfBandRun **cache_runs;
 } ScbfState;
 
 /*
@@ -376,7 +391,7 @@ typedef struct ScbfLayout
 	uint32		m;
 	uint32		capacity;
 	double		target_fpr;
-	ScbfBand	band;
+	ScbfBands	bands;
 	uint32		nfilters;
 	uint32		ntablepages;
 	BlockNumber *tablepages;
@@ -437,9 +452,10 @@ typedef struct ScbfCommit
 	uint64		serial;			/* committed serial + 1 */
 	ScbfPendingCut cuts[SCBF_NPENDING];	/* Invalid: partition not read */
 	bool		band_changed;
-	ScbfBand	band;			/* the new band, if band_changed */
-	uint32		m;				/* and its m and capacity, if chosen anew;
-								 * else 0 */
+	ScbfBands	bands;			/* the bands, if band_changed: a band whose
+								 * map changed goes to the graveyard */
+	uint32		m;				/* the geometry of new bands, if chosen
+								 * anew; else 0 */
 	uint32		capacity;
 	bool		delta_changed;
 	ScbfDelta	delta;			/* the new delta, if delta_changed */
@@ -587,7 +603,7 @@ typedef struct ScbfMetaInfoData
 	uint32		capacity;
 	double		target_fpr;
 	uint32		flags;
-	ScbfBand	band;
+	ScbfBands	bands;			/* their maps not read */
 	ScbfDelta	delta;
 	uint32		nfilters;
 	uint32		table_generation;
@@ -692,12 +708,17 @@ extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
-extern void ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band);
+extern void ScbfMetaBands(const ScbfMeta *meta, ScbfBands *bands);
+extern void ScbfMetaGeometry(const ScbfMeta *meta, uint32 *m,
+							 uint32 *capacity);
 extern bool ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks);
-extern const ScbfBand *ScbfBandCached(Relation index, const ScbfMeta *meta,
-									  BlockNumber nblocks);
-extern void ScbfReadBand(Relation index, const ScbfMeta *meta, ScbfBand *band,
-						 BlockNumber nblocks);
+extern const ScbfBands *ScbfBandsCached(Relation index, const ScbfMeta *meta,
+										BlockNumber nblocks);
+extern void ScbfReadBands(Relation index, const ScbfMeta *meta,
+						  ScbfBands *bands, BlockNumber nblocks);
+extern const ScbfBand *ScbfBandOf(const ScbfBands *bands, uint32 filterno);
+extern uint32 ScbfBandsEnd(const ScbfBands *bands);
+extern uint32 ScbfBandsPages(const ScbfBands *bands);
 extern BlockNumber ScbfBandBlock(const ScbfBand *band, uint32 pageno);
 extern void ScbfWriteBandMap(Relation index, ScbfBand *band, bool logged);
 extern void ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta);
@@ -773,6 +794,8 @@ extern void ScbfCensus(Relation index, ScbfState *state,
 extern const char *ScbfFilterStateName(const ScbfFilter *f);
 
 /* scbfrows.c */
+extern int	scbf_test_band_filters;
+extern uint32 ScbfBandLimit(void);
 extern Size ScbfRowsBytes(const ScbfMeta *meta);
 extern bool ScbfRowsProbe(Relation index, ScbfState *state,
 						   const ScbfMeta *meta, int col,
@@ -785,19 +808,22 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 /* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
 #define SCBF_BAND_SPARE_BUILT	8
 #define SCBF_BAND_SPARE_GROWN	2
-extern void ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare,
+extern void ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare,
 						 uint32 k, uint32 m, uint32 capacity, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,
-						 const ScbfBand *band, const ScbfRowKey *keys, int n,
-						 ScbfFilter **filters, BlockNumber nblocks);
+						 const ScbfBands *bands, const ScbfRowKey *keys,
+						 int n, ScbfFilter **filters, BlockNumber nblocks);
 extern void ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
 						 ScbfFilter **filters);
 extern void ScbfRowsClear(Relation index, ScbfState *state,
-						   const ScbfBand *band, const ScbfRowBit *bits,
+						   const ScbfBands *bands, const ScbfRowBit *bits,
 						   int n, BlockNumber nblocks);
 extern void ScbfBandRelayout(Relation index, ScbfState *state,
 							  const ScbfBand *old, uint32 nfilters,
 							  ScbfBand *band, BlockNumber nblocks);
+extern void ScbfBandOpen(Relation index, ScbfState *state, uint32 first,
+						 uint32 nfilters, uint32 m, uint32 capacity,
+						 uint32 serial, ScbfBand *band, BlockNumber nblocks);
 extern void ScbfBandRebuild(Relation index, ScbfState *state,
 							const ScbfBand *old, uint32 m, uint32 capacity,
 							uint32 nfilters, ScbfKeysFn keys, void *arg,
@@ -815,17 +841,17 @@ extern bool ScbfBandReadPage(Relation index, const ScbfBand *band,
 
 /* scbfdelta.c */
 extern int	scbf_delta_band_pages;
-extern bool ScbfDeltaWanted(const ScbfBand *band, int nkeys);
-extern uint32 ScbfDeltaPages(const ScbfBand *band);
+extern bool ScbfDeltaWanted(const ScbfBands *bands, int nkeys);
+extern uint32 ScbfDeltaPages(const ScbfBands *bands);
 extern uint32 ScbfDeltaPartition(uint32 hash, int col, uint32 npages);
 extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
 						   BlockNumber nblocks);
-extern void ScbfDeltaCreate(Relation index, const ScbfBand *band,
+extern void ScbfDeltaCreate(Relation index, const ScbfBands *bands,
 							 const ScbfDelta *old, ScbfDelta *delta);
 extern int	ScbfDeltaAdd(Relation index, const ScbfDelta *delta,
 						  ScbfRowKey *keys, int n, BlockNumber nblocks);
 extern int	ScbfDeltaMerge(Relation index, ScbfState *state,
-							const ScbfDelta *delta, const ScbfBand *band,
+							const ScbfDelta *delta, const ScbfBands *bands,
 							const ScbfRowKey *extra, int nextra,
 							BlockNumber nblocks);
 extern bool ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,

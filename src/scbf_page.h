@@ -65,11 +65,11 @@ extern ScbfPageOpaque ScbfInitPage(Page page, uint8 type, Size used);
 /* ----------------------------------------------------------------
  *	Metapage (block 0)
  *
- * The layout (k, m, seed, target rate) is frozen at build.  Row r = slice
- * * m + position of the band lives on its page r / band_rows_per_page at
- * bit (r % band_rows_per_page) * band_width, and bit c of a row is filter
- * c; the band map page lists the runs of blocks that hold the band's
- * pages, in page order.  The filter table's pages
+ * The layout (k, seed, target rate) is frozen at build.  Row r = slice *
+ * m + position of a band lives on its page r / rows_per_page at bit (r %
+ * rows_per_page) * width, and bit c of a row is filter first + c; the
+ * band's map page lists the runs of blocks that hold its pages, in page
+ * order.  The filter table's pages
  * are listed at the end.  fold_serial is the serial of the last fold that
  * committed: runs made by a later one are not visible yet (src/README,
  * "Crash safety and visibility").
@@ -139,6 +139,24 @@ typedef struct ScbfSerialMark
  */
 #define SCBF_META_RECOUNT			0x0001
 
+/*
+ * A band as the metapage lists it: the rows of filters first .. first +
+ * width - 1, rows_per_page rows of width bits a page, pages pages that its
+ * map page lists, k slices of m positions, and the page serial its row
+ * and map pages carry.
+ */
+typedef struct ScbfBandDesc
+{
+	BlockNumber map;
+	uint32		pages;
+	uint32		width;			/* filters (bits) per row, a multiple of 8 */
+	uint32		rows_per_page;
+	uint32		serial;
+	uint32		m;
+	uint32		capacity;		/* distinct keys per filter at target_fpr */
+	uint32		first;
+} ScbfBandDesc;
+
 typedef struct ScbfMetaPageData
 {
 	uint32		magic;			/* SCBF_MAGIC_NUMBER */
@@ -149,18 +167,16 @@ typedef struct ScbfMetaPageData
 	uint16		ncols;
 	uint16		k;				/* slices */
 	uint16		flags;			/* SCBF_META_* */
-	uint32		m;				/* positions per slice */
-	uint32		capacity;		/* distinct keys per filter at target_fpr */
+	uint32		m;				/* positions per slice of a new band */
+	uint32		capacity;		/* distinct keys per filter of a new band */
 	uint32		hash_seed;
 	uint32		unused;
 	float8		target_fpr;
 
-	/* the band of row pages */
-	BlockNumber band_map;		/* its map page; Invalid: no band */
-	uint32		band_pages;
-	uint32		band_width;		/* filters (bits) per row, a multiple of 8 */
-	uint32		band_rows_per_page;
-	uint32		band_serial;
+	/* the bands of row pages, in filter order; the last takes new filters */
+	uint32		nbands;
+	uint32		unused3;
+	ScbfBandDesc bands[SCBF_MAX_BANDS];
 
 	/* the delta: keys whose row bits are not set yet (scbfdelta.c) */
 	BlockNumber delta_start;	/* first of delta_pages contiguous pages */

@@ -508,11 +508,14 @@ InitLayout(Relation index, ScbfLayout *layout)
 	GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
 	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
-	layout->band.map = InvalidBlockNumber;
+	layout->bands.nbands = 0;
+	layout->bands.bands = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
 }
 
 /*
- * Write the band, the filter table and the metapage of a built index.
+ * Write the bands, the filter table and the metapage of a built index: as
+ * many bands as the filters need (ScbfBandLimit), the last with room for
+ * an eighth more.
  */
 static void
 BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
@@ -532,15 +535,26 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 
 	ScbfInitState(&state, layout);
 	nset = palloc0(sizeof(uint32) * Max(bs->nfilters, 1) * layout->k);
-	if (bs->nfilters > 0)
+	while (ScbfBandsEnd(&layout->bands) < bs->nfilters)
 	{
+		uint32		first = ScbfBandsEnd(&layout->bands);
+		ScbfBand   *band = &layout->bands.bands[layout->bands.nbands];
 		ScbfKeysArg ka;
 
-		ScbfBandPlan(bs->index, bs->nfilters, SCBF_BAND_SPARE_BUILT,
-					 layout->k, layout->m, layout->capacity, &layout->band);
+		if (layout->bands.nbands == SCBF_MAX_BANDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" would need %u filters, more than %d bands of rows hold",
+							RelationGetRelationName(bs->index),
+							bs->nfilters, SCBF_MAX_BANDS),
+					 errhint("Raise pages_per_segment or false_positive_rate.")));
+		ScbfBandPlan(first, bs->nfilters, SCBF_BAND_SPARE_BUILT, layout->k,
+					 layout->m, layout->capacity, band);
+		band->serial = layout->bands.nbands + 1;
+		layout->bands.nbands++;
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
-		ScbfBandBuild(bs->index, &state, &layout->band, bs->nfilters,
+		ScbfBandBuild(bs->index, &state, band, bs->nfilters,
 					   BuildFilterKeys, &ka, nset);
 	}
 	for (f = 0; f < bs->nfilters; f++)

@@ -82,8 +82,8 @@ int			scbf_delta_band_pages = 2048;
 
 /*
  * ScbfDeltaWanted
- *		Whether a fold of nkeys keys into this band puts them in the delta:
- *		if the band is large, and the delta takes at least two such folds
+ *		Whether a fold of nkeys keys into these bands puts them in the
+ *		delta: if the bands are large, and the delta takes at least two such folds
  *		between merges.  A fold into the delta writes at most its P pages
  *		(a quarter of the band's B) and brings the next merge, a pass over
  *		the band, nkeys / capacity closer: at half the capacity that is
@@ -91,20 +91,23 @@ int			scbf_delta_band_pages = 2048;
  *		once (which then merges the delta in the same pass).
  */
 bool
-ScbfDeltaWanted(const ScbfBand *band, int nkeys)
+ScbfDeltaWanted(const ScbfBands *bands, int nkeys)
 {
-	return band->pages > 0 && band->pages >= (uint32) scbf_delta_band_pages &&
-		(uint64) nkeys * 2 <= (uint64) ScbfDeltaPages(band) * SCBF_DELTA_PER_PAGE;
+	uint32		pages = ScbfBandsPages(bands);
+
+	return pages > 0 && pages >= (uint32) scbf_delta_band_pages &&
+		(uint64) nkeys * 2 <= (uint64) ScbfDeltaPages(bands) * SCBF_DELTA_PER_PAGE;
 }
 
 /*
  * ScbfDeltaPages
- *		The partitions (pages) of a delta for band.
+ *		The partitions (pages) of a delta for bands.
  */
 uint32
-ScbfDeltaPages(const ScbfBand *band)
+ScbfDeltaPages(const ScbfBands *bands)
 {
-	return Max(SCBF_DELTA_MIN_PAGES, band->pages / SCBF_DELTA_BAND_RATIO);
+	return Max(SCBF_DELTA_MIN_PAGES,
+			   ScbfBandsPages(bands) / SCBF_DELTA_BAND_RATIO);
 }
 
 /*
@@ -178,18 +181,18 @@ InitDeltaPage(Buffer buf, uint32 pageno, void *arg)
 
 /*
  * ScbfDeltaCreate
- *		A new, empty delta sized for band, at the end of the relation, with
+ *		A new, empty delta sized for bands, at the end of the relation, with
  *		a serial above old's; WAL-logged as full images.  The fold's
  *		metapage record names it; until then nobody reads it (a crash
  *		leaves its pages to VACUUM's census).
  */
 void
-ScbfDeltaCreate(Relation index, const ScbfBand *band, const ScbfDelta *old,
-				 ScbfDelta *delta)
+ScbfDeltaCreate(Relation index, const ScbfBands *bands,
+				 const ScbfDelta *old, ScbfDelta *delta)
 {
 	ScbfDeltaInit di;
 
-	delta->pages = ScbfDeltaPages(band);
+	delta->pages = ScbfDeltaPages(bands);
 	delta->serial = old->serial + 1;
 	di.index = index;
 	di.delta = delta;
@@ -328,8 +331,8 @@ ScbfDeltaAdd(Relation index, const ScbfDelta *delta, ScbfRowKey *keys,
  */
 int
 ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
-				const ScbfBand *band, const ScbfRowKey *extra, int nextra,
-				BlockNumber nblocks)
+				const ScbfBands *bands, const ScbfRowKey *extra,
+				int nextra, BlockNumber nblocks)
 {
 	Size		maxkeys = Max((Size) maintenance_work_mem * 1024L /
 							  sizeof(ScbfRowKey),
@@ -341,7 +344,7 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 	if (delta->pages == 0)
 	{
 		if (nextra > 0)
-			ScbfRowsSet(index, state, band, extra, nextra, NULL, nblocks);
+			ScbfRowsSet(index, state, bands, extra, nextra, NULL, nblocks);
 		return 0;
 	}
 	maxkeys = Min(maxkeys, MaxAllocSize / sizeof(ScbfRowKey));
@@ -384,8 +387,8 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 				if (keys[nkeys].col >= state->ncols)
 					ScbfReportCorrupt(index, delta->start + last,
 									  "A delta entry names a column the index does not have.");
-				/* a filter of a fold that crashed before widening the band */
-				if (keys[nkeys].filterno >= band->width)
+				/* a filter of a fold that crashed before widening the bands */
+				if (keys[nkeys].filterno >= ScbfBandsEnd(bands))
 					continue;
 				nkeys++;
 			}
@@ -393,7 +396,7 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 		}
 
 		/* their bits, then the pages emptied */
-		ScbfRowsSet(index, state, band, keys, (int) nkeys, NULL, nblocks);
+		ScbfRowsSet(index, state, bands, keys, (int) nkeys, NULL, nblocks);
 		for (p = first; p < last; p++)
 		{
 			Buffer		buf;

@@ -17,11 +17,12 @@
  *		 new ones when the entries would push its rate past the target or
  *		 its ledger has no room for another run; writes one run of serial
  *		 S + 1 per filter and column (invisible while the metapage says S);
- *	  4. moves the row band to a wider one if the filters outgrew it (at
- *		 a new m, written from the ledgers, if the segments' keys call for
- *		 one: FoldGeometry), and sets the new keys' bits, or once the band
- *		 is large puts the keys in the delta (scbfdelta.c) (invariant I4:
- *		 before the commit);
+ *	  4. if the filters outgrew the bands, moves the last band to a wider
+ *		 one (at a new m, written from the ledgers, if the segments' keys
+ *		 call for one: FoldGeometry) or, once it is as wide as a band may
+ *		 be, opens new bands after it (FoldBands); sets the new keys' bits,
+ *		 or once the bands are large puts the keys in the delta
+ *		 (scbfdelta.c) (invariant I4: before the commit);
  *	  5. writes the filter table entries it changed or added;
  *	  6. commits: one metapage record sets the serial to S + 1 and moves
  *		 each partition's head to its cut.
@@ -83,7 +84,9 @@ typedef struct ScbfFoldState
 	Relation	index;
 	ScbfState *state;
 	ScbfMeta  *meta;
-	ScbfBand	band;			/* the committed band (its map not read) */
+	ScbfBands	bands;			/* the committed bands (maps not read) */
+	uint32		m;				/* the geometry of a new band */
+	uint32		capacity;
 	uint64		serial;			/* the fold's: committed + 1 */
 	MemoryContext foldcxt;		/* lives as long as the fold */
 
@@ -342,8 +345,11 @@ FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 chain_pos)
 	uint32		c;
 	MemoryContext oldcxt = MemoryContextSwitchTo(fs->foldcxt);
 
+	/* a free column of a band whose filters take as many keys */
 	for (c = fs->nextfree; c < fs->nold; c++)
-		if (!ScbfFilterInUse(fs->filters[c]) && !fs->changed[c])
+		if (!ScbfFilterInUse(fs->filters[c]) && !fs->changed[c] &&
+			ScbfBandOf(&fs->bands, c) != NULL &&
+			ScbfBandOf(&fs->bands, c)->capacity >= fs->capacity)
 			break;
 	fs->nextfree = c + 1;
 	if (c >= fs->nold)
@@ -369,14 +375,16 @@ FoldNewFilter(ScbfFoldState *fs, uint32 segno, uint16 chain_pos)
 }
 
 /*
- * The rate filter f would have with `keys` more keys in each slice: an
+ * The rate filter c would have with `keys` more keys in each slice: an
  * upper bound, as some of their bits are set already.
  */
 static double
-FoldRate(ScbfFoldState *fs, ScbfFilter *f, uint32 keys)
+FoldRate(ScbfFoldState *fs, uint32 c, uint32 keys)
 {
+	ScbfFilter *f = fs->filters[c];
+	const ScbfBand *band = ScbfBandOf(&fs->bands, c);
 	uint32		k = fs->state->k;
-	uint32		m = fs->band.geom.m;
+	uint32		m = band != NULL ? band->geom.m : fs->m;
 	uint32		nset[SCBF_ROWS_MAX_K];
 	double		rate = 1.0;
 	uint32		i;
@@ -530,7 +538,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 	keys = cols.keys;
 	if (active != PG_UINT32_MAX &&
 		ScbfFilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
-		FoldRate(fs, fs->filters[active], keys) <= fs->state->target_fpr &&
+		FoldRate(fs, active, keys) <= fs->state->target_fpr &&
 		FoldInto(fs, active, segno, 0, &cols, nblocks))
 		return;
 	if (active != PG_UINT32_MAX)
@@ -539,7 +547,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 		fs->changed[active] = true;
 	}
 
-	nsplit = Min(Max((keys + fs->band.capacity - 1) / fs->band.capacity, 1),
+	nsplit = Min(Max((keys + fs->capacity - 1) / fs->capacity, 1),
 				 SCBF_MAX_SPLIT);
 	part = palloc(sizeof(ScbfFoldEntry) * n);
 	for (s = 0; s < nsplit; s++)
@@ -573,7 +581,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
  * bits in the filters' table entries either way.
  */
 static void
-FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
+FoldBits(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc,
 			  ScbfDelta *retired)
 {
 	Relation	index = fs->index;
@@ -581,19 +589,19 @@ FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
 	int			nleft = fs->nkeys;
 
 	ScbfMetaDelta(fs->meta, &delta);
-	if (ScbfDeltaWanted(band, fs->nkeys))
+	if (ScbfDeltaWanted(bands, fs->nkeys))
 	{
-		if (delta.pages > 0 && ScbfDeltaPages(band) >= 2 * delta.pages)
+		if (delta.pages > 0 && ScbfDeltaPages(bands) >= 2 * delta.pages)
 		{
-			/* the band outgrew it: merge it, then replace it */
-			ScbfDeltaMerge(index, fs->state, &delta, band, NULL, 0,
+			/* the bands outgrew it: merge it, then replace it */
+			ScbfDeltaMerge(index, fs->state, &delta, bands, NULL, 0,
 							RelationGetNumberOfBlocks(index));
 			*retired = delta;
 			delta.pages = 0;
 		}
 		if (delta.pages == 0)
 		{
-			ScbfDeltaCreate(index, band, &delta, &fc->delta);
+			ScbfDeltaCreate(index, bands, &delta, &fc->delta);
 			fc->delta_changed = true;
 			delta = fc->delta;
 		}
@@ -602,7 +610,7 @@ FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
 		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
 		/* a full partition: the delta's bits and the left keys' at once */
 		if (nleft > 0)
-			ScbfDeltaMerge(index, fs->state, &delta, band, fs->keys, nleft,
+			ScbfDeltaMerge(index, fs->state, &delta, bands, fs->keys, nleft,
 							RelationGetNumberOfBlocks(index));
 		return;
 	}
@@ -614,11 +622,11 @@ FoldBits(ScbfFoldState *fs, const ScbfBand *band, ScbfCommit *fc,
 		 * the delta's, so that the delta starts empty
 		 */
 		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
-		ScbfDeltaMerge(index, fs->state, &delta, band, fs->keys, fs->nkeys,
+		ScbfDeltaMerge(index, fs->state, &delta, bands, fs->keys, fs->nkeys,
 						RelationGetNumberOfBlocks(index));
 		return;
 	}
-	ScbfRowsSet(index, fs->state, band, fs->keys, nleft, fs->filters,
+	ScbfRowsSet(index, fs->state, bands, fs->keys, nleft, fs->filters,
 				 RelationGetNumberOfBlocks(index));
 }
 
@@ -653,7 +661,7 @@ CmpSegKeysByKeys(const void *a, const void *b)
 
 /*
  * FoldGeometry
- *		Whether the band the fold must relay out should get another m: the
+ *		Whether the band the fold must write should get another m: the
  *		one a build would choose (the 90th percentile of the segments'
  *		distinct keys, with headroom), measured over every segment with a
  *		current filter but the last one, which may still be filling.  True,
@@ -708,8 +716,8 @@ FoldGeometry(ScbfFoldState *fs, uint32 *m, uint32 *capacity)
 	target = Max(target * SCBF_SIZING_HEADROOM, SCBF_MIN_FILTER_KEYS);
 	newm = scbf_rows_m(target, fill);
 	newcap = scbf_rows_capacity(newm, fill);
-	if (newcap <= fs->band.capacity + fs->band.capacity / 4 &&
-		newcap >= fs->band.capacity / 2)
+	if (newcap <= fs->capacity + fs->capacity / 4 &&
+		newcap >= fs->capacity / 2)
 		return false;
 	*m = newm;
 	*capacity = newcap;
@@ -768,16 +776,18 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 }
 
 /*
- * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry): a
- * new band of it is written from the filters' ledgers
- * (ScbfBandRebuild), and every filter's table entry gets its new set bits
- * per slice.  The fold's own keys get their bits after, in FoldBits, at the
- * new geometry; a key in the delta is in a ledger, so its bits are in the
- * new band already.  Readers of the committed serial keep the old band,
- * and the old m with it, until the fold's commit names both anew.
+ * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry):
+ * band, in place of the last band old, is written from its filters'
+ * ledgers (ScbfBandRebuild), and each of its filters' table entries gets
+ * its new set bits per slice.  The fold's own keys get their bits after, in
+ * FoldBits, at the new geometry; a key in the delta is in a ledger, so its
+ * bits are in the new band already.  Readers of the committed serial keep
+ * the old band, and the old m with it, until the fold's commit names both
+ * anew.
  */
 static void
-FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc)
+FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc,
+			ScbfBand *band)
 {
 	uint32		k = fs->state->k;
 	uint32	   *nset = palloc(sizeof(uint32) * Max(fs->nfilters, 1) * k);
@@ -786,8 +796,9 @@ FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc)
 	/* the new counts go into the table in place, before the commit */
 	ScbfSetRecount(fs->index, true);
 	ScbfBandRebuild(fs->index, fs->state, old, fc->m, fc->capacity,
-					fs->nfilters, FoldFilterKeys, fs, &fc->band, nset);
-	for (f = 0; f < fs->nfilters; f++)
+					fs->nfilters, FoldFilterKeys, fs, band, nset);
+	for (f = band->first; f < Min(fs->nfilters, band->first + band->width);
+		 f++)
 	{
 		ScbfFilterSetBits(fs->filters[f], k, nset + (Size) f * k);
 		fs->changed[f] = true;
@@ -796,10 +807,66 @@ FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc)
 }
 
 /*
+ * Step 4's bands, when the fold's filters outgrew the committed ones
+ * (bands, maps read): the last band, unless it is as wide as a band may be
+ * (ScbfBandLimit), is written anew, wider (FoldRebuild if FoldGeometry
+ * chooses another m, else ScbfBandRelayout); then new bands open after it,
+ * at that geometry, until the bands hold every filter.  fc receives the
+ * bands.  A full band is never written again: only its bits change.
+ */
+static void
+FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
+{
+	Relation	index = fs->index;
+	ScbfBand   *nb = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
+	uint32		n = bands->nbands;
+	uint32		limit = ScbfBandLimit();
+	uint32		m = fs->m;
+	uint32		capacity = fs->capacity;
+
+	memcpy(nb, bands->bands, sizeof(ScbfBand) * n);
+	fc->m = 0;
+	fc->capacity = 0;
+	if (n > 0 && FoldGeometry(fs, &fc->m, &fc->capacity))
+	{
+		m = fc->m;
+		capacity = fc->capacity;
+	}
+	if (n > 0 && nb[n - 1].width < limit)
+	{
+		/* the last band, wider */
+		if (fc->m != 0)
+			FoldRebuild(fs, &bands->bands[n - 1], fc, &nb[n - 1]);
+		else
+			ScbfBandRelayout(index, fs->state, &bands->bands[n - 1],
+							 fs->nfilters, &nb[n - 1],
+							 RelationGetNumberOfBlocks(index));
+	}
+	while (fs->nfilters > (n > 0 ? nb[n - 1].first + nb[n - 1].width : 0))
+	{
+		uint32		first = n > 0 ? nb[n - 1].first + nb[n - 1].width : 0;
+
+		if (n == SCBF_MAX_BANDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" would need %u filters, more than %d bands of rows hold",
+							RelationGetRelationName(index), fs->nfilters,
+							SCBF_MAX_BANDS),
+					 errhint("Raise pages_per_segment or false_positive_rate.")));
+		ScbfBandOpen(index, fs->state, first, fs->nfilters, m, capacity,
+					 n > 0 ? nb[n - 1].serial + 1 : 1, &nb[n],
+					 RelationGetNumberOfBlocks(index));
+		n++;
+	}
+	fc->bands.nbands = n;
+	fc->bands.bands = nb;
+}
+
+/*
  * A fold with a new geometry crashed after it wrote the table's counts of
  * set bits for its band, before its commit (SCBF_META_RECOUNT): count them
- * in the band the metapage names, write them, then clear the flag.  A crash
- * before that leaves the flag for the next fold.
+ * in the last band the metapage names, write them, then clear the flag.  A
+ * crash before that leaves the flag for the next fold.
  */
 static void
 FoldRecount(ScbfFoldState *fs)
@@ -809,19 +876,25 @@ FoldRecount(ScbfFoldState *fs)
 	uint32		k = fs->state->k;
 	uint32		nfilters = ScbfMetaFilters(fs->meta);
 	ScbfFilter **filters = ScbfReadTable(index, fs->state, fs->meta, nblocks);
-	bool	   *changed = palloc(sizeof(bool) * Max(nfilters, 1));
+	bool	   *changed = palloc0(sizeof(bool) * Max(nfilters, 1));
 	uint32	   *nset = palloc(sizeof(uint32) * Max(nfilters, 1) * k);
 	BlockNumber *tablepages;
 	uint32		ntablepages;
-	ScbfBand	band;
+	ScbfBands	bands;
 	uint32		f;
 
-	ScbfReadBand(index, fs->meta, &band, nblocks);
-	ScbfBandCount(index, fs->state, &band, nfilters, nset, nblocks);
-	for (f = 0; f < nfilters; f++)
+	ScbfReadBands(index, fs->meta, &bands, nblocks);
+	if (bands.nbands > 0)
 	{
-		ScbfFilterSetBits(filters[f], k, nset + (Size) f * k);
-		changed[f] = true;
+		const ScbfBand *last = &bands.bands[bands.nbands - 1];
+
+		ScbfBandCount(index, fs->state, last, nfilters, nset, nblocks);
+		for (f = last->first; f < Min(nfilters, last->first + last->width);
+			 f++)
+		{
+			ScbfFilterSetBits(filters[f], k, nset + (Size) f * k);
+			changed[f] = true;
+		}
 	}
 	ScbfUpdateTable(index, fs->state, fs->meta, filters, changed, nfilters,
 					nfilters, &tablepages, &ntablepages, nblocks);
@@ -845,7 +918,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
 	BlockNumber nblocks;
-	ScbfBand	band;
+	ScbfBands	bands;
 	ScbfDelta	retired;
 	int			part;
 	int			i;
@@ -870,7 +943,8 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	fs.foldcxt = foldcxt;
 	fs.state = ScbfGetState(index);
 	fs.meta = ScbfReadMeta(index);
-	ScbfMetaBand(fs.meta, &fs.band);
+	ScbfMetaBands(fs.meta, &fs.bands);
+	ScbfMetaGeometry(fs.meta, &fs.m, &fs.capacity);
 	if (ScbfMetaRecount(fs.meta))
 		FoldRecount(&fs);
 	if (ScbfMetaGraveRoom(fs.meta) < SCBF_FOLD_GRAVES)
@@ -928,20 +1002,17 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 		ScbfVacuumDelayPoint();
 	}
 
-	/* 4: a band wide enough, and the new keys' bits or delta entries */
-	ScbfReadBand(index, fs.meta, &band, RelationGetNumberOfBlocks(index));
-	fc.band_changed = band.pages == 0 || fs.nfilters > band.width;
+	/* 4: bands wide enough, and the new keys' bits or delta entries */
+	ScbfReadBands(index, fs.meta, &bands, RelationGetNumberOfBlocks(index));
+	fc.band_changed = fs.nfilters > ScbfBandsEnd(&bands);
 	fc.m = 0;
 	fc.capacity = 0;
-	if (fc.band_changed && band.pages > 0 &&
-		FoldGeometry(&fs, &fc.m, &fc.capacity))
-		FoldRebuild(&fs, &band, &fc);
-	else if (fc.band_changed)
-		ScbfBandRelayout(index, fs.state, &band, fs.nfilters, &fc.band,
-						  RelationGetNumberOfBlocks(index));
 	if (fc.band_changed)
-		band = fc.band;
-	FoldBits(&fs, &band, &fc, &retired);
+	{
+		FoldBands(&fs, &bands, &fc);
+		bands = fc.bands;
+	}
+	FoldBits(&fs, &bands, &fc, &retired);
 	for (i = 0; i < fs.nkeys; i++)
 		fs.changed[fs.keys[i].filterno] = true;
 

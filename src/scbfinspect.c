@@ -112,9 +112,10 @@ typedef struct ScbfIndexStats
 	uint64		pending;		/* entries past the cuts */
 	uint32	   *counts;			/* k * m, one filter's at a time */
 	uint8	   *bandpage;		/* one page of band rows */
-	uint8	   *counted;		/* the band's shape: bit (row, filter) set
-								 * where the filter counts an entry; NULL if
-								 * it exceeds maintenance_work_mem */
+	uint8	  **counted;		/* per band, its shape: bit (row, filter)
+								 * set where the filter counts an entry;
+								 * NULL if the bands exceed
+								 * maintenance_work_mem */
 	bool		stale_known;	/* the filters' stale bits were counted */
 } ScbfIndexStats;
 
@@ -186,9 +187,11 @@ CmpFilterStat(const void *a, const void *b)
 static void
 CountStats(ScbfState *state, ScbfIndexStats *c, ScbfFilterStat *fs)
 {
-	const ScbfBand *band = &c->mi.band;
-	uint64		nrows = (uint64) state->k * c->mi.band.geom.m;
+	const ScbfBand *band = ScbfBandOf(&c->mi.bands, fs->filterno);
+	uint64		nrows = (uint64) state->k * band->geom.m;
 	Size		pagebytes = ScbfBandPageBytes(band);
+	uint8	   *counted = c->counted != NULL ?
+		c->counted[band - c->mi.bands.bands] : NULL;
 	uint64		row;
 
 	for (row = 0; row < nrows; row++)
@@ -200,12 +203,11 @@ CountStats(ScbfState *state, ScbfIndexStats *c, ScbfFilterStat *fs)
 			fs->nonzero++;
 		if (n > SCBF_COUNTER4_MAX)
 			fs->saturated++;
-		/* a filter past the band's width has all its bits in the delta */
-		if (n > 0 && c->counted != NULL && fs->filterno < band->width)
-			(void) scbf_rows_set(c->counted +
+		if (n > 0 && counted != NULL)
+			(void) scbf_rows_set(counted +
 								 (row / band->rows_per_page) * pagebytes,
 								 (uint32) (row % band->rows_per_page),
-								 band->width, fs->filterno);
+								 band->width, fs->filterno - band->first);
 	}
 }
 
@@ -215,16 +217,36 @@ CountStats(ScbfState *state, ScbfIndexStats *c, ScbfFilterStat *fs)
  *		the band while no visible entry of the filter counts there.  A
  *		crashed fold leaves such bits; a fold under way shows its new bits
  *		so until it commits, and a VACUUM the bits it has yet to clear
- *		after its commit.  Reads every page of the band once and tests
+ *		after its commit.  Reads every page of every band once and tests
  *		every bit of it.  Returns false if a band page moved under a
  *		standby's walk.
  */
+static bool CountBandStale(Relation index, ScbfState *state,
+						   ScbfIndexStats *c, ScbfBand *band,
+						   const uint8 *counted_band, BlockNumber nblocks);
+
 static bool
 CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   BlockNumber nblocks)
 {
-	ScbfBand   *band = &c->mi.band;
-	uint64		nrows = (uint64) state->k * c->mi.band.geom.m;
+	uint32		b;
+
+	for (b = 0; b < c->mi.bands.nbands; b++)
+		if (!CountBandStale(index, state, c, &c->mi.bands.bands[b],
+							c->counted[b], nblocks))
+			return false;
+	return true;
+}
+
+/*
+ * CountBandStale
+ *		CountStale for one band, counted_band its shape.
+ */
+static bool
+CountBandStale(Relation index, ScbfState *state, ScbfIndexStats *c,
+			   ScbfBand *band, const uint8 *counted_band, BlockNumber nblocks)
+{
+	uint64		nrows = (uint64) state->k * band->geom.m;
 	Size		pagebytes = ScbfBandPageBytes(band);
 	uint32		p;
 
@@ -233,7 +255,7 @@ CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
 	for (p = 0; p < band->pages; p++)
 	{
 		uint64		first = (uint64) p * band->rows_per_page;
-		const uint8 *counted = c->counted + p * pagebytes;
+		const uint8 *counted = counted_band + p * pagebytes;
 		uint32		r;
 
 		CHECK_FOR_INTERRUPTS();
@@ -249,9 +271,11 @@ CountStale(Relation index, ScbfState *state, ScbfIndexStats *c,
 			{
 				uint32		fno = c->filters[j].filterno;
 
-				if (fno < band->width &&
-					scbf_rows_test(c->bandpage, r, band->width, fno) &&
-					!scbf_rows_test(counted, r, band->width, fno))
+				if (fno >= band->first && fno - band->first < band->width &&
+					scbf_rows_test(c->bandpage, r, band->width,
+								   fno - band->first) &&
+					!scbf_rows_test(counted, r, band->width,
+									fno - band->first))
 					c->filters[j].stale++;
 			}
 		}
@@ -276,6 +300,7 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 		   ScbfFilter *f, uint32 filterno, BlockNumber nblocks,
 		   ScbfFilterStat *fs)
 {
+	const ScbfBand *band = ScbfBandOf(&c->mi.bands, filterno);
 	uint32		nset[SCBF_ROWS_MAX_K];
 	uint32		i;
 	int			col;
@@ -290,13 +315,12 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 	ScbfFilterGetBits(f, nset);
 	for (i = 0; i < state->k && i < SCBF_ROWS_MAX_K; i++)
 	{
-		fs->slice_fill[i] = (double) nset[i] / c->mi.band.geom.m;
+		fs->slice_fill[i] = (double) nset[i] / band->geom.m;
 		fs->fill += fs->slice_fill[i] / state->k;
 	}
-	fs->fpr = ScbfFilterFpr(f, state->k, c->mi.band.geom.m);
+	fs->fpr = ScbfFilterFpr(f, state->k, band->geom.m);
 
-	memset(c->counts, 0,
-		   sizeof(uint32) * (Size) state->k * c->mi.band.geom.m);
+	memset(c->counts, 0, sizeof(uint32) * (Size) state->k * band->geom.m);
 	for (col = 0; col < state->ncols; col++)
 	{
 		BlockNumber root = ScbfFilterRoot(f, col);
@@ -317,7 +341,7 @@ StatFilter(Relation index, ScbfState *state, ScbfIndexStats *c,
 					(ri.runs[r].inlined > 0 ? 1 : 0);
 		memset(&ca, 0, sizeof(ca));
 		ca.state = state;
-		ca.band = &c->mi.band;
+		ca.band = band;
 		ca.col = col;
 		ca.counts = c->counts;
 		if (!ScbfLedgerScan(index, root, col, c->mi.fold_serial,
@@ -349,20 +373,33 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
 	if (ledgers)
 	{
-		Size		nrows = (Size) state->k * c->mi.band.geom.m;
+		const ScbfBands *bands = &c->mi.bands;
+		uint32		maxm = 1;
+		Size		bandbytes = 0;
+		uint32		b;
 
-		Size		bandbytes = (Size) c->mi.band.pages *
-			ScbfBandPageBytes(&c->mi.band);
-
+		for (b = 0; b < bands->nbands; b++)
+		{
+			maxm = Max(maxm, bands->bands[b].geom.m);
+			bandbytes += (Size) bands->bands[b].pages *
+				ScbfBandPageBytes(&bands->bands[b]);
+		}
 		c->counts = MemoryContextAllocHuge(CurrentMemoryContext,
-										   sizeof(uint32) * nrows);
+										   sizeof(uint32) * state->k * maxm);
 		c->bandpage = palloc(BLCKSZ);
 		c->counted = NULL;
 		if (bandbytes <= (Size) maintenance_work_mem * 1024)
-			c->counted = MemoryContextAllocExtended(CurrentMemoryContext,
-													Max(bandbytes, 1),
-													MCXT_ALLOC_HUGE |
-													MCXT_ALLOC_ZERO);
+		{
+			c->counted = palloc(sizeof(uint8 *) * Max(bands->nbands, 1));
+			for (b = 0; b < bands->nbands; b++)
+				c->counted[b] =
+					MemoryContextAllocExtended(CurrentMemoryContext,
+											   Max((Size) bands->bands[b].pages *
+												   ScbfBandPageBytes(&bands->bands[b]),
+												   1),
+											   MCXT_ALLOC_HUGE |
+											   MCXT_ALLOC_ZERO);
+		}
 		c->stale_known = c->counted != NULL;
 	}
 	else
@@ -756,9 +793,9 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int32GetDatum(state->pages_per_segment);
 	values[i++] = Float8GetDatum(state->target_fpr);
 	values[i++] = Int32GetDatum(state->k);
-	values[i++] = Int32GetDatum(c.mi.band.geom.m);
+	values[i++] = Int32GetDatum(c.mi.m);
 	values[i++] = Int64GetDatum(max_count);
-	values[i++] = Int32GetDatum(c.mi.band.capacity);
+	values[i++] = Int32GetDatum(c.mi.capacity);
 	values[i++] = Int32GetDatum(state->ncols);
 	values[i++] = Int32GetDatum(nsegments);
 	values[i++] = Int32GetDatum(empty);

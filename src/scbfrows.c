@@ -8,10 +8,13 @@
  *	  bit per position.  The bits are stored transposed: row r = slice * m
  *	  + position holds bit c for filter c (src/README, "On-disk format").
  *	  A probe ANDs the k rows of a key and learns which filters may hold
- *	  it, reading k pages whatever the number of filters.  The rows live in
- *	  one band of pages, rows_per_page rows of width bits each, which the
- *	  band map (scbfutils.c) places in runs of blocks: free pages first,
- *	  so a band written anew reuses the pages of the bands before it.
+ *	  it, reading k pages a band whatever the number of filters.  The rows
+ *	  of a range of filters live in a band of pages, rows_per_page rows of
+ *	  width bits each, which the band map (scbfutils.c) places in runs of
+ *	  blocks: free pages first, so a band written anew reuses the pages of
+ *	  the bands before it.  A band is at most ScbfBandLimit() filters
+ *	  wide; the last one takes new filters, widening until it reaches the
+ *	  limit, and then the next band opens after it (src/README, "Bands").
  *
  *	  No bit is ever cleared while a ledger entry needs it (invariant I4 of
  *	  src/README): the build sets every bit before the index is visible.
@@ -46,76 +49,128 @@ typedef struct ScbfRowPass
 } ScbfRowPass;
 
 /*
- * Bytes of the accumulator a probe of this band needs.
+ * scbf.test_band_filters: the filters a band holds at most, if not 0 (a
+ * setting only the tests use, so that they cross bands with few rows);
+ * else as many as a row page has bits.
+ */
+int			scbf_test_band_filters = 0;
+
+/*
+ * ScbfBandLimit
+ *		The filters a band may hold: a row of a whole page, or what
+ *		scbf.test_band_filters says, rounded down to a multiple of 8.
+ */
+uint32
+ScbfBandLimit(void)
+{
+	uint32		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
+									   (uint64) SCBF_PAGE_SPACE * 8);
+
+	if (scbf_test_band_filters > 0)
+		limit = Min(limit, Max(TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
+											  scbf_test_band_filters),
+							   SCBF_ROWS_WIDTH_ALIGN));
+	return limit;
+}
+
+/*
+ * The filters of all bands a metapage copy lists, as bits of a probe's
+ * accumulator.
+ */
+static uint32
+RowsWidth(const ScbfMeta *meta)
+{
+	ScbfBands	bands;
+	uint32		end;
+
+	ScbfMetaBands(meta, &bands);
+	end = ScbfBandsEnd(&bands);
+	pfree(bands.bands);
+	return end;
+}
+
+/*
+ * Bytes of the accumulator a probe of these bands needs: a bit per filter
+ * the bands hold.
  */
 Size
 ScbfRowsBytes(const ScbfMeta *meta)
 {
-	return Max(meta->band_width / 8, 1);
+	return Max(RowsWidth(meta) / 8, 1);
 }
 
 /*
  * ScbfRowsProbe
  *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
- *		column col: per hash the AND of its k rows.
+ *		column col: per band and hash the AND of its k rows.
  *
- * acc has ScbfRowsBytes(meta) bytes.  Returns false if a page of the band
- * is not what meta says (a fold moved the band and its old pages were
- * recycled): the caller starts over from a new metapage copy.
+ * acc has ScbfRowsBytes(meta) bytes, bit f for filter f.  Returns false if
+ * a page of a band is not what meta says (a fold moved the band and its
+ * old pages were recycled): the caller starts over from a new metapage
+ * copy.
  */
 bool
 ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			   int col, const uint32 *hashes, int nhashes, uint8 *acc,
 			   BlockNumber nblocks)
 {
-	Size		nbytes = ScbfRowsBytes(meta);
+	const ScbfBands *bands;
 	uint8	   *one;
-	const ScbfBand *band;
 	uint32		pos[SCBF_ROWS_MAX_K];
-	int			h;
-	uint32		i;
-	Size		b;
+	uint32		bi;
 
 	if (meta->nfilters == 0)
 		return true;
-	band = ScbfBandCached(index, meta, nblocks);
-	if (band == NULL)
+	bands = ScbfBandsCached(index, meta, nblocks);
+	if (bands == NULL)
 		return false;
-	one = palloc(nbytes);
-	for (h = 0; h < nhashes; h++)
+	one = palloc(SCBF_PAGE_SPACE);
+	for (bi = 0; bi < bands->nbands; bi++)
 	{
-		ScbfKeyPositions(state, band, col, hashes[h], pos);
-		memset(one, 0xFF, nbytes);
-		for (i = 0; i < band->geom.k; i++)
-		{
-			uint64		row = (uint64) i * band->geom.m + pos[i];
-			uint32		pageno = (uint32) (row / band->rows_per_page);
-			BlockNumber blkno = ScbfBandBlock(band, pageno);
-			Buffer		buf;
-			Page		page;
+		const ScbfBand *band = &bands->bands[bi];
+		Size		nbytes = band->width / 8;
+		uint8	   *into = acc + band->first / 8;
+		int			h;
+		uint32		i;
+		Size		b;
 
-			if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
-				ScbfReportCorrupt(index, blkno,
-								  "The band of rows leaves the index.");
-			buf = ReadBuffer(index, blkno);
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			if (!ScbfPageHasOpaque(page) ||
-				ScbfPageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
-				ScbfPageGetOpaque(page)->ident.rows.band_serial != band->serial ||
-				ScbfPageGetOpaque(page)->ident.rows.pageno != pageno)
+		if (band->first >= meta->nfilters)
+			break;
+		for (h = 0; h < nhashes; h++)
+		{
+			ScbfKeyPositions(state, band, col, hashes[h], pos);
+			memset(one, 0xFF, nbytes);
+			for (i = 0; i < band->geom.k; i++)
 			{
+				uint64		row = (uint64) i * band->geom.m + pos[i];
+				uint32		pageno = (uint32) (row / band->rows_per_page);
+				BlockNumber blkno = ScbfBandBlock(band, pageno);
+				Buffer		buf;
+				Page		page;
+
+				if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
+					ScbfReportCorrupt(index, blkno,
+									  "The band of rows leaves the index.");
+				buf = ReadBuffer(index, blkno);
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+				page = BufferGetPage(buf);
+				if (!ScbfPageHasOpaque(page) ||
+					ScbfPageGetOpaque(page)->type != SCBF_PAGE_ROWS ||
+					ScbfPageGetOpaque(page)->ident.rows.band_serial != band->serial ||
+					ScbfPageGetOpaque(page)->ident.rows.pageno != pageno)
+				{
+					UnlockReleaseBuffer(buf);
+					pfree(one);
+					return false;
+				}
+				scbf_rows_and(one, ScbfPageGetRows(page),
+							  (uint32) (row % band->rows_per_page),
+							  band->width);
 				UnlockReleaseBuffer(buf);
-				pfree(one);
-				return false;
 			}
-			scbf_rows_and(one, ScbfPageGetRows(page),
-						  (uint32) (row % band->rows_per_page),
-						  band->width);
-			UnlockReleaseBuffer(buf);
+			for (b = 0; b < nbytes; b++)
+				into[b] |= one[b];
 		}
-		for (b = 0; b < nbytes; b++)
-			acc[b] |= one[b];
 	}
 	pfree(one);
 	return true;
@@ -140,15 +195,16 @@ bool
 ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
 {
 	return fno < meta->nfilters &&
-		scbf_rows_test(acc, 0, meta->band_width, fno);
+		(acc[fno / 8] & (1 << (fno % 8))) != 0;
 }
 
 /*
  * ScbfBandPlan
- *		The band for nfilters filters of k slices of m positions, each sized
- *		for capacity distinct keys: its width
- *		leaves room for 1/spare more filters (at least 8), rounded up to a
- *		whole byte.
+ *		The band from filter first on for nfilters filters in all (the
+ *		band holds those from first on) of k slices of m positions, each
+ *		sized for capacity distinct keys: its width leaves room for 1/spare
+ *		more filters (at least 8), rounded up to a whole byte, up to
+ *		ScbfBandLimit(); the filters beyond go to later bands.
  *
  * A build leaves an eighth (SCBF_BAND_SPARE_BUILT); a fold that outgrew
  * the band leaves a half (SCBF_BAND_SPARE_GROWN): each relayout writes
@@ -156,24 +212,18 @@ ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
  * often it comes, as a dynamic array grows by a factor.
  */
 void
-ScbfBandPlan(Relation index, uint32 nfilters, uint32 spare, uint32 k,
+ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare, uint32 k,
 			 uint32 m, uint32 capacity, ScbfBand *band)
 {
-	uint64		width = (uint64) nfilters + Max(nfilters / spare, 8);
-	uint64		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
-									   (uint64) SCBF_PAGE_SPACE * 8);
+	uint32		n = nfilters > first ? nfilters - first : 0;
+	uint64		width = (uint64) n + Max(n / spare, 8);
 
-	/* the spare columns only up to a row of a whole page */
-	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), limit);
-	if (width < nfilters)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index \"%s\" would need %u filters, more than one band of rows holds",
-						RelationGetRelationName(index), nfilters),
-				 errhint("Raise pages_per_segment or false_positive_rate.")));
+	Assert(first % SCBF_ROWS_WIDTH_ALIGN == 0);
+	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), ScbfBandLimit());
 	band->geom.k = k;
 	band->geom.m = m;
 	band->capacity = capacity;
+	band->first = first;
 	band->width = (uint32) width;
 	band->rows_per_page = scbf_rows_per_page(SCBF_PAGE_SPACE, band->width);
 	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
@@ -290,7 +340,7 @@ RowPassKey(int col, uint32 hash, void *arg)
 			continue;
 		if (scbf_rows_set(rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
 						  (uint32) (row % rp->band->rows_per_page),
-						  rp->band->width, rp->filterno))
+						  rp->band->width, rp->filterno - rp->band->first))
 			rp->nset[(Size) rp->filterno * k + i]++;
 	}
 }
@@ -320,12 +370,22 @@ BuildRowPage(Buffer buf, uint32 pageno, void *arg)
 }
 
 /*
+ * The filters of band below nfilters: first .. BandEnd(band, nfilters) - 1.
+ */
+static uint32
+BandEnd(const ScbfBand *band, uint32 nfilters)
+{
+	return Min(nfilters, band->first + band->width);
+}
+
+/*
  * ScbfBandBuild
- *		Write the band of a new index: allocate its pages at the end of the
+ *		Write a band of a new index: allocate its pages at the end of the
  *		relation and its map, then fill them in passes of as many pages as
  *		maintenance_work_mem holds, each pass asking `keys` for the keys of
- *		every filter.  nset[filter * k + slice] receives each filter's set
- *		bits per slice.
+ *		every filter of the band (of those below nfilters).
+ *		nset[filter * k + slice] receives each such filter's set bits per
+ *		slice, and must be zero for them.
  *
  * For ambuild: unlogged, the build WAL-logs the whole index at its end.
  */
@@ -335,9 +395,8 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 {
 	ScbfRowPass rp;
 	uint32		chunk_pages;
+	uint32		end = BandEnd(band, nfilters);
 	uint32		p;
-
-	memset(nset, 0, sizeof(uint32) * nfilters * band->geom.k);
 
 	if (band->pages > 0)
 	{
@@ -359,7 +418,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 	{
 		rp.npages = Min(chunk_pages, band->pages - rp.first);
 		memset(rp.chunk, 0, (Size) rp.npages * BLCKSZ);
-		for (rp.filterno = 0; rp.filterno < nfilters; rp.filterno++)
+		for (rp.filterno = band->first; rp.filterno < end; rp.filterno++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			keys(rp.filterno, RowPassKey, &rp, arg);
@@ -409,7 +468,8 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
 		rp->first = pageno;
 		rp->npages = Min(rb->chunk_pages, rp->band->pages - pageno);
 		memset(rp->chunk, 0, (Size) rp->npages * BLCKSZ);
-		for (rp->filterno = 0; rp->filterno < rb->nfilters; rp->filterno++)
+		for (rp->filterno = rp->band->first;
+			 rp->filterno < BandEnd(rp->band, rb->nfilters); rp->filterno++)
 		{
 			CHECK_FOR_INTERRUPTS();
 			rb->keys(rp->filterno, RowPassKey, rp, rb->arg);
@@ -426,16 +486,16 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
 
 /*
  * ScbfBandRebuild
- *		A new band for nfilters filters and half as many more, of m
- *		positions a slice and capacity keys a filter (the old band's m
- *		differs), its bits
- *		set from the keys `keys` gives for every filter rather than copied:
- *		in free pages first (BandAllocate), in passes of as many pages as
- *		half of maintenance_work_mem holds, each asking for every filter's
- *		keys; WAL-logged, the pages as full images, and its map.  nset[filter
- *		* k + slice] receives each filter's set bits per slice.  The old
- *		band stays for the probes that still read it, as with
- *		ScbfBandRelayout.
+ *		A new band in place of old, for the filters from old's first on of
+ *		nfilters in all and half as many more (ScbfBandPlan), of m
+ *		positions a slice and capacity keys a filter (old's m differs), its
+ *		bits set from the keys `keys` gives for each of its filters rather
+ *		than copied: in free pages first (BandAllocate), in passes of as
+ *		many pages as half of maintenance_work_mem holds, each asking for
+ *		every filter's keys; WAL-logged, the pages as full images, and its
+ *		map.  nset[filter * k + slice] receives each of its filters' set
+ *		bits per slice.  The old band stays for the probes that still read
+ *		it, as with ScbfBandRelayout.
  */
 void
 ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
@@ -444,10 +504,13 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
 {
 	ScbfRebuild rb;
 
-	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k, m,
+	ScbfBandPlan(old->first, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k, m,
 				 capacity, band);
 	band->serial = old->serial + 1;
-	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * band->geom.k);
+	if (BandEnd(band, nfilters) > band->first)
+		memset(nset + (Size) band->first * band->geom.k, 0,
+			   sizeof(uint32) * (BandEnd(band, nfilters) - band->first) *
+			   band->geom.k);
 
 	rb.index = index;
 	rb.rp.state = state;
@@ -536,7 +599,8 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 	for (i = 0; i < n; i++)
 	{
 		if (bo->ops[i].row / rpp >= band->pages ||
-			bo->ops[i].filterno >= band->width)
+			bo->ops[i].filterno < band->first ||
+			bo->ops[i].filterno - band->first >= band->width)
 			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
 				 RelationGetRelationName(index));
 		bo->start[bo->ops[i].row / rpp + 1]++;
@@ -562,9 +626,10 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 		{
 			if (!set)
 				scbf_rows_clear(rows, ops[i].row % rpp, band->width,
-								ops[i].filterno);
+								ops[i].filterno - band->first);
 			else if (scbf_rows_set(rows, ops[i].row % rpp, band->width,
-								   ops[i].filterno) && filters != NULL)
+								   ops[i].filterno - band->first) &&
+					 filters != NULL)
 				ScbfFilterAddBit(filters[ops[i].filterno], ops[i].row / m);
 		}
 		GenericXLogFinish(xlog);
@@ -574,49 +639,108 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 }
 
 /*
+ * The band of each of n filters (filterno(i)), as its index in bands, into
+ * bandof[i]; a filter no band holds is an error.  Counts per band into
+ * count[] (bands->nbands of them).
+ */
+static void
+BandsOf(Relation index, const ScbfBands *bands, int n,
+		uint32 (*filterno) (const void *, int), const void *arg,
+		uint32 *bandof, Size *count)
+{
+	int			j;
+
+	memset(count, 0, sizeof(Size) * Max(bands->nbands, 1));
+	for (j = 0; j < n; j++)
+	{
+		const ScbfBand *b = ScbfBandOf(bands, filterno(arg, j));
+
+		if (b == NULL)
+			elog(ERROR, "filter %u of index \"%s\" lies outside its bands",
+				 filterno(arg, j), RelationGetRelationName(index));
+		bandof[j] = (uint32) (b - bands->bands);
+		count[bandof[j]]++;
+	}
+}
+
+/*
+ * The filter of keys[i], for BandsOf.
+ */
+static uint32
+KeyFilter(const void *arg, int i)
+{
+	return ((const ScbfRowKey *) arg)[i].filterno;
+}
+
+/*
+ * The filter of bits[i], for BandsOf.
+ */
+static uint32
+BitFilter(const void *arg, int i)
+{
+	return ((const ScbfRowBit *) arg)[i].filterno;
+}
+
+/*
  * ScbfRowsSet
- *		Set the bits of keys[0 .. n) in the band, WAL-logged, one record per
- *		row page touched; count each bit that was clear in its filter's
- *		table entry (filters[filterno]), unless filters is NULL (the delta's
- *		merge: ScbfKeyBits counted them).
+ *		Set the bits of keys[0 .. n) in the bands of their filters (maps
+ *		read), WAL-logged, one record per row page touched; count each bit
+ *		that was clear in its filter's table entry (filters[filterno]),
+ *		unless filters is NULL (the delta's merge: ScbfKeyBits counted
+ *		them).
  *
- * One pass per slice: a slice's rows are contiguous pages of the band, so
- * each pass writes its own pages, and a pass holds one operation per key.
+ * Per band, one pass per slice: a slice's rows are contiguous pages of the
+ * band, so each pass writes its own pages, and a pass holds one operation
+ * per key.
  *
  * Called by the fold, under the fold lock, before it commits: a bit is
  * set before the entry that needs it becomes visible (invariant I4).
  */
 void
-ScbfRowsSet(Relation index, ScbfState *state, const ScbfBand *band,
+ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 			 const ScbfRowKey *keys, int n, ScbfFilter **filters,
 			 BlockNumber nblocks)
 {
-	uint32		k = band->geom.k;
-	ScbfBitOps bo;
 	uint64	   *fkeys;
-	uint32		s;
+	uint32	   *bandof;
+	Size		count[SCBF_MAX_BANDS];
+	uint32		bi;
 	int			j;
 
 	if (n == 0)
 		return;
+	bandof = palloc(sizeof(uint32) * n);
+	BandsOf(index, bands, n, KeyFilter, keys, bandof, count);
 	/* each key's filter key, from which each slice's position follows */
 	fkeys = palloc(sizeof(uint64) * n);
 	for (j = 0; j < n; j++)
 		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
-	BitOpsInit(&bo, band, (Size) n);
-	for (s = 0; s < k; s++)
+	for (bi = 0; bi < bands->nbands; bi++)
 	{
-		for (j = 0; j < n; j++)
+		const ScbfBand *band = &bands->bands[bi];
+		ScbfBitOps	bo;
+		uint32		s;
+
+		if (count[bi] == 0)
+			continue;
+		BitOpsInit(&bo, band, count[bi]);
+		for (s = 0; s < band->geom.k; s++)
 		{
-			bo.ops[bo.n].row = s * band->geom.m +
-				scbf_filter_position(fkeys[j], &band->geom, s);
-			bo.ops[bo.n].filterno = keys[j].filterno;
-			bo.n++;
+			for (j = 0; j < n; j++)
+			{
+				if (bandof[j] != bi)
+					continue;
+				bo.ops[bo.n].row = s * band->geom.m +
+					scbf_filter_position(fkeys[j], &band->geom, s);
+				bo.ops[bo.n].filterno = keys[j].filterno;
+				bo.n++;
+			}
+			ApplyBitOps(index, state, band, &bo, true, filters, nblocks);
 		}
-		ApplyBitOps(index, state, band, &bo, true, filters, nblocks);
+		BitOpsFree(&bo);
 	}
-	BitOpsFree(&bo);
 	pfree(fkeys);
+	pfree(bandof);
 }
 
 /*
@@ -640,31 +764,47 @@ ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
 
 /*
  * ScbfRowsClear
- *		Clear bits[0 .. n) in the band, WAL-logged, one record per row page
- *		touched.
+ *		Clear bits[0 .. n) in the bands of their filters (maps read),
+ *		WAL-logged, one record per row page touched.
  *
  * Invariant I4 (src/README): only VACUUM calls this, under the fold lock,
  * after the commit that took the last ledger entry needing each bit out
  * of its filter's visible runs; a crash before leaves the bits set.
  */
 void
-ScbfRowsClear(Relation index, ScbfState *state, const ScbfBand *band,
+ScbfRowsClear(Relation index, ScbfState *state, const ScbfBands *bands,
 			   const ScbfRowBit *bits, int n, BlockNumber nblocks)
 {
-	ScbfBitOps bo;
+	uint32	   *bandof;
+	Size		count[SCBF_MAX_BANDS];
+	uint32		bi;
 	int			j;
 
 	if (n == 0)
 		return;
-	BitOpsInit(&bo, band, (Size) n);
-	for (j = 0; j < n; j++)
+	bandof = palloc(sizeof(uint32) * n);
+	BandsOf(index, bands, n, BitFilter, bits, bandof, count);
+	for (bi = 0; bi < bands->nbands; bi++)
 	{
-		bo.ops[j].row = bits[j].slice * band->geom.m + bits[j].position;
-		bo.ops[j].filterno = bits[j].filterno;
+		const ScbfBand *band = &bands->bands[bi];
+		ScbfBitOps	bo;
+
+		if (count[bi] == 0)
+			continue;
+		BitOpsInit(&bo, band, count[bi]);
+		for (j = 0; j < n; j++)
+		{
+			if (bandof[j] != bi)
+				continue;
+			bo.ops[bo.n].row = bits[j].slice * band->geom.m +
+				bits[j].position;
+			bo.ops[bo.n].filterno = bits[j].filterno;
+			bo.n++;
+		}
+		ApplyBitOps(index, state, band, &bo, false, NULL, nblocks);
+		BitOpsFree(&bo);
 	}
-	bo.n = n;
-	ApplyBitOps(index, state, band, &bo, false, NULL, nblocks);
-	BitOpsFree(&bo);
+	pfree(bandof);
 }
 
 /* A relayout: the new band, and the old one it copies the bits of */
@@ -729,13 +869,13 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 
 /*
  * ScbfBandRelayout
- *		A new band for nfilters filters and half as many more (see
- *		ScbfBandPlan), in free pages first (BandAllocate), holding the bits
- *		of the old band (none if it has no pages; else its map read), and
- *		its map; WAL-logged, the pages as full images.  The old band stays
- *		as it is for the probes that still read it; the fold's metapage
- *		record switches to the new one and hands the old one to the
- *		graveyard.
+ *		A new band in place of old, for its filters of nfilters in all and
+ *		half as many more (see ScbfBandPlan), in free pages first
+ *		(BandAllocate), holding the bits of the old band (none if it has no
+ *		pages; else its map read), and its map; WAL-logged, the pages as
+ *		full images.  The old band stays as it is for the probes that still
+ *		read it; the fold's metapage record switches to the new one and
+ *		hands the old one to the graveyard.
  */
 void
 ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
@@ -743,7 +883,7 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 {
 	ScbfRelayout rl;
 
-	ScbfBandPlan(index, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k,
+	ScbfBandPlan(old->first, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k,
 				 old->geom.m, old->capacity, band);
 	band->serial = old->serial + 1;
 
@@ -760,10 +900,33 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 }
 
 /*
+ * ScbfBandOpen
+ *		A new band from filter first on, for nfilters filters in all (see
+ *		ScbfBandPlan), of k slices of m positions and capacity keys a
+ *		filter, with the page serial serial: no bit set, in free pages
+ *		first, and its map; WAL-logged as ScbfBandRelayout's.
+ */
+void
+ScbfBandOpen(Relation index, ScbfState *state, uint32 first,
+			 uint32 nfilters, uint32 m, uint32 capacity, uint32 serial,
+			 ScbfBand *band, BlockNumber nblocks)
+{
+	ScbfBand	none;
+
+	memset(&none, 0, sizeof(none));
+	none.geom.k = state->k;
+	none.geom.m = m;
+	none.capacity = capacity;
+	none.first = first;
+	none.serial = serial - 1;
+	ScbfBandRelayout(index, state, &none, nfilters, band, nblocks);
+}
+
+/*
  * ScbfBandCount
- *		Count each filter's set bits per slice in the band (its map read):
- *		nset[filter * k + slice] for the filters below nfilters and the
- *		band's width.  A page that is not the band's is corruption.
+ *		Count each of its filters' set bits per slice in a band (its map
+ *		read): nset[filter * k + slice] for its filters below nfilters.  A
+ *		page that is not the band's is corruption.
  */
 void
 ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
@@ -771,11 +934,13 @@ ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
 {
 	uint32		k = band->geom.k;
 	uint64		nrows = (uint64) k * band->geom.m;
-	uint32		nf = Min(nfilters, band->width);
+	uint32		nf = BandEnd(band, nfilters) > band->first ?
+		BandEnd(band, nfilters) - band->first : 0;
 	uint8	   *rows = palloc(BLCKSZ);
 	uint32		p;
 
-	memset(nset, 0, sizeof(uint32) * Max(nfilters, 1) * k);
+	if (nf > 0)
+		memset(nset + (Size) band->first * k, 0, sizeof(uint32) * nf * k);
 	for (p = 0; p < band->pages; p++)
 	{
 		uint64		first = (uint64) p * band->rows_per_page;
@@ -794,7 +959,7 @@ ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
 
 			while ((f = scbf_rows_next(rows + (Size) r * band->width / 8,
 									   nf, f)) < nf)
-				nset[(Size) f++ * k + slice]++;
+				nset[(Size) (band->first + f++) * k + slice]++;
 		}
 	}
 	pfree(rows);

@@ -60,6 +60,7 @@
 
 static bool ReadBandMap(Relation index, ScbfBand *band, bool check,
 						BlockNumber nblocks, ScbfBandRun *runs);
+static void SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands);
 
 /*
  * ScbfReportCorrupt
@@ -122,6 +123,8 @@ static void
 CheckMetaPage(Relation index, Page page)
 {
 	ScbfMetaPageData *meta = ScbfPageGetMeta(page);
+	uint64		end = 0;
+	uint32		i;
 
 	if (!ScbfPageHasOpaque(page) ||
 		ScbfPageGetOpaque(page)->type != SCBF_PAGE_META ||
@@ -145,18 +148,26 @@ CheckMetaPage(Relation index, Page page)
 		meta->ntablepages > SCBF_MAX_TABLE_PAGES ||
 		meta->nfilters > (uint64) meta->ntablepages *
 		ScbfFilterEntriesPerPage(meta->ncols) ||
-		meta->band_width % 8 != 0 ||
-		meta->band_width > 2 * (uint64) SCBF_MAX_TABLE_PAGES *
-		ScbfFilterEntriesPerPage(meta->ncols) + 64 ||
-		(meta->nfilters > 0 &&
-		 (meta->band_width < meta->nfilters ||
-		  meta->band_rows_per_page < 1 ||
-		  meta->band_rows_per_page !=
-		  scbf_rows_per_page(SCBF_PAGE_SPACE, meta->band_width) ||
-		  (uint64) meta->band_pages * meta->band_rows_per_page <
-		  (uint64) meta->k * meta->m)))
+		meta->nbands > SCBF_MAX_BANDS ||
+		(meta->nfilters > 0 && meta->nbands == 0))
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has impossible layout parameters.");
+	for (i = 0; i < meta->nbands; i++)
+	{
+		ScbfBandDesc *b = &meta->bands[i];
+
+		if (b->first != end || b->width < 8 || b->width % 8 != 0 ||
+			b->width > SCBF_PAGE_SPACE * 8 || b->m < 1 ||
+			(uint64) meta->k * b->m > PG_UINT32_MAX ||
+			b->rows_per_page != scbf_rows_per_page(SCBF_PAGE_SPACE, b->width) ||
+			(uint64) b->pages * b->rows_per_page < (uint64) meta->k * b->m)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  psprintf("The metapage lists band %u with impossible parameters.", i));
+		end = b->first + b->width;
+	}
+	if (meta->nfilters > end)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage has more filters than its bands hold.");
 }
 
 /*
@@ -200,11 +211,17 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 	layout.target_fpr = meta->target_fpr;
 	state = MemoryContextAlloc(index->rd_indexcxt,
 							   MAXALIGN(sizeof(ScbfState)) +
-							   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
+							   MAXALIGN(sizeof(ScbfBand) * SCBF_MAX_BANDS) +
+							   sizeof(ScbfBandRun *) * SCBF_MAX_BANDS);
 	ScbfInitState(state, &layout);
-	state->band.map = InvalidBlockNumber;
-	state->band_runs = (ScbfBandRun *) ((char *) state +
-										MAXALIGN(sizeof(ScbfState)));
+	state->cache.nbands = 0;
+	state->cache.bands = (ScbfBand *) ((char *) state +
+									   MAXALIGN(sizeof(ScbfState)));
+	memset(state->cache.bands, 0, sizeof(ScbfBand) * SCBF_MAX_BANDS);
+	state->cache_runs = (ScbfBandRun **)
+		((char *) state->cache.bands +
+		 MAXALIGN(sizeof(ScbfBand) * SCBF_MAX_BANDS));
+	memset(state->cache_runs, 0, sizeof(ScbfBandRun *) * SCBF_MAX_BANDS);
 	return state;
 }
 
@@ -233,11 +250,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	meta->capacity = layout->capacity;
 	meta->hash_seed = SCBF_HASH_SEED;
 	meta->target_fpr = layout->target_fpr;
-	meta->band_map = layout->band.map;
-	meta->band_pages = layout->band.pages;
-	meta->band_width = layout->band.width;
-	meta->band_rows_per_page = layout->band.rows_per_page;
-	meta->band_serial = layout->band.serial;
+	SetMetaBands(meta, &layout->bands);
 	meta->delta_start = InvalidBlockNumber;
 	meta->delta_pages = 0;
 	meta->delta_serial = 0;
@@ -301,9 +314,9 @@ ScbfGetState(Relation index)
 	ScbfState  *copy = palloc(sizeof(ScbfState));
 
 	memcpy(copy, CachedState(index), sizeof(ScbfState));
-	copy->band.nruns = 0;
-	copy->band.runs = NULL;
-	copy->band_runs = NULL;
+	copy->cache.nbands = 0;
+	copy->cache.bands = NULL;
+	copy->cache_runs = NULL;
 	return copy;
 }
 
@@ -585,14 +598,16 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	}
 	if (fc->band_changed)
 	{
-		if (meta->band_pages > 0)
-			AddGrave(meta, SCBF_GRAVE_BAND, meta->band_map,
-						  meta->band_pages, InvalidBlockNumber, safexid);
-		meta->band_map = fc->band.map;
-		meta->band_pages = fc->band.pages;
-		meta->band_width = fc->band.width;
-		meta->band_rows_per_page = fc->band.rows_per_page;
-		meta->band_serial = fc->band.serial;
+		uint32		i;
+
+		/* a band written anew: the old one waits in the graveyard */
+		for (i = 0; i < meta->nbands; i++)
+			if (meta->bands[i].pages > 0 &&
+				(i >= fc->bands.nbands ||
+				 meta->bands[i].map != fc->bands.bands[i].map))
+				AddGrave(meta, SCBF_GRAVE_BAND, meta->bands[i].map,
+						 meta->bands[i].pages, InvalidBlockNumber, safexid);
+		SetMetaBands(meta, &fc->bands);
 	}
 	if (fc->delta_changed)
 	{
@@ -863,22 +878,136 @@ ScbfRecycleGraves(Relation index)
 }
 
 /*
- * ScbfMetaBand
- *		The band of row pages a metapage copy describes, its map not read.
+ * Describe bands in a metapage.
  */
-void
-ScbfMetaBand(const ScbfMeta *meta, ScbfBand *band)
+static void
+SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
 {
+	uint32		i;
+
+	if (bands->nbands > SCBF_MAX_BANDS)
+		elog(ERROR, "%u bands of rows do not fit a metapage", bands->nbands);
+	memset(meta->bands, 0, sizeof(meta->bands));
+	meta->nbands = bands->nbands;
+	for (i = 0; i < bands->nbands; i++)
+	{
+		const ScbfBand *b = &bands->bands[i];
+		ScbfBandDesc *d = &meta->bands[i];
+
+		Assert(b->geom.k == meta->k);
+		d->map = b->map;
+		d->pages = b->pages;
+		d->width = b->width;
+		d->rows_per_page = b->rows_per_page;
+		d->serial = b->serial;
+		d->m = b->geom.m;
+		d->capacity = b->capacity;
+		d->first = b->first;
+	}
+}
+
+/*
+ * Band i of a metapage copy, its map not read.
+ */
+static void
+MetaBand(const ScbfMeta *meta, uint32 i, ScbfBand *band)
+{
+	const ScbfBandDesc *d = &meta->bands[i];
+
 	band->geom.k = meta->k;
-	band->geom.m = meta->m;
-	band->capacity = meta->capacity;
-	band->map = meta->band_map;
-	band->pages = meta->band_pages;
-	band->width = meta->band_width;
-	band->rows_per_page = meta->band_rows_per_page;
-	band->serial = meta->band_serial;
+	band->geom.m = d->m;
+	band->capacity = d->capacity;
+	band->first = d->first;
+	band->map = d->map;
+	band->pages = d->pages;
+	band->width = d->width;
+	band->rows_per_page = d->rows_per_page;
+	band->serial = d->serial;
 	band->nruns = 0;
 	band->runs = NULL;
+}
+
+/*
+ * ScbfMetaBands
+ *		The bands a metapage copy lists, palloc'd, their maps not read.
+ */
+void
+ScbfMetaBands(const ScbfMeta *meta, ScbfBands *bands)
+{
+	uint32		i;
+
+	bands->nbands = meta->nbands;
+	bands->bands = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
+	for (i = 0; i < meta->nbands; i++)
+		MetaBand(meta, i, &bands->bands[i]);
+}
+
+/*
+ * ScbfMetaGeometry
+ *		The m and capacity a new band of a metapage copy takes: the last
+ *		band's, or before the first band what the build chose.
+ */
+void
+ScbfMetaGeometry(const ScbfMeta *meta, uint32 *m, uint32 *capacity)
+{
+	*m = meta->m;
+	*capacity = meta->capacity;
+}
+
+/*
+ * ScbfBandOf
+ *		The band that holds filter filterno, or NULL if none does.
+ */
+const ScbfBand *
+ScbfBandOf(const ScbfBands *bands, uint32 filterno)
+{
+	uint32		lo = 0;
+	uint32		hi = bands->nbands;
+
+	while (lo < hi)
+	{
+		uint32		mid = lo + (hi - lo) / 2;
+		const ScbfBand *b = &bands->bands[mid];
+
+		if (filterno < b->first)
+			hi = mid;
+		else if (filterno - b->first >= b->width)
+			lo = mid + 1;
+		else
+			return b;
+	}
+	return NULL;
+}
+
+/*
+ * ScbfBandsEnd
+ *		The first filter number no band holds: the filters the bands have
+ *		room for.
+ */
+uint32
+ScbfBandsEnd(const ScbfBands *bands)
+{
+	const ScbfBand *last;
+
+	if (bands->nbands == 0)
+		return 0;
+	last = &bands->bands[bands->nbands - 1];
+	return last->first + last->width;
+}
+
+/*
+ * ScbfBandsPages
+ *		The row pages of all bands.
+ */
+uint32
+ScbfBandsPages(const ScbfBands *bands)
+{
+	uint64		pages = 0;
+	uint32		i;
+
+	for (i = 0; i < bands->nbands; i++)
+		pages += bands->bands[i].pages;
+	return (uint32) Min(pages, PG_UINT32_MAX);
 }
 
 /*
@@ -952,49 +1081,67 @@ ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
 }
 
 /*
- * ScbfBandCached
- *		The band a metapage copy describes, its map read: from the cached
- *		state's band map cache (CachedState) if it holds that band, else
- *		read and cached there.  NULL if the map is not that band's (see
+ * ScbfBandsCached
+ *		The bands a metapage copy lists, their maps read: from the cached
+ *		state's band cache (CachedState) for the bands it holds, the others
+ *		read and cached there.  NULL if a map is not its band's (see
  *		ScbfBandLoad).  The result lives in the relcache entry: use it
  *		before the next lock acquisition.
  */
-const ScbfBand *
-ScbfBandCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
+const ScbfBands *
+ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 {
 	ScbfState  *state = CachedState(index);
-	ScbfBand	band;
+	uint32		i;
 
-	ScbfMetaBand(meta, &band);
-	if (state->band.nruns > 0 && state->band.map == band.map &&
-		state->band.serial == band.serial && state->band.pages == band.pages)
-		return &state->band;
-	state->band.nruns = 0;
-	if (band.pages == 0)
+	for (i = 0; i < meta->nbands; i++)
 	{
-		state->band = band;
-		return &state->band;
+		ScbfBand   *cached = &state->cache.bands[i];
+		ScbfBand	band;
+
+		MetaBand(meta, i, &band);
+		if (cached->map == band.map && cached->serial == band.serial &&
+			cached->pages == band.pages && cached->first == band.first &&
+			(cached->nruns > 0 || band.pages == 0))
+			continue;
+		cached->nruns = 0;
+		cached->map = InvalidBlockNumber;
+		if (band.pages > 0)
+		{
+			if (state->cache_runs[i] == NULL)
+				state->cache_runs[i] =
+					MemoryContextAlloc(index->rd_indexcxt,
+									   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
+			if (!ReadBandMap(index, &band, true, nblocks,
+							 state->cache_runs[i]))
+			{
+				state->cache.nbands = 0;
+				return NULL;
+			}
+		}
+		*cached = band;
 	}
-	if (!ReadBandMap(index, &band, true, nblocks, state->band_runs))
-		return NULL;
-	state->band = band;
-	return &state->band;
+	state->cache.nbands = meta->nbands;
+	return &state->cache;
 }
 
 /*
- * ScbfReadBand
- *		The band a metapage copy describes, its map read; a map that is not
- *		that band's is corruption.  For the fold-lock holder, under which
- *		the band cannot change.
+ * ScbfReadBands
+ *		The bands a metapage copy lists, their maps read; a map that is not
+ *		its band's is corruption.  For the fold-lock holder, under which
+ *		the bands cannot change.
  */
 void
-ScbfReadBand(Relation index, const ScbfMeta *meta, ScbfBand *band,
-			 BlockNumber nblocks)
+ScbfReadBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
+			  BlockNumber nblocks)
 {
-	ScbfMetaBand(meta, band);
-	if (!ScbfBandLoad(index, band, nblocks))
-		ScbfReportCorrupt(index, band->map,
-						  "The band map is not the one of the metapage's band.");
+	uint32		i;
+
+	ScbfMetaBands(meta, bands);
+	for (i = 0; i < bands->nbands; i++)
+		if (!ScbfBandLoad(index, &bands->bands[i], nblocks))
+			ScbfReportCorrupt(index, bands->bands[i].map,
+							  psprintf("The band map is not the one of the metapage's band %u.", i));
 }
 
 /*
@@ -1170,8 +1317,9 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 		ref.pageno = i;
 		(void) fn(meta->tablepages[i], &ref, arg);
 	}
-	NameBand(index, meta->band_map, meta->band_pages, meta->band_serial, -1,
-			 fn, arg, nblocks);
+	for (i = 0; i < meta->nbands; i++)
+		NameBand(index, meta->bands[i].map, meta->bands[i].pages,
+				 meta->bands[i].serial, -1, fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
@@ -1257,7 +1405,7 @@ ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi)
 	mi->capacity = meta->capacity;
 	mi->target_fpr = meta->target_fpr;
 	mi->flags = meta->flags;
-	ScbfMetaBand(meta, &mi->band);
+	ScbfMetaBands(meta, &mi->bands);
 	ScbfMetaDelta(meta, &mi->delta);
 	mi->nfilters = meta->nfilters;
 	mi->table_generation = meta->table_generation;

@@ -70,7 +70,7 @@ typedef struct ScbfVacState
 
 	/* the group the next commit takes */
 	ScbfMeta  *meta;
-	ScbfBand	band;			/* its band (map not read): the geometry */
+	ScbfBands	bands;			/* its bands (maps not read): geometries */
 	uint64		serial;			/* the group's: committed + 1 */
 	ScbfFilter **filters;
 	bool	   *changed;
@@ -95,7 +95,7 @@ VacStart(ScbfVacState *vs)
 	uint32		c;
 
 	vs->meta = ScbfReadMeta(vs->index);
-	ScbfMetaBand(vs->meta, &vs->band);
+	ScbfMetaBands(vs->meta, &vs->bands);
 	vs->serial = ScbfMetaFoldSerial(vs->meta) + 1;
 	vs->nfilters = ScbfMetaFilters(vs->meta);
 	vs->filters = ScbfReadTable(vs->index, vs->state, vs->meta,
@@ -112,14 +112,28 @@ VacStart(ScbfVacState *vs)
 }
 
 /*
+ * The band of filter c, whose geometry places its keys.
+ */
+static const ScbfBand *
+VacBand(ScbfVacState *vs, uint32 c)
+{
+	const ScbfBand *band = ScbfBandOf(&vs->bands, c);
+
+	if (band == NULL)
+		ScbfReportCorrupt(vs->index, SCBF_METAPAGE_BLKNO,
+						  psprintf("Filter %u lies outside the bands.", c));
+	return band;
+}
+
+/*
  * Commit the group: the changed table entries, then the metapage record of
  * its serial, then the bits no entry needs any more.
  */
 static void
 VacCommit(ScbfVacState *vs)
 {
-	ScbfCommit fc;
-	ScbfBand	band;
+	ScbfCommit	fc;
+	ScbfBands	bands;
 	int			part;
 
 	memset(&fc, 0, sizeof(fc));
@@ -136,19 +150,20 @@ VacCommit(ScbfVacState *vs)
 	fc.nledger_pages_delta = vs->npages_delta;
 	ScbfCommitSerial(vs->index, &fc);
 
-	ScbfReadBand(vs->index, vs->meta, &band,
-				 RelationGetNumberOfBlocks(vs->index));
-	ScbfRowsClear(vs->index, vs->state, &band, vs->bits, vs->nbits,
+	ScbfReadBands(vs->index, vs->meta, &bands,
+				  RelationGetNumberOfBlocks(vs->index));
+	ScbfRowsClear(vs->index, vs->state, &bands, vs->bits, vs->nbits,
 				   RelationGetNumberOfBlocks(vs->index));
 }
 
 /*
- * The rows (slice * m + position) of the distinct hashes of pairs[0 .. n)
- * of column col, appended to rows[*nrows ..]; returns the distinct hashes.
+ * The rows (slice * m + position) in band of the distinct hashes of
+ * pairs[0 .. n) of column col, appended to rows[*nrows ..]; returns the
+ * distinct hashes.
  */
 static uint32
-VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
-			 uint64 *rows, int *nrows)
+VacRows(ScbfVacState *vs, const ScbfBand *band, int col,
+		const ScbfPair *pairs, int n, uint64 *rows, int *nrows)
 {
 	uint32		k = vs->state->k;
 	uint32		pos[SCBF_ROWS_MAX_K];
@@ -162,9 +177,9 @@ VacRows(ScbfVacState *vs, int col, const ScbfPair *pairs, int n,
 		if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 			continue;
 		distinct++;
-		ScbfKeyPositions(vs->state, &vs->band, col, pairs[i].hash, pos);
+		ScbfKeyPositions(vs->state, band, col, pairs[i].hash, pos);
 		for (s = 0; s < k; s++)
-			rows[(*nrows)++] = (uint64) s * vs->band.geom.m + pos[s];
+			rows[(*nrows)++] = (uint64) s * band->geom.m + pos[s];
 	}
 	return distinct;
 }
@@ -193,7 +208,7 @@ static void
 VacAddBits(ScbfVacState *vs, uint32 c, const uint64 *old, int nold,
 				const uint64 *new, int nnew)
 {
-	uint32		m = vs->band.geom.m;
+	uint32		m = VacBand(vs, c)->geom.m;
 	int			i;
 	int			j = 0;
 
@@ -264,6 +279,7 @@ static void
 VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 {
 	ScbfFilter *f = vs->filters[c];
+	const ScbfBand *band = VacBand(vs, c);
 	int			ncols = vs->state->ncols;
 	uint32		k = vs->state->k;
 	uint64		committed = vs->serial - 1;
@@ -313,11 +329,11 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 		uint16	   *items = palloc(sizeof(uint16) * Max(npairs[col], 1));
 		int			n = 0;
 
-		VacRows(vs, col, pairs[col], npairs[col], oldrows, &nold);
+		VacRows(vs, band, col, pairs[col], npairs[col], oldrows, &nold);
 		for (i = 0; i < npairs[col]; i++)
 			if (dead == NULL || !dead[pairs[col][i].item])
 				pairs[col][n++] = pairs[col][i];
-		nkeys += VacRows(vs, col, pairs[col], n, newrows, &nnew);
+		nkeys += VacRows(vs, band, col, pairs[col], n, newrows, &nnew);
 		if (col == 0)
 			nkept = n;
 		for (i = 0; i < n; i++)
@@ -341,7 +357,7 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	nnew = VacUniqueRows(newrows, nnew);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nnew; i++)
-		nset[Min(newrows[i] / vs->band.geom.m, SCBF_ROWS_MAX_K - 1)]++;
+		nset[Min(newrows[i] / band->geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	ScbfFilterSetEntries(f, (uint32) nkept);
 	ScbfFilterSetKeys(f, nkeys);
 	ScbfFilterSetBits(f, k, nset);
@@ -379,7 +395,8 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	uint32		nentries = 0;
 	uint32		nset[SCBF_ROWS_MAX_K];
 	bool		active = false;
-	ScbfBand	band;
+	const ScbfBand *band = VacBand(vs, target);
+	ScbfBands	bands;
 	int			col;
 	int			i;
 
@@ -421,7 +438,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			keys = palloc(sizeof(ScbfRowKey) * Max((Size) m * ncols, 1));
 			rows = palloc(sizeof(uint64) * Max((Size) m * ncols * k, 1));
 		}
-		distinct += VacRows(vs, col, all, nall, rows, &nrows);
+		distinct += VacRows(vs, band, col, all, nall, rows, &nrows);
 		for (i = 0; i < m; i++)
 		{
 			if (i > 0 && hashes[i] == hashes[i - 1])
@@ -439,9 +456,9 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	}
 
 	/* the bits first, then the runs, then the table entries */
-	ScbfReadBand(vs->index, vs->meta, &band,
-				 RelationGetNumberOfBlocks(vs->index));
-	ScbfRowsSet(vs->index, vs->state, &band, keys, nkeys, vs->filters,
+	ScbfReadBands(vs->index, vs->meta, &bands,
+				  RelationGetNumberOfBlocks(vs->index));
+	ScbfRowsSet(vs->index, vs->state, &bands, keys, nkeys, vs->filters,
 				 RelationGetNumberOfBlocks(vs->index));
 	for (col = 0; col < ncols; col++)
 		vs->npages_delta += ScbfLedgerReplace(vs->index,
@@ -451,7 +468,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	nrows = VacUniqueRows(rows, nrows);
 	memset(nset, 0, sizeof(nset));
 	for (i = 0; i < nrows; i++)
-		nset[Min(rows[i] / vs->band.geom.m, SCBF_ROWS_MAX_K - 1)]++;
+		nset[Min(rows[i] / band->geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	for (i = 0; i < n; i++)
 	{
 		active |= ScbfFilterIsActive(vs->filters[cs[i]]);
@@ -521,7 +538,7 @@ VacConsolidate(ScbfVacState *vs)
 		while (j < norder &&
 			   ScbfFilterSegment(vs->filters[order[j]]) == segno &&
 			   (keys + ScbfFilterKeys(vs->filters[order[j]])) * 4 <=
-			   (uint64) vs->band.capacity * 3 &&
+			   (uint64) VacBand(vs, order[i])->capacity * 3 &&
 			   entries + ScbfFilterEntries(vs->filters[order[j]]) <=
 			   PG_UINT16_MAX)
 		{
@@ -559,12 +576,12 @@ VacMergeDelta(Relation index)
 {
 	ScbfState  *state = ScbfGetState(index);
 	ScbfMeta   *meta = ScbfReadMeta(index);
-	ScbfBand	band;
+	ScbfBands	bands;
 	ScbfDelta	delta;
 
-	ScbfReadBand(index, meta, &band, RelationGetNumberOfBlocks(index));
+	ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 	ScbfMetaDelta(meta, &delta);
-	ScbfDeltaMerge(index, state, &delta, &band, NULL, 0,
+	ScbfDeltaMerge(index, state, &delta, &bands, NULL, 0,
 					RelationGetNumberOfBlocks(index));
 	pfree(meta);
 }
@@ -666,10 +683,10 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	int			nbits = 0;
 	int			maxbits = 0;
 	bool		any = false;
-	ScbfBand	band;
+	ScbfBands	bands;
 	uint32		c;
 
-	ScbfMetaBand(meta, &band);
+	ScbfMetaBands(meta, &bands);
 	for (c = 0; c < nfilters; c++)
 	{
 		ScbfFilter *f = filters[c];
@@ -692,7 +709,8 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 			{
 				if (i > 0 && pairs[i].hash == pairs[i - 1].hash)
 					continue;
-				ScbfKeyPositions(state, &band, col, pairs[i].hash, pos);
+				ScbfKeyPositions(state, ScbfBandOf(&bands, c), col,
+								 pairs[i].hash, pos);
 				if (nbits + (int) state->k > maxbits)
 				{
 					maxbits = Max(maxbits * 2, nbits + (int) state->k + 1024);
@@ -724,8 +742,8 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &tablepages, &ntablepages,
 						 RelationGetNumberOfBlocks(index));
-		ScbfReadBand(index, meta, &band, RelationGetNumberOfBlocks(index));
-		ScbfRowsClear(index, state, &band, bits, nbits,
+		ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
+		ScbfRowsClear(index, state, &bands, bits, nbits,
 					   RelationGetNumberOfBlocks(index));
 	}
 	pfree(changed);

@@ -117,9 +117,8 @@ typedef struct ScbfVerifyState
 	uint8	   *named;			/* per block: the ScbfPageKind that named
 								 * it, SCBF_KIND_NEW if nothing did */
 	ScbfFilter **table;
-	uint8	   *band;			/* the band's rows, page after page; NULL if
-								 * too large to hold */
-	Size		pagebytes;		/* rows bytes per band page */
+	uint8	  **rows;			/* per band, its rows, page after page; NULL
+								 * if the bands are too large to hold */
 	ScbfRowKey *delta;			/* the delta's keys, sorted */
 	int			ndelta;
 	bool		heapallindexed;
@@ -301,19 +300,27 @@ VerifyMeta(ScbfVerifyState *vs)
 					 psprintf("The metapage lists %u table pages for %u filters of %u per page.",
 							  mi->ntablepages, mi->nfilters, perpage));
 
-	if (mi->band.pages > 0 || mi->nfilters > 0)
+	for (i = 0; i < mi->bands.nbands; i++)
 	{
-		if (mi->band.map == SCBF_METAPAGE_BLKNO ||
-			mi->band.map >= vs->nblocks ||
-			mi->band.pages > vs->nblocks ||
-			mi->band.rows_per_page < 1 ||
-			(uint64) mi->band.pages * mi->band.rows_per_page <
-			(uint64) mi->k * mi->m)
+		ScbfBand   *band = &mi->bands.bands[i];
+
+		if (band->map == SCBF_METAPAGE_BLKNO ||
+			band->map >= vs->nblocks ||
+			band->pages > vs->nblocks ||
+			band->rows_per_page < 1 ||
+			(uint64) band->pages * band->rows_per_page <
+			(uint64) mi->k * band->geom.m)
 			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a row band outside the index",
-						 psprintf("The band has its map at block %u and %u pages of %u rows; the index has %u blocks.",
-								  mi->band.map, mi->band.pages,
-								  mi->band.rows_per_page, vs->nblocks));
+						 psprintf("Band %u has its map at block %u and %u pages of %u rows; the index has %u blocks.",
+								  i, band->map, band->pages,
+								  band->rows_per_page, vs->nblocks));
+		if (i > 0 && band->serial <= mi->bands.bands[i - 1].serial)
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						 "has bands out of serial order",
+						 psprintf("Band %u has serial %u, band %u serial %u.",
+								  i, band->serial, i - 1,
+								  mi->bands.bands[i - 1].serial));
 	}
 
 	if (mi->delta.pages > 0)
@@ -372,21 +379,61 @@ VerifyMeta(ScbfVerifyState *vs)
 	}
 }
 
+static void VerifyBand(ScbfVerifyState *vs, uint32 b);
+
 /*
- * Read the band into memory (if it fits in maintenance_work_mem) and check
- * that each of its pages is the band's page there.
+ * Whether a band of bands has this serial.
+ */
+static bool
+BandOfSerial(const ScbfBands *bands, uint32 serial)
+{
+	uint32		b;
+
+	for (b = 0; b < bands->nbands; b++)
+		if (bands->bands[b].serial == serial)
+			return true;
+	return false;
+}
+
+/*
+ * Read the bands into memory (if they fit in maintenance_work_mem) and
+ * check that each of their pages is its band's page there.
  */
 static void
-VerifyBand(ScbfVerifyState *vs)
+VerifyBands(ScbfVerifyState *vs)
 {
-	ScbfBand  *band = &vs->mi.band;
+	Size		total = 0;
+	uint32		b;
+
+	for (b = 0; b < vs->mi.bands.nbands; b++)
+		total += ScbfBandPageBytes(&vs->mi.bands.bands[b]) *
+			vs->mi.bands.bands[b].pages;
+	vs->rows = NULL;
+	if (total <= (Size) maintenance_work_mem * 1024)
+		vs->rows = palloc0(sizeof(uint8 *) * Max(vs->mi.bands.nbands, 1));
+	for (b = 0; b < vs->mi.bands.nbands; b++)
+		VerifyBand(vs, b);
+	if (vs->rows == NULL)
+		ereport(NOTICE,
+				(errmsg("the row bands of index \"%s\" are larger than maintenance_work_mem: invariant I4 is not checked",
+						RelationGetRelationName(vs->index)),
+				 errhint("Raise maintenance_work_mem to %zu kB or more.",
+						 total / 1024 + 1)));
+}
+
+/*
+ * Band b of VerifyBands: its map, and each of its pages, held in
+ * vs->rows[b] if vs->rows is not NULL.
+ */
+static void
+VerifyBand(ScbfVerifyState *vs, uint32 b)
+{
+	ScbfBand   *band = &vs->mi.bands.bands[b];
+	Size		pagebytes = ScbfBandPageBytes(band);
+	uint8	   *held = NULL;
 	uint8	   *scratch;
-	Size		total;
 	uint32		p;
 
-	vs->pagebytes = ScbfBandPageBytes(band);
-	total = vs->pagebytes * band->pages;
-	vs->band = NULL;
 	if (band->pages == 0)
 		return;
 	if (!ScbfBandLoad(vs->index, band, vs->nblocks))
@@ -394,14 +441,16 @@ VerifyBand(ScbfVerifyState *vs)
 					 "has a band map that is not its band's",
 					 psprintf("Block %u should be the map of the band of serial %u and %u pages, its runs inside the index.",
 							  band->map, band->serial, band->pages));
-	if (total <= (Size) maintenance_work_mem * 1024)
-		vs->band = MemoryContextAllocHuge(CurrentMemoryContext, Max(total, 1));
+	if (vs->rows != NULL)
+		held = vs->rows[b] =
+			MemoryContextAllocHuge(CurrentMemoryContext,
+								   Max(pagebytes * band->pages, 1));
 	scratch = palloc(BLCKSZ);
 	for (p = 0; p < band->pages; p++)
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (!ScbfBandReadPage(vs->index, band, p,
-							   vs->band ? vs->band + vs->pagebytes * p : scratch,
+							   held ? held + pagebytes * p : scratch,
 							   vs->nblocks))
 			ScbfCorrupt(vs, ScbfBandBlock(band, p),
 						 "has a row band page that is not the band's",
@@ -409,12 +458,19 @@ VerifyBand(ScbfVerifyState *vs)
 								  ScbfBandBlock(band, p), p, band->serial));
 	}
 	pfree(scratch);
-	if (vs->band == NULL)
-		ereport(NOTICE,
-				(errmsg("the row band of index \"%s\" is larger than maintenance_work_mem: invariant I4 is not checked",
-						RelationGetRelationName(vs->index)),
-				 errhint("Raise maintenance_work_mem to %zu kB or more.",
-						 total / 1024 + 1)));
+}
+
+/*
+ * The band of filter filterno, and its rows held in memory (NULL if they
+ * are not held, or no band holds the filter).
+ */
+static const uint8 *
+BandRows(ScbfVerifyState *vs, uint32 filterno, const ScbfBand **band)
+{
+	*band = ScbfBandOf(&vs->mi.bands, filterno);
+	if (*band == NULL || vs->rows == NULL)
+		return NULL;
+	return vs->rows[*band - vs->mi.bands.bands];
 }
 
 /*
@@ -515,7 +571,7 @@ VerifyGraves(ScbfVerifyState *vs)
 				pi.kind = SCBF_KIND_UNKNOWN;
 			old.serial = pi.ident.map.band_serial;
 			if (pi.kind != SCBF_KIND_BANDMAP ||
-				old.serial == vs->mi.band.serial ||
+				BandOfSerial(&vs->mi.bands, old.serial) ||
 				!ScbfBandLoad(vs->index, &old, vs->nblocks))
 				ScbfCorrupt(vs, g->first,
 							 "has a superseded band whose map is not one",
@@ -822,7 +878,9 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfR1Arg *ra = (ScbfR1Arg *) arg;
 	ScbfVerifyState *vs = ra->vs;
-	ScbfBand  *band = &vs->mi.band;
+	const ScbfBand *band;
+	const uint8 *rows = BandRows(vs, vs->filterno, &band);
+	Size		pagebytes;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		i;
 
@@ -853,7 +911,7 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 			palloc(sizeof(uint32) * ra->maxhashes);
 	}
 	ra->hashes[ra->nhashes++] = hash;
-	if (vs->band == NULL)
+	if (vs->rows == NULL)
 		return;
 	if (vs->ndelta > 0)
 	{
@@ -866,16 +924,22 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 					CmpRowKey) != NULL)
 			return;				/* probes find it in the delta */
 	}
-	ScbfKeyPositions(vs->state, &vs->mi.band, vs->col, hash, pos);
+	if (band == NULL)
+		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+					 "has a filter no band holds",
+					 psprintf("Filter %u has ledger entries; the bands hold %u filters.",
+							  vs->filterno, ScbfBandsEnd(&vs->mi.bands)));
+	pagebytes = ScbfBandPageBytes(band);
+	ScbfKeyPositions(vs->state, band, vs->col, hash, pos);
 	for (i = 0; i < vs->state->k; i++)
 	{
-		uint64		row = (uint64) i * vs->mi.band.geom.m + pos[i];
+		uint64		row = (uint64) i * band->geom.m + pos[i];
 		uint32		pageno = (uint32) (row / band->rows_per_page);
 
-		if (vs->filterno >= band->width || pageno >= band->pages ||
-			!scbf_rows_test(vs->band + vs->pagebytes * pageno,
+		if (pageno >= band->pages ||
+			!scbf_rows_test(rows + pagebytes * pageno,
 							(uint32) (row % band->rows_per_page),
-							band->width, vs->filterno))
+							band->width, vs->filterno - band->first))
 			ScbfCorrupt(vs, ScbfBandBlock(band, pageno),
 						 "is missing a row bit of a ledger entry",
 						 psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
@@ -892,9 +956,11 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 static void
 CountBits(ScbfVerifyState *vs, uint32 filterno, uint32 *nset)
 {
-	ScbfBand  *band = &vs->mi.band;
+	const ScbfBand *band;
+	const uint8 *rows = BandRows(vs, filterno, &band);
+	Size		pagebytes = ScbfBandPageBytes(band);
 	uint32		k = vs->state->k;
-	uint32		m = vs->mi.band.geom.m;
+	uint32		m = band->geom.m;
 	uint32		i;
 	uint32		p;
 
@@ -905,10 +971,10 @@ CountBits(ScbfVerifyState *vs, uint32 filterno, uint32 *nset)
 		{
 			uint64		row = (uint64) i * m + p;
 
-			if (scbf_rows_test(vs->band + vs->pagebytes *
+			if (scbf_rows_test(rows + pagebytes *
 							   (row / band->rows_per_page),
 							   (uint32) (row % band->rows_per_page),
-							   band->width, filterno))
+							   band->width, filterno - band->first))
 				nset[i]++;
 		}
 	}
@@ -992,7 +1058,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 						 ScbfFilterEntries(f), ScbfFilterKeys(f),
 						 entries, keys);
 	}
-	if (vs->band != NULL && filterno < vs->mi.band.width)
+	if (vs->rows != NULL && ScbfBandOf(&vs->mi.bands, filterno) != NULL)
 	{
 		uint32		nset[SCBF_ROWS_MAX_K];
 		uint32		actual[SCBF_ROWS_MAX_K];
@@ -1217,7 +1283,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 
 	VerifyMeta(&vs);
 	ScbfCensus(index, vs.state, vs.meta, ClaimBlock, &vs, vs.nblocks);
-	VerifyBand(&vs);
+	VerifyBands(&vs);
 	VerifyDelta(&vs);
 	VerifyGraves(&vs);
 	VerifyTable(&vs);

@@ -287,12 +287,13 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
  * reads are the band's.
  */
 /*
- * The block of page pageno of the band, from its map's runs.
+ * The block of page pageno of band b, from its map's runs.
  */
 static BlockNumber
-BandBlock(ScbfMeta *meta, uint32 pageno)
+BandBlock(ScbfMeta *meta, uint32 b, uint32 pageno)
 {
-	ScbfBandMapPageData *map = ScbfPageGetBandMap(cur_pages[meta->band_map]);
+	ScbfBandMapPageData *map =
+		ScbfPageGetBandMap(cur_pages[meta->bands[b].map]);
 
 	for (uint32 r = 0; r < map->nruns; r++)
 	{
@@ -308,33 +309,42 @@ static void
 ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 			 const uint32 *hashes, int n, uint8 *expected)
 {
-	uint32		width = meta->band_width;
-	uint32		rpp = meta->band_rows_per_page;
-	Size		nbytes = width / 8;
-	uint8	   *one = malloc(Max(nbytes, 1));
-	uint32		pos[SCBF_ROWS_MAX_K];
-	ScbfBand	band;
+	ScbfBands	bands;
 
-	ScbfMetaBand(meta, &band);
-	memset(expected, 0, Max(nbytes, 1));
-	for (int h = 0; h < n; h++)
+	ScbfMetaBands(meta, &bands);
+	for (uint32 b = 0; b < bands.nbands; b++)
 	{
-		ScbfKeyPositions(state, &band, col, hashes[h], pos);
-		memset(one, 0xFF, nbytes);
-		for (uint32 i = 0; i < band.geom.k; i++)
-		{
-			uint64		row = (uint64) i * band.geom.m + pos[i];
-			Page		page = cur_pages[BandBlock(meta, row / rpp)];
-			const uint8 *bytes = ScbfPageGetRows(page) +
-				(Size) (row % rpp) * width / 8;
+		ScbfBand   *band = &bands.bands[b];
+		uint32		width = band->width;
+		uint32		rpp = band->rows_per_page;
+		Size		nbytes = width / 8;
+		uint8	   *one = malloc(Max(nbytes, 1));
+		uint32		pos[SCBF_ROWS_MAX_K];
 
-			for (Size b = 0; b < nbytes; b++)
-				one[b] &= bytes[b];
+		if (band->first >= meta->nfilters)
+		{
+			free(one);
+			break;
 		}
-		for (Size b = 0; b < nbytes; b++)
-			expected[b] |= one[b];
+		for (int h = 0; h < n; h++)
+		{
+			ScbfKeyPositions(state, band, col, hashes[h], pos);
+			memset(one, 0xFF, nbytes);
+			for (uint32 i = 0; i < band->geom.k; i++)
+			{
+				uint64		row = (uint64) i * band->geom.m + pos[i];
+				Page		page = cur_pages[BandBlock(meta, b, row / rpp)];
+				const uint8 *bytes = ScbfPageGetRows(page) +
+					(Size) (row % rpp) * width / 8;
+
+				for (Size x = 0; x < nbytes; x++)
+					one[x] &= bytes[x];
+			}
+			for (Size x = 0; x < nbytes; x++)
+				expected[band->first / 8 + x] |= one[x];
+		}
+		free(one);
 	}
-	free(one);
 }
 
 /*
@@ -550,7 +560,9 @@ FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 		  BlockNumber nblocks)
 {
 	DeltaKeys	dk;
-	ScbfBand	band;
+	ScbfBands	bands;
+	uint32		width;
+	bool		loaded = true;
 	ScbfRowKey xkeys[2];
 	int			nextra = 0;
 	int			expect = 0;
@@ -559,22 +571,25 @@ FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 	uint8	   *acc = calloc(1, nbytes);
 
 	ReadDelta(meta, &dk, nblocks);
-	ScbfMetaBand(meta, &band);
-	if (dk.delta.pages == 0 || !ScbfBandLoad(&fake_index, &band, nblocks))
+	ScbfMetaBands(meta, &bands);
+	for (uint32 b = 0; b < bands.nbands; b++)
+		loaded = loaded && ScbfBandLoad(&fake_index, &bands.bands[b], nblocks);
+	width = ScbfBandsEnd(&bands);
+	if (dk.delta.pages == 0 || !loaded)
 		goto done;
-	for (int i = 0; i < 2 && band.width > 0; i++)
+	for (int i = 0; i < 2 && width > 0; i++)
 	{
 		xkeys[nextra].hash = extra[i];
 		xkeys[nextra].col = i % state->ncols;
-		xkeys[nextra].filterno = extra[i] % Min(band.width, meta->nfilters + 1);
+		xkeys[nextra].filterno = extra[i] % Min(width, meta->nfilters + 1);
 		nextra++;
 	}
 	for (uint32 p = 0; p < dk.nparts; p++)
 		for (int e = 0; e < dk.nkeys[p]; e++)
-			expect += dk.keys[p][e].filterno < band.width;
+			expect += dk.keys[p][e].filterno < width;
 
 	pgshim_writable = true;
-	if (!TRY(merged = ScbfDeltaMerge(&fake_index, state, &dk.delta, &band,
+	if (!TRY(merged = ScbfDeltaMerge(&fake_index, state, &dk.delta, &bands,
 									  xkeys, nextra, nblocks)))
 		merged = -1;
 	pgshim_writable = false;
@@ -606,7 +621,7 @@ FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 		{
 			bool		ok = false;
 
-			if (keys[e].filterno >= band.width ||
+			if (keys[e].filterno >= width ||
 				keys[e].filterno >= meta->nfilters)
 				continue;
 			memset(acc, 0, nbytes);

@@ -151,7 +151,7 @@ cmp_ok(q1("SELECT max(serial) FROM scbf_filters('w_k')"), '>', 1,
 # ledger leaf of another run serial, a metapage field out of range, a
 # pending chain that loops.  Layout (src/scbf_page.h): special space owner u32 +0, index u32
 # +4 (leaf: its run's serial), column u16 +8, type u8 +10; the metapage's
-# band_map u32 @64; row pages hold rows from 24 up to pd_lower (u16 @12);
+# the first band's map u32 @72; row pages hold rows from 24 up to pd_lower (u16 @12);
 # a pending page's next u32 @24.
 fresh_index('v2_a', '(a)');
 is(q1("SELECT max_count > 0 AND stale_counters = 0 FROM scbf_index_info('v2_a')"), 't',
@@ -219,8 +219,8 @@ $node->safe_psql('postgres', 'DROP INDEX v2_b');
 
 fresh_index('v2_a', '(a)');
 {
-	patch('v2_a', [ 0, 64, pack('V', 0x7FFFFF00) ]);
-	verify_fails('v2_a', 'false', qr/has a row band outside the index.*\n.*DETAIL:  Block 0: The band has its map at block 2147483392/,
+	patch('v2_a', [ 0, 72, pack('V', 0x7FFFFF00) ]);
+	verify_fails('v2_a', 'false', qr/has a row band outside the index.*\n.*DETAIL:  Block 0: Band 0 has its map at block 2147483392/,
 		'format 2: a metapage field out of range');
 	scans_survive('a', '7, 8', 'format 2: a metapage field out of range');
 }
