@@ -1255,13 +1255,15 @@ NameRange(BlockNumber first, uint32 n, ScbfBlockRef *ref, ScbfCensusFn fn,
 }
 
 /*
- * Hand fn a band's map at map and the pages its runs list, the ref's
+ * Hand fn a band's map at map, its ref's pageno the band's number (bandno,
+ * or -1 for a superseded band), and the pages its runs list, the ref's
  * pageno counting from 0 (grave: the metapage's grave that names it, or
  * -1).  A map that cannot be read names no pages.
  */
 static void
 NameBand(Relation index, BlockNumber map, uint32 pages, uint32 serial,
-		 int grave, ScbfCensusFn fn, void *arg, BlockNumber nblocks)
+		 int bandno, int grave, ScbfCensusFn fn, void *arg,
+		 BlockNumber nblocks)
 {
 	ScbfBlockRef ref;
 	ScbfBand	band;
@@ -1274,6 +1276,7 @@ NameBand(Relation index, BlockNumber map, uint32 pages, uint32 serial,
 	ScbfBlockRefInit(&ref, SCBF_KIND_BANDMAP);
 	ref.grave = grave;
 	ref.serial = grave < 0 ? serial : -1;
+	ref.pageno = bandno;
 	if (!fn(map, &ref, arg))
 		return;
 	memset(&band, 0, sizeof(band));
@@ -1319,13 +1322,13 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 	}
 	for (i = 0; i < meta->nbands; i++)
 		NameBand(index, meta->bands[i].map, meta->bands[i].pages,
-				 meta->bands[i].serial, -1, fn, arg, nblocks);
+				 meta->bands[i].serial, (int) i, -1, fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
 	for (i = 0; i < meta->ngraves && i < SCBF_GRAVES; i++)
 		if (meta->graves[i].kind == SCBF_GRAVE_BAND)
-			NameBand(index, meta->graves[i].first, meta->graves[i].n, 0,
+			NameBand(index, meta->graves[i].first, meta->graves[i].n, 0, -1,
 					 (int) i, fn, arg, nblocks);
 }
 

@@ -178,10 +178,11 @@ Namer(const ScbfBlockRef *ref)
 			return psprintf("The metapage's filter table page " INT64_FORMAT,
 							ref->pageno);
 		case SCBF_KIND_ROWS:
-			return psprintf("Page " INT64_FORMAT " of the row band",
-							ref->pageno);
+			return psprintf("Page " INT64_FORMAT " of the row band of serial " INT64_FORMAT,
+							ref->pageno, ref->serial);
 		case SCBF_KIND_BANDMAP:
-			return "The metapage's band map";
+			return psprintf("The map of the metapage's band " INT64_FORMAT,
+							ref->pageno);
 		case SCBF_KIND_DELTA:
 			return psprintf("Partition " INT64_FORMAT " of the delta",
 							ref->pageno);
