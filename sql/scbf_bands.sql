@@ -47,6 +47,13 @@ SELECT scbf_empty('SELECT * FROM b WHERE a = 1000');
 SELECT scbf_same('SELECT * FROM b WHERE code = md5(''19999'')');
 SELECT scbf_same('SELECT * FROM b WHERE code = md5(''3'')');
 
+-- a wide index (20 columns: 59 filters a table page) whose filter table
+-- grows too: by runs of pages at the relation's end, half the table or
+-- more at a time
+CREATE INDEX b_wide ON b USING scbf (a, id, a, id, a, id, a, id, a, id,
+	a, id, a, id, a, id, a, id, a, code) WITH (pages_per_segment = 8);
+SELECT count(*) AS table_pages FROM scbf_pages('b_wide') WHERE kind = 'table';
+
 -- growth by inserts: the last band widens up to 16 filters, then new
 -- bands open after it; the first band, full, is never written again
 CREATE TEMP TABLE first_band AS SELECT * FROM bands('b_a') WHERE band = 0;
@@ -68,6 +75,11 @@ SELECT scbf_same('SELECT * FROM b WHERE code = md5(''79999'')');
 SELECT scbf_same('SELECT * FROM b WHERE code IN (md5(''1''), md5(''40000''), md5(''60001''))');
 SELECT scbf_empty('SELECT * FROM b WHERE code = md5(''80001'')');
 SELECT scbf_verify('b_a', true), scbf_verify('b_code', true);
+SELECT count(*) >= 2 AS table_grew FROM scbf_pages('b_wide') WHERE kind = 'table';
+SELECT scbf_same('SELECT * FROM b WHERE a = 7 AND id = 79007');
+SELECT scbf_same('SELECT * FROM b WHERE a = 999 AND code = md5(''79999'')');
+SELECT scbf_verify('b_wide', true);
+DROP INDEX b_wide;
 SELECT stale_counters = 0 AS no_stale_bits,
 	entries_live + entries_pending = (SELECT count(*) FROM b) AS all_entries
 FROM scbf_index_info('b_a');

@@ -304,6 +304,22 @@ typedef struct ScbfBandRun
 #define SCBF_BAND_MAX_RUNS			256
 
 /*
+ * The filter table's pages: runs of contiguous blocks, page p the p-th
+ * block along them, as the metapage lists them.  The table grows by a
+ * run of half its pages or more at a time, so that SCBF_TABLE_MAX_RUNS
+ * runs reach past any relation's 2^32 blocks (src/README, "On-disk
+ * format").
+ */
+#define SCBF_TABLE_MAX_RUNS			64
+
+typedef struct ScbfTablePages
+{
+	uint32		npages;
+	uint32		nruns;
+	ScbfBandRun runs[SCBF_TABLE_MAX_RUNS];
+} ScbfTablePages;
+
+/*
  * A band of row pages: the rows of the filters first .. first + width - 1
  * (bit c of a row is filter first + c), its map page, its shape, and once
  * the map is read (ScbfBandLoad) the runs that hold its pages in page
@@ -393,8 +409,7 @@ typedef struct ScbfLayout
 	double		target_fpr;
 	ScbfBands	bands;
 	uint32		nfilters;
-	uint32		ntablepages;
-	BlockNumber *tablepages;
+	ScbfTablePages table;
 	uint64		nentries;
 	uint32		nsegments;
 	uint32		nledger_pages;
@@ -460,8 +475,7 @@ typedef struct ScbfCommit
 	bool		delta_changed;
 	ScbfDelta	delta;			/* the new delta, if delta_changed */
 	uint32		nfilters;
-	BlockNumber *tablepages;
-	uint32		ntablepages;
+	ScbfTablePages table;		/* the filter table's pages */
 	int64		nentries_delta;	/* ledger entries added less removed */
 	uint32		nsegments_added;
 	int64		nledger_pages_delta;	/* leaves and roots written less freed */
@@ -607,9 +621,7 @@ typedef struct ScbfMetaInfoData
 	ScbfDelta	delta;
 	uint32		nfilters;
 	uint32		table_generation;
-	uint32		ntablepages;
-	uint32		max_table_pages;
-	const BlockNumber *tablepages;	/* points into the metapage copy */
+	const ScbfTablePages *table;	/* points into the metapage copy */
 	uint64		fold_serial;
 	ScbfPendingHeadInfo pending[SCBF_NPENDING];
 	uint64		nentries;
@@ -773,8 +785,9 @@ extern ScbfFilter **ScbfReadTable(Relation index, ScbfState *state,
 extern void ScbfUpdateTable(Relation index, ScbfState *state,
 							 const ScbfMeta *meta, ScbfFilter **filters,
 							 const bool *changed, uint32 nold, uint32 nnew,
-							 BlockNumber **tablepages, uint32 *ntablepages,
-							 BlockNumber nblocks);
+							 ScbfTablePages *table, BlockNumber nblocks);
+extern BlockNumber ScbfTableBlock(const ScbfTablePages *table,
+								  uint32 pageno);
 extern uint32 ScbfFilterEntries(const ScbfFilter *f);
 extern bool ScbfFilterIsActive(const ScbfFilter *f);
 extern void ScbfFilterClose(ScbfFilter *f);

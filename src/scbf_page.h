@@ -69,8 +69,8 @@ extern ScbfPageOpaque ScbfInitPage(Page page, uint8 type, Size used);
  * m + position of a band lives on its page r / rows_per_page at bit (r %
  * rows_per_page) * width, and bit c of a row is filter first + c; the
  * band's map page lists the runs of blocks that hold its pages, in page
- * order.  The filter table's pages
- * are listed at the end.  fold_serial is the serial of the last fold that
+ * order.  The filter table's pages are listed at the end, as runs of
+ * blocks.  fold_serial is the serial of the last fold that
  * committed: runs made by a later one are not visible yet (src/README,
  * "Crash safety and visibility").
  * ----------------------------------------------------------------
@@ -188,7 +188,7 @@ typedef struct ScbfMetaPageData
 	/* the filter table */
 	uint32		nfilters;		/* table entries in use (FREE included) */
 	uint32		table_generation;	/* bumped by every table change */
-	uint32		ntablepages;
+	uint32		unused4;
 
 	/* folds and the pending area */
 	uint64		fold_serial;
@@ -208,14 +208,14 @@ typedef struct ScbfMetaPageData
 	/* when the last serials committed */
 	ScbfSerialMark marks[SCBF_MARKS];
 
-	BlockNumber tablepages[FLEXIBLE_ARRAY_MEMBER];
+	/* the filter table's pages */
+	ScbfTablePages table;
 } ScbfMetaPageData;
 
 #define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))
 
-#define SCBF_MAX_TABLE_PAGES \
-	((SCBF_PAGE_SPACE - MAXALIGN(offsetof(ScbfMetaPageData, tablepages))) \
-	 / sizeof(BlockNumber))
+StaticAssertDecl(sizeof(ScbfMetaPageData) <= SCBF_PAGE_SPACE,
+				 "the metapage's contents must fit a page");
 
 /* ----------------------------------------------------------------
  *	Filter table pages

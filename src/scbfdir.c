@@ -44,17 +44,19 @@ ScbfReadFilter(Relation index, ScbfState *state, const ScbfMeta *meta,
 	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
 	uint32		tpage = filterno / perpage;
 	ScbfFilterEntry *entry = palloc(esize);
+	BlockNumber blkno;
 	Buffer		buf;
 	Page		page;
 
-	if (filterno >= meta->nfilters || tpage >= meta->ntablepages)
+	if (filterno >= meta->nfilters || tpage >= meta->table.npages)
 		elog(ERROR, "filter %u is beyond the filter table of index \"%s\"",
 			 filterno, RelationGetRelationName(index));
-	buf = ScbfReadPage(index, meta->tablepages[tpage], BUFFER_LOCK_SHARE,
-						SCBF_PAGE_TABLE, nblocks);
+	blkno = ScbfTableBlock(&meta->table, tpage);
+	buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_TABLE,
+						nblocks);
 	page = BufferGetPage(buf);
 	if (ScbfPageGetOpaque(page)->ident.table.pageno != tpage)
-		ScbfReportCorrupt(index, meta->tablepages[tpage],
+		ScbfReportCorrupt(index, blkno,
 						  "A filter table page is not the one the metapage lists there.");
 	memcpy(entry, (char *) PageGetContents(page) + esize * (filterno % perpage),
 		   esize);
@@ -63,7 +65,7 @@ ScbfReadFilter(Relation index, ScbfState *state, const ScbfMeta *meta,
 	if (entry->state > SCBF_FILTER_CLOSED ||
 		(entry->state != SCBF_FILTER_FREE && entry->nentries > 0 &&
 		 entry->roots[0] == InvalidBlockNumber))
-		ScbfReportCorrupt(index, meta->tablepages[tpage],
+		ScbfReportCorrupt(index, blkno,
 						  psprintf("Filter %u has an impossible table entry.",
 								   filterno));
 	return entry;
@@ -190,9 +192,129 @@ ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m)
 }
 
 /*
+ * ScbfTableBlock
+ *		The block of page pageno of the filter table; InvalidBlockNumber
+ *		past its end.
+ */
+BlockNumber
+ScbfTableBlock(const ScbfTablePages *table, uint32 pageno)
+{
+	uint32		r;
+
+	for (r = 0; r < table->nruns && r < SCBF_TABLE_MAX_RUNS; r++)
+	{
+		if (pageno < table->runs[r].npages)
+			return table->runs[r].start + pageno;
+		pageno -= table->runs[r].npages;
+	}
+	return InvalidBlockNumber;
+}
+
+/* What the pages of a new table hold: filters[0 .. nfilters) */
+typedef struct ScbfTableFill
+{
+	Relation	index;
+	Size		esize;
+	uint32		perpage;
+	ScbfFilter **filters;
+	uint32		nfilters;
+	uint32		first;			/* the table page of the run's first */
+} ScbfTableFill;
+
+/*
+ * Initialize page pageno of the table, with those of the filters that
+ * fall on it.
+ */
+static void
+InitTablePage(Page page, const ScbfTableFill *tf, uint32 pageno)
+{
+	uint32		c;
+
+	ScbfInitPage(page, SCBF_PAGE_TABLE,
+				 tf->esize * tf->perpage)->ident.table.pageno = pageno;
+	for (c = pageno * tf->perpage;
+		 c < tf->nfilters && c < (pageno + 1) * tf->perpage; c++)
+		memcpy((char *) PageGetContents(page) +
+			   tf->esize * (c - pageno * tf->perpage),
+			   tf->filters[c], tf->esize);
+}
+
+/*
+ * ScbfExtend callback of a build: page pageno of the table, unlogged.
+ */
+static void
+BuildTablePage(Buffer buf, uint32 pageno, void *arg)
+{
+	InitTablePage(BufferGetPage(buf), (const ScbfTableFill *) arg, pageno);
+	MarkBufferDirty(buf);
+}
+
+/*
+ * ScbfExtend callback of a table that grows: page first + pageno of the
+ * table, empty, WAL-logged as a full image.
+ */
+static void
+GrowTablePage(Buffer buf, uint32 pageno, void *arg)
+{
+	const ScbfTableFill *tf = (const ScbfTableFill *) arg;
+	GenericXLogState *xlog = GenericXLogStart(tf->index);
+	Page		page = GenericXLogRegisterBuffer(xlog, buf,
+												 GENERIC_XLOG_FULL_IMAGE);
+
+	InitTablePage(page, tf, tf->first + pageno);
+	GenericXLogFinish(xlog);
+}
+
+/*
+ * Add pages to a table, up to npages at least: a run at the relation's
+ * end of half the table's pages or more, so that a growing table costs a
+ * run per factor of 1.5 (SCBF_TABLE_MAX_RUNS of them reach past 2^32
+ * pages).  The pages are empty until ScbfUpdateTable fills them, and
+ * invisible until the commit lists them (a crash leaves them to VACUUM's
+ * census).
+ */
+static void
+TableGrow(Relation index, ScbfState *state, ScbfTablePages *table,
+		  uint32 npages)
+{
+	ScbfTableFill tf;
+	uint32		grow = Max(npages - table->npages, table->npages / 2);
+	BlockNumber start;
+
+	grow = Max(grow, 1);
+	if (table->nruns == SCBF_TABLE_MAX_RUNS &&
+		table->runs[table->nruns - 1].start +
+		table->runs[table->nruns - 1].npages != RelationGetNumberOfBlocks(index))
+		elog(ERROR, "the filter table of index \"%s\" has %u runs of pages, as many as its metapage lists",
+			 RelationGetRelationName(index), table->nruns);
+	tf.index = index;
+	tf.esize = ScbfFilterEntrySize(state->ncols);
+	tf.perpage = ScbfFilterEntriesPerPage(state->ncols);
+	tf.filters = NULL;
+	tf.nfilters = 0;
+	tf.first = table->npages;
+	start = ScbfExtend(index, grow, GrowTablePage, &tf);
+	if (table->nruns > 0 &&
+		table->runs[table->nruns - 1].start +
+		table->runs[table->nruns - 1].npages == start)
+		table->runs[table->nruns - 1].npages += grow;
+	else
+	{
+		if (table->nruns == SCBF_TABLE_MAX_RUNS)
+			elog(ERROR, "the filter table of index \"%s\" has %u runs of pages, as many as its metapage lists",
+				 RelationGetRelationName(index), table->nruns);
+		table->runs[table->nruns].start = start;
+		table->runs[table->nruns].npages = grow;
+		table->nruns++;
+	}
+	table->npages += grow;
+}
+
+/*
  * ScbfWriteTable
  *		Write the table of a new index, filters[0 .. nfilters), into new
- *		pages, and list them in layout.
+ *		pages at the end of the relation (one run), and list them in
+ *		layout.
  *
  * For ambuild: unlogged, the build WAL-logs the whole index at its end.
  */
@@ -200,32 +322,24 @@ void
 ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
 				uint32 nfilters, ScbfLayout *layout)
 {
-	Size		esize = ScbfFilterEntrySize(ncols);
-	uint32		perpage = ScbfFilterEntriesPerPage(ncols);
-	uint32		npages = (nfilters + perpage - 1) / perpage;
-	uint32		p;
+	ScbfTableFill tf;
+	uint32		npages;
 
-	if (npages > SCBF_MAX_TABLE_PAGES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index \"%s\" would need %u filters, more than its filter table holds",
-						RelationGetRelationName(index), nfilters),
-				 errhint("Raise pages_per_segment or false_positive_rate.")));
-	layout->ntablepages = npages;
-	layout->tablepages = palloc(sizeof(BlockNumber) * Max(npages, 1));
-	for (p = 0; p < npages; p++)
+	tf.index = index;
+	tf.first = 0;
+	tf.esize = ScbfFilterEntrySize(ncols);
+	tf.perpage = ScbfFilterEntriesPerPage(ncols);
+	tf.filters = filters;
+	tf.nfilters = nfilters;
+	npages = (nfilters + tf.perpage - 1) / tf.perpage;
+	memset(&layout->table, 0, sizeof(ScbfTablePages));
+	if (npages > 0)
 	{
-		Buffer		buf = ScbfNewBuffer(index);
-		Page		page = BufferGetPage(buf);
-		uint32		c;
-
-		ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->ident.table.pageno = p;
-		for (c = p * perpage; c < nfilters && c < (p + 1) * perpage; c++)
-			memcpy((char *) PageGetContents(page) + esize * (c - p * perpage),
-				   filters[c], esize);
-		layout->tablepages[p] = BufferGetBlockNumber(buf);
-		MarkBufferDirty(buf);
-		UnlockReleaseBuffer(buf);
+		layout->table.runs[0].start = ScbfExtend(index, npages,
+												 BuildTablePage, &tf);
+		layout->table.runs[0].npages = npages;
+		layout->table.nruns = 1;
+		layout->table.npages = npages;
 	}
 }
 
@@ -247,17 +361,22 @@ ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 
 	for (p = 0; p * perpage < meta->nfilters; p++)
 	{
+		BlockNumber blkno;
 		Buffer		buf;
 		Page		page;
 
 		CHECK_FOR_INTERRUPTS();
-		buf = ScbfReadPage(index, meta->tablepages[p], BUFFER_LOCK_SHARE,
+		blkno = ScbfTableBlock(&meta->table, p);
+		if (p >= meta->table.npages)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  "The filter table has more filters than pages.");
+		buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE,
 							SCBF_PAGE_TABLE, nblocks);
 		page = BufferGetPage(buf);
 		if (ScbfPageGetOpaque(page)->ident.table.pageno != p)
 		{
 			UnlockReleaseBuffer(buf);
-			ScbfReportCorrupt(index, meta->tablepages[p],
+			ScbfReportCorrupt(index, blkno,
 							  "A filter table page is not the one the metapage lists there.");
 		}
 		for (; c < meta->nfilters && c < (p + 1) * perpage; c++)
@@ -275,36 +394,29 @@ ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 /*
  * ScbfUpdateTable
  *		Write the entries a fold changed, WAL-logged: filters[c] for every
- *		c < nold with changed[c], and all of filters[nold .. nnew), on new
- *		table pages as needed.  *tablepages (palloc'd, ntablepages long)
- *		receives the table's pages, for the fold's metapage record: the new
- *		entries are invisible until it commits.
+ *		c < nold with changed[c], and all of filters[nold .. nnew), the
+ *		table grown as needed (TableGrow).  *table receives the table's
+ *		pages, for the fold's metapage record: the new entries and pages
+ *		are invisible until it commits.
  */
 void
 ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 				 ScbfFilter **filters, const bool *changed, uint32 nold,
-				 uint32 nnew, BlockNumber **tablepages, uint32 *ntablepages,
-				 BlockNumber nblocks)
+				 uint32 nnew, ScbfTablePages *table, BlockNumber nblocks)
 {
 	Size		esize = ScbfFilterEntrySize(state->ncols);
 	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
 	uint32		npages = (nnew + perpage - 1) / perpage;
 	uint32		p;
 
-	if (npages > SCBF_MAX_TABLE_PAGES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("index \"%s\" would need %u filters, more than its filter table holds",
-						RelationGetRelationName(index), nnew),
-				 errhint("REINDEX it with a larger pages_per_segment.")));
-	*tablepages = palloc(sizeof(BlockNumber) * Max(npages, 1));
-	*ntablepages = npages;
+	*table = meta->table;
+	if (npages > table->npages)
+		TableGrow(index, state, table, npages);
 	for (p = 0; p < npages; p++)
 	{
 		uint32		first = p * perpage;
 		uint32		last = Min(nnew, first + perpage);
-		bool		isnew = p >= meta->ntablepages;
-		bool		any = isnew;
+		bool		any = false;
 		Buffer		buf;
 		GenericXLogState *xlog;
 		Page		page;
@@ -312,25 +424,16 @@ ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 
 		for (c = first; c < last && !any; c++)
 			any = c >= nold || changed[c];
-		if (!isnew)
-			(*tablepages)[p] = meta->tablepages[p];
 		if (!any)
 			continue;
-
-		if (isnew)
-			buf = ScbfNewBuffer(index);
-		else
-			buf = ScbfReadPage(index, meta->tablepages[p],
-								BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_TABLE,
-								nblocks);
+		buf = ScbfReadPage(index, ScbfTableBlock(table, p),
+							BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_TABLE,
+							RelationGetNumberOfBlocks(index));
 		xlog = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(xlog, buf,
-										 isnew ? GENERIC_XLOG_FULL_IMAGE : 0);
-		if (isnew)
-		{
-			ScbfInitPage(page, SCBF_PAGE_TABLE, esize * perpage)->ident.table.pageno = p;
-			(*tablepages)[p] = BufferGetBlockNumber(buf);
-		}
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		if (ScbfPageGetOpaque(page)->ident.table.pageno != p)
+			ScbfReportCorrupt(index, BufferGetBlockNumber(buf),
+							  "A filter table page is not the one the metapage lists there.");
 		for (c = first; c < last; c++)
 			if (c >= nold || changed[c])
 				memcpy((char *) PageGetContents(page) + esize * (c - first),

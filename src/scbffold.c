@@ -878,8 +878,7 @@ FoldRecount(ScbfFoldState *fs)
 	ScbfFilter **filters = ScbfReadTable(index, fs->state, fs->meta, nblocks);
 	bool	   *changed = palloc0(sizeof(bool) * Max(nfilters, 1));
 	uint32	   *nset = palloc(sizeof(uint32) * Max(nfilters, 1) * k);
-	BlockNumber *tablepages;
-	uint32		ntablepages;
+	ScbfTablePages table;
 	ScbfBands	bands;
 	uint32		f;
 
@@ -897,7 +896,7 @@ FoldRecount(ScbfFoldState *fs)
 		}
 	}
 	ScbfUpdateTable(index, fs->state, fs->meta, filters, changed, nfilters,
-					nfilters, &tablepages, &ntablepages, nblocks);
+					nfilters, &table, nblocks);
 	ScbfSetRecount(index, false);
 }
 
@@ -1018,7 +1017,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 
 	/* 5: the filter table */
 	ScbfUpdateTable(index, fs.state, fs.meta, fs.filters, fs.changed,
-					 fs.nold, fs.nfilters, &fc.tablepages, &fc.ntablepages,
+					 fs.nold, fs.nfilters, &fc.table,
 					 RelationGetNumberOfBlocks(index));
 
 	/* 6: commit */

@@ -124,6 +124,7 @@ CheckMetaPage(Relation index, Page page)
 {
 	ScbfMetaPageData *meta = ScbfPageGetMeta(page);
 	uint64		end = 0;
+	uint64		tablepages = 0;
 	uint32		i;
 
 	if (!ScbfPageHasOpaque(page) ||
@@ -145,13 +146,18 @@ CheckMetaPage(Relation index, Page page)
 		meta->ncols < 1 || meta->ncols > INDEX_MAX_KEYS ||
 		meta->k < 1 || meta->k > SCBF_ROWS_MAX_K || meta->m < 1 ||
 		(uint64) meta->k * meta->m > PG_UINT32_MAX ||
-		meta->ntablepages > SCBF_MAX_TABLE_PAGES ||
-		meta->nfilters > (uint64) meta->ntablepages *
+		meta->table.nruns > SCBF_TABLE_MAX_RUNS ||
+		meta->nfilters > (uint64) meta->table.npages *
 		ScbfFilterEntriesPerPage(meta->ncols) ||
 		meta->nbands > SCBF_MAX_BANDS ||
 		(meta->nfilters > 0 && meta->nbands == 0))
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has impossible layout parameters.");
+	for (i = 0; i < meta->table.nruns; i++)
+		tablepages += meta->table.runs[i].npages;
+	if (tablepages != meta->table.npages)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's filter table runs do not add up to its pages.");
 	for (i = 0; i < meta->nbands; i++)
 	{
 		ScbfBandDesc *b = &meta->bands[i];
@@ -237,8 +243,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 
 	/* the whole struct, table list included, stays below pd_lower */
 	ScbfInitPage(page, SCBF_PAGE_META,
-				 offsetof(ScbfMetaPageData, tablepages) +
-				 sizeof(BlockNumber) * SCBF_MAX_TABLE_PAGES);
+				 sizeof(ScbfMetaPageData));
 	meta = ScbfPageGetMeta(page);
 	meta->magic = SCBF_MAGIC_NUMBER;
 	meta->version = SCBF_FORMAT_VERSION;
@@ -256,7 +261,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	meta->delta_serial = 0;
 	meta->nfilters = layout->nfilters;
 	meta->table_generation = 1;
-	meta->ntablepages = layout->ntablepages;
+	meta->table = layout->table;
 	meta->fold_serial = 0;
 	for (i = 0; i < SCBF_NPENDING; i++)
 	{
@@ -267,9 +272,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	meta->nsegments = layout->nsegments;
 	meta->nledger_pages = layout->nledger_pages;
 	meta->mean_fpr = layout->mean_fpr;
-	if (layout->ntablepages > 0)
-		memcpy(meta->tablepages, layout->tablepages,
-			   sizeof(BlockNumber) * layout->ntablepages);
+
 }
 
 /*
@@ -615,12 +618,7 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 		meta->delta_pages = fc->delta.pages;
 		meta->delta_serial = fc->delta.serial;
 	}
-	if (fc->ntablepages > SCBF_MAX_TABLE_PAGES)
-		elog(ERROR, "filter table of index \"%s\" outgrew its metapage",
-			 RelationGetRelationName(index));
-	memcpy(meta->tablepages, fc->tablepages,
-		   sizeof(BlockNumber) * fc->ntablepages);
-	meta->ntablepages = fc->ntablepages;
+	meta->table = fc->table;
 	meta->nfilters = fc->nfilters;
 	meta->table_generation++;
 	meta->nentries = (uint64) Max((int64) meta->nentries + fc->nentries_delta, 0);
@@ -1315,10 +1313,11 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 	uint32		i;
 
 	ScbfBlockRefInit(&ref, SCBF_KIND_TABLE);
-	for (i = 0; i < meta->ntablepages && i < SCBF_MAX_TABLE_PAGES; i++)
+	for (i = 0; i < meta->table.npages; i++)
 	{
 		ref.pageno = i;
-		(void) fn(meta->tablepages[i], &ref, arg);
+		if (!fn(ScbfTableBlock(&meta->table, i), &ref, arg))
+			break;
 	}
 	for (i = 0; i < meta->nbands; i++)
 		NameBand(index, meta->bands[i].map, meta->bands[i].pages,
@@ -1412,9 +1411,7 @@ ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi)
 	ScbfMetaDelta(meta, &mi->delta);
 	mi->nfilters = meta->nfilters;
 	mi->table_generation = meta->table_generation;
-	mi->ntablepages = meta->ntablepages;
-	mi->max_table_pages = SCBF_MAX_TABLE_PAGES;
-	mi->tablepages = meta->tablepages;
+	mi->table = &meta->table;
 	mi->fold_serial = meta->fold_serial;
 	for (i = 0; i < SCBF_NPENDING; i++)
 	{

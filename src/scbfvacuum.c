@@ -144,8 +144,8 @@ VacCommit(ScbfVacState *vs)
 	fc.delta_changed = false;
 	fc.nfilters = vs->nfilters;
 	ScbfUpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
-					 vs->nfilters, vs->nfilters, &fc.tablepages,
-					 &fc.ntablepages, RelationGetNumberOfBlocks(vs->index));
+					 vs->nfilters, vs->nfilters, &fc.table,
+					 RelationGetNumberOfBlocks(vs->index));
 	fc.nentries_delta = vs->nentries_delta;
 	fc.nledger_pages_delta = vs->npages_delta;
 	ScbfCommitSerial(vs->index, &fc);
@@ -736,11 +736,10 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	}
 	if (any)
 	{
-		BlockNumber *tablepages;
-		uint32		ntablepages;
+		ScbfTablePages table;
 
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
-						 nfilters, &tablepages, &ntablepages,
+						 nfilters, &table,
 						 RelationGetNumberOfBlocks(index));
 		ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 		ScbfRowsClear(index, state, &bands, bits, nbits,

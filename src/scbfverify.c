@@ -287,6 +287,7 @@ VerifyMeta(ScbfVerifyState *vs)
 {
 	ScbfMetaInfoData *mi = &vs->mi;
 	uint32		perpage = mi->entries_per_table_page;
+	uint32		needed;
 	uint32		i;
 
 	if (!(mi->target_fpr > 0 && mi->target_fpr < 1) || mi->capacity < 1 ||
@@ -295,11 +296,14 @@ VerifyMeta(ScbfVerifyState *vs)
 					 "has a metapage with impossible layout parameters",
 					 psprintf("Target rate %g, capacity %u, %d columns.",
 							  mi->target_fpr, mi->capacity, mi->ncols));
-	if (mi->ntablepages != (mi->nfilters + perpage - 1) / perpage)
+	/* a table grows by a half at least (TableGrow): at most that spare */
+	needed = (mi->nfilters + perpage - 1) / perpage;
+	if (mi->table->npages < needed ||
+		mi->table->npages > needed + needed / 2 + 1)
 		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 					 "has a filter table of the wrong size",
 					 psprintf("The metapage lists %u table pages for %u filters of %u per page.",
-							  mi->ntablepages, mi->nfilters, perpage));
+							  mi->table->npages, mi->nfilters, perpage));
 
 	for (i = 0; i < mi->bands.nbands; i++)
 	{
@@ -988,7 +992,8 @@ static void
 VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 {
 	ScbfFilter *f = vs->table[filterno];
-	BlockNumber tblk = vs->mi.tablepages[filterno / vs->mi.entries_per_table_page];
+	BlockNumber tblk = ScbfTableBlock(vs->mi.table,
+									  filterno / vs->mi.entries_per_table_page);
 	uint64		entries = 0;
 	uint64		keys = 0;
 	int			col;
@@ -1178,7 +1183,7 @@ VerifyTable(ScbfVerifyState *vs)
 		qsort(seen, nseen, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
-				ScbfCorrupt(vs, vs->mi.tablepages[0],
+				ScbfCorrupt(vs, ScbfTableBlock(vs->mi.table, 0),
 							 "has two filters in one chain position",
 							 psprintf("Segment %u has two filters at chain position %u.",
 									  (uint32) (seen[i] >> 16),
