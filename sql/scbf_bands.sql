@@ -65,6 +65,8 @@ SELECT count(*) >= 5 AS several_bands,
 FROM bands('b_a');
 SELECT (SELECT serial FROM bands('b_a') WHERE band = 0) =
 	(SELECT serial FROM first_band) AS first_band_unchanged;
+-- the full bands are listed in the band directory, the last in the metapage
+SELECT count(*) AS directory_pages FROM scbf_pages('b_a') WHERE kind = 'band directory';
 -- serials rise with the band number
 SELECT bool_and(serial > prev) AS serials_rise FROM (
 	SELECT serial, lag(serial, 1, 0::bigint) OVER (ORDER BY band) AS prev FROM bands('b_a')) s;

@@ -261,7 +261,8 @@ typedef union ScbfPageIdent
 	struct
 	{
 		uint32		unused;
-		uint32		pageno;		/* page within the filter table */
+		uint32		pageno;		/* page within the filter table or the band
+								 * directory */
 	}			table;
 	struct
 	{
@@ -304,28 +305,28 @@ typedef struct ScbfBandRun
 #define SCBF_BAND_MAX_RUNS			256
 
 /*
- * The filter table's pages: runs of contiguous blocks, page p the p-th
- * block along them, as the metapage lists them.  The table grows by a
- * run of half its pages or more at a time, so that SCBF_TABLE_MAX_RUNS
- * runs reach past any relation's 2^32 blocks (src/README, "On-disk
- * format").
+ * The pages of the filter table or of the band directory: runs of
+ * contiguous blocks, page p the p-th block along them, as the metapage
+ * lists them.  They grow by a run of half their pages or more at a time
+ * (ScbfRunsGrow), so that SCBF_PAGE_RUNS_MAX runs reach past any
+ * relation's 2^32 blocks (src/README, "On-disk format").
  */
-#define SCBF_TABLE_MAX_RUNS			64
+#define SCBF_PAGE_RUNS_MAX			64
 
-typedef struct ScbfTablePages
+typedef struct ScbfPageRuns
 {
 	uint32		npages;
 	uint32		nruns;
-	ScbfBandRun runs[SCBF_TABLE_MAX_RUNS];
-} ScbfTablePages;
+	ScbfBandRun runs[SCBF_PAGE_RUNS_MAX];
+} ScbfPageRuns;
 
 /*
  * A band of row pages: the rows of the filters first .. first + width - 1
  * (bit c of a row is filter first + c), its map page, its shape, and once
  * the map is read (ScbfBandLoad) the runs that hold its pages in page
- * order.  An index has up to SCBF_MAX_BANDS bands, in filter order, each
- * starting where the one before ends; only the last takes new filters
- * (src/README, "Bands").
+ * order.  An index has bands in filter order, each starting where the one
+ * before ends; only the last takes new filters (src/README, "Bands of
+ * rows").
  */
 typedef struct ScbfBand
 {
@@ -340,9 +341,6 @@ typedef struct ScbfBand
 	uint32		nruns;			/* 0 until the map is read */
 	const ScbfBandRun *runs;
 } ScbfBand;
-
-/* The bands an index has at most, listed in its metapage */
-#define SCBF_MAX_BANDS				64
 
 /* The bands of an index, in filter order (ScbfMetaBands, ScbfReadBands) */
 typedef struct ScbfBands
@@ -364,14 +362,15 @@ typedef struct ScbfState
 	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
 
 	/*
-	 * The bands the last probe read, each with its runs
-	 * (SCBF_BAND_MAX_RUNS of them, allocated when the band is first read),
-	 * so that a probe reads a band map only when its band changed
-	 * (ScbfBandsCached).  NULL in the copies operations hold
-	 * (ScbfGetState).
+	 * The bands the last probe read, each with its runs (allocated when
+	 * the band is first read, SCBF_BAND_MAX_RUNS of them), so that a probe
+	 * reads the band directory and a band map only when they changed
+	 * (ScbfBandsCached); maxcache entries allocated.  NULL in the copies
+	 * operations hold (ScbfGetState).
 	 */
 	ScbfBands	cache;
 	ScbfBandRun **cache_runs;
+	uint32		maxcache;
 } ScbfState;
 
 /*
@@ -408,8 +407,9 @@ typedef struct ScbfLayout
 	uint32		capacity;
 	double		target_fpr;
 	ScbfBands	bands;
+	ScbfPageRuns dir;			/* the band directory's pages */
 	uint32		nfilters;
-	ScbfTablePages table;
+	ScbfPageRuns table;
 	uint64		nentries;
 	uint32		nsegments;
 	uint32		nledger_pages;
@@ -467,15 +467,18 @@ typedef struct ScbfCommit
 	uint64		serial;			/* committed serial + 1 */
 	ScbfPendingCut cuts[SCBF_NPENDING];	/* Invalid: partition not read */
 	bool		band_changed;
-	ScbfBands	bands;			/* the bands, if band_changed: a band whose
-								 * map changed goes to the graveyard */
+	ScbfBands	bands;			/* the bands, if band_changed: the last
+								 * band, if its map changed, goes to the
+								 * graveyard */
+	ScbfPageRuns dir;			/* the band directory's pages, if
+								 * band_changed */
 	uint32		m;				/* the geometry of new bands, if chosen
 								 * anew; else 0 */
 	uint32		capacity;
 	bool		delta_changed;
 	ScbfDelta	delta;			/* the new delta, if delta_changed */
 	uint32		nfilters;
-	ScbfTablePages table;		/* the filter table's pages */
+	ScbfPageRuns table;		/* the filter table's pages */
 	int64		nentries_delta;	/* ledger entries added less removed */
 	uint32		nsegments_added;
 	int64		nledger_pages_delta;	/* leaves and roots written less freed */
@@ -523,6 +526,7 @@ typedef enum ScbfPageKind
 	SCBF_KIND_TABLE,
 	SCBF_KIND_ROWS,
 	SCBF_KIND_BANDMAP,
+	SCBF_KIND_BANDDIR,
 	SCBF_KIND_ROOT,
 	SCBF_KIND_LEAF,
 	SCBF_KIND_PENDING,
@@ -617,11 +621,11 @@ typedef struct ScbfMetaInfoData
 	uint32		capacity;
 	double		target_fpr;
 	uint32		flags;
-	ScbfBands	bands;			/* their maps not read */
+	ScbfBands	bands;			/* none: ScbfMetaBands reads them */
 	ScbfDelta	delta;
 	uint32		nfilters;
 	uint32		table_generation;
-	const ScbfTablePages *table;	/* points into the metapage copy */
+	const ScbfPageRuns *table;	/* points into the metapage copy */
 	uint64		fold_serial;
 	ScbfPendingHeadInfo pending[SCBF_NPENDING];
 	uint64		nentries;
@@ -708,6 +712,9 @@ extern Buffer ScbfNewBuffer(Relation index);
 typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
 extern BlockNumber ScbfExtend(Relation index, uint32 npages,
 							  ScbfNewPageFn fn, void *arg);
+extern BlockNumber ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno);
+extern void ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
+						 ScbfNewPageFn fn, void *arg);
 extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
 
 extern ScbfState *ScbfGetState(Relation index);
@@ -720,7 +727,14 @@ extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
-extern void ScbfMetaBands(const ScbfMeta *meta, ScbfBands *bands);
+extern uint32 ScbfMetaBandCount(const ScbfMeta *meta);
+extern uint32 ScbfMetaBandsEnd(const ScbfMeta *meta);
+extern void ScbfMetaBands(Relation index, const ScbfMeta *meta,
+						  ScbfBands *bands, BlockNumber nblocks);
+extern void ScbfBandDirWrite(Relation index, const ScbfMeta *meta,
+							 const ScbfBands *bands, ScbfPageRuns *dir);
+extern void ScbfBandDirBuild(Relation index, const ScbfBands *bands,
+							 ScbfPageRuns *dir);
 extern void ScbfMetaGeometry(const ScbfMeta *meta, uint32 *m,
 							 uint32 *capacity);
 extern bool ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks);
@@ -785,9 +799,8 @@ extern ScbfFilter **ScbfReadTable(Relation index, ScbfState *state,
 extern void ScbfUpdateTable(Relation index, ScbfState *state,
 							 const ScbfMeta *meta, ScbfFilter **filters,
 							 const bool *changed, uint32 nold, uint32 nnew,
-							 ScbfTablePages *table, BlockNumber nblocks);
-extern BlockNumber ScbfTableBlock(const ScbfTablePages *table,
-								  uint32 pageno);
+							 ScbfPageRuns *table, BlockNumber nblocks);
+
 extern uint32 ScbfFilterEntries(const ScbfFilter *f);
 extern bool ScbfFilterIsActive(const ScbfFilter *f);
 extern void ScbfFilterClose(ScbfFilter *f);

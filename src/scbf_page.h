@@ -38,6 +38,7 @@
 #define SCBF_PAGE_PENDING			10
 #define SCBF_PAGE_DELTA				11
 #define SCBF_PAGE_BANDMAP			12
+#define SCBF_PAGE_BANDDIR			13
 
 typedef struct ScbfPageOpaqueData
 {
@@ -173,10 +174,15 @@ typedef struct ScbfMetaPageData
 	uint32		unused;
 	float8		target_fpr;
 
-	/* the bands of row pages, in filter order; the last takes new filters */
+	/*
+	 * the bands of row pages, in filter order: the last, which takes new
+	 * filters, here; the others, full and never written again, in the band
+	 * directory's pages
+	 */
 	uint32		nbands;
 	uint32		unused3;
-	ScbfBandDesc bands[SCBF_MAX_BANDS];
+	ScbfBandDesc last;
+	ScbfPageRuns dir;
 
 	/* the delta: keys whose row bits are not set yet (scbfdelta.c) */
 	BlockNumber delta_start;	/* first of delta_pages contiguous pages */
@@ -209,7 +215,7 @@ typedef struct ScbfMetaPageData
 	ScbfSerialMark marks[SCBF_MARKS];
 
 	/* the filter table's pages */
-	ScbfTablePages table;
+	ScbfPageRuns table;
 } ScbfMetaPageData;
 
 #define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))
@@ -256,6 +262,18 @@ typedef struct ScbfFilterEntry
  * ----------------------------------------------------------------
  */
 #define ScbfPageGetRows(page)		((uint8 *) PageGetContents(page))
+
+/* ----------------------------------------------------------------
+ *	Band directory pages
+ *
+ * The descriptors of the full bands, band b at entry b % per page of page
+ * b / per page.  Append-only: an entry past the metapage's count of bands
+ * is written in place before the commit that counts it, and a counted one
+ * never changes (a full band is never written again).
+ * ----------------------------------------------------------------
+ */
+#define SCBF_BANDDIR_PER_PAGE	(SCBF_PAGE_SPACE / sizeof(ScbfBandDesc))
+#define ScbfPageGetBandDir(page) ((ScbfBandDesc *) PageGetContents(page))
 
 /* ----------------------------------------------------------------
  *	Band map page

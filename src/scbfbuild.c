@@ -509,7 +509,7 @@ InitLayout(Relation index, ScbfLayout *layout)
 	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
 	layout->bands.nbands = 0;
-	layout->bands.bands = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
+	layout->bands.bands = NULL;
 }
 
 /*
@@ -535,19 +535,14 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 
 	ScbfInitState(&state, layout);
 	nset = palloc0(sizeof(uint32) * Max(bs->nfilters, 1) * layout->k);
+	/* a band holds 8 filters at least */
+	layout->bands.bands = palloc(sizeof(ScbfBand) * (bs->nfilters / 8 + 2));
 	while (ScbfBandsEnd(&layout->bands) < bs->nfilters)
 	{
 		uint32		first = ScbfBandsEnd(&layout->bands);
 		ScbfBand   *band = &layout->bands.bands[layout->bands.nbands];
 		ScbfKeysArg ka;
 
-		if (layout->bands.nbands == SCBF_MAX_BANDS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" would need %u filters, more than %d bands of rows hold",
-							RelationGetRelationName(bs->index),
-							bs->nfilters, SCBF_MAX_BANDS),
-					 errhint("Raise pages_per_segment or false_positive_rate.")));
 		ScbfBandPlan(first, bs->nfilters, SCBF_BAND_SPARE_BUILT, layout->k,
 					 layout->m, layout->capacity, band);
 		band->serial = layout->bands.nbands + 1;
@@ -557,6 +552,7 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 		ScbfBandBuild(bs->index, &state, band, bs->nfilters,
 					   BuildFilterKeys, &ka, nset);
 	}
+	ScbfBandDirBuild(bs->index, &layout->bands, &layout->dir);
 	for (f = 0; f < bs->nfilters; f++)
 	{
 		ScbfFilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);

@@ -51,7 +51,7 @@ ScbfReadFilter(Relation index, ScbfState *state, const ScbfMeta *meta,
 	if (filterno >= meta->nfilters || tpage >= meta->table.npages)
 		elog(ERROR, "filter %u is beyond the filter table of index \"%s\"",
 			 filterno, RelationGetRelationName(index));
-	blkno = ScbfTableBlock(&meta->table, tpage);
+	blkno = ScbfRunsBlock(&meta->table, tpage);
 	buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE, SCBF_PAGE_TABLE,
 						nblocks);
 	page = BufferGetPage(buf);
@@ -191,25 +191,6 @@ ScbfFilterFpr(const ScbfFilter *f, uint32 k, uint32 m)
 	return fpr;
 }
 
-/*
- * ScbfTableBlock
- *		The block of page pageno of the filter table; InvalidBlockNumber
- *		past its end.
- */
-BlockNumber
-ScbfTableBlock(const ScbfTablePages *table, uint32 pageno)
-{
-	uint32		r;
-
-	for (r = 0; r < table->nruns && r < SCBF_TABLE_MAX_RUNS; r++)
-	{
-		if (pageno < table->runs[r].npages)
-			return table->runs[r].start + pageno;
-		pageno -= table->runs[r].npages;
-	}
-	return InvalidBlockNumber;
-}
-
 /* What the pages of a new table hold: filters[0 .. nfilters) */
 typedef struct ScbfTableFill
 {
@@ -218,7 +199,6 @@ typedef struct ScbfTableFill
 	uint32		perpage;
 	ScbfFilter **filters;
 	uint32		nfilters;
-	uint32		first;			/* the table page of the run's first */
 } ScbfTableFill;
 
 /*
@@ -250,8 +230,8 @@ BuildTablePage(Buffer buf, uint32 pageno, void *arg)
 }
 
 /*
- * ScbfExtend callback of a table that grows: page first + pageno of the
- * table, empty, WAL-logged as a full image.
+ * ScbfRunsGrow callback of a table that grows: page pageno of the table,
+ * empty, WAL-logged as a full image.
  */
 static void
 GrowTablePage(Buffer buf, uint32 pageno, void *arg)
@@ -261,53 +241,27 @@ GrowTablePage(Buffer buf, uint32 pageno, void *arg)
 	Page		page = GenericXLogRegisterBuffer(xlog, buf,
 												 GENERIC_XLOG_FULL_IMAGE);
 
-	InitTablePage(page, tf, tf->first + pageno);
+	InitTablePage(page, tf, pageno);
 	GenericXLogFinish(xlog);
 }
 
 /*
- * Add pages to a table, up to npages at least: a run at the relation's
- * end of half the table's pages or more, so that a growing table costs a
- * run per factor of 1.5 (SCBF_TABLE_MAX_RUNS of them reach past 2^32
- * pages).  The pages are empty until ScbfUpdateTable fills them, and
- * invisible until the commit lists them (a crash leaves them to VACUUM's
- * census).
+ * Add pages to a table, up to npages at least (ScbfRunsGrow).  The pages
+ * are empty until ScbfUpdateTable fills them, and invisible until the
+ * commit lists them (a crash leaves them to VACUUM's census).
  */
 static void
-TableGrow(Relation index, ScbfState *state, ScbfTablePages *table,
+TableGrow(Relation index, ScbfState *state, ScbfPageRuns *table,
 		  uint32 npages)
 {
 	ScbfTableFill tf;
-	uint32		grow = Max(npages - table->npages, table->npages / 2);
-	BlockNumber start;
 
-	grow = Max(grow, 1);
-	if (table->nruns == SCBF_TABLE_MAX_RUNS &&
-		table->runs[table->nruns - 1].start +
-		table->runs[table->nruns - 1].npages != RelationGetNumberOfBlocks(index))
-		elog(ERROR, "the filter table of index \"%s\" has %u runs of pages, as many as its metapage lists",
-			 RelationGetRelationName(index), table->nruns);
 	tf.index = index;
 	tf.esize = ScbfFilterEntrySize(state->ncols);
 	tf.perpage = ScbfFilterEntriesPerPage(state->ncols);
 	tf.filters = NULL;
 	tf.nfilters = 0;
-	tf.first = table->npages;
-	start = ScbfExtend(index, grow, GrowTablePage, &tf);
-	if (table->nruns > 0 &&
-		table->runs[table->nruns - 1].start +
-		table->runs[table->nruns - 1].npages == start)
-		table->runs[table->nruns - 1].npages += grow;
-	else
-	{
-		if (table->nruns == SCBF_TABLE_MAX_RUNS)
-			elog(ERROR, "the filter table of index \"%s\" has %u runs of pages, as many as its metapage lists",
-				 RelationGetRelationName(index), table->nruns);
-		table->runs[table->nruns].start = start;
-		table->runs[table->nruns].npages = grow;
-		table->nruns++;
-	}
-	table->npages += grow;
+	ScbfRunsGrow(index, table, npages, GrowTablePage, &tf);
 }
 
 /*
@@ -326,13 +280,12 @@ ScbfWriteTable(Relation index, int ncols, ScbfFilter **filters,
 	uint32		npages;
 
 	tf.index = index;
-	tf.first = 0;
 	tf.esize = ScbfFilterEntrySize(ncols);
 	tf.perpage = ScbfFilterEntriesPerPage(ncols);
 	tf.filters = filters;
 	tf.nfilters = nfilters;
 	npages = (nfilters + tf.perpage - 1) / tf.perpage;
-	memset(&layout->table, 0, sizeof(ScbfTablePages));
+	memset(&layout->table, 0, sizeof(ScbfPageRuns));
 	if (npages > 0)
 	{
 		layout->table.runs[0].start = ScbfExtend(index, npages,
@@ -366,7 +319,7 @@ ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 		Page		page;
 
 		CHECK_FOR_INTERRUPTS();
-		blkno = ScbfTableBlock(&meta->table, p);
+		blkno = ScbfRunsBlock(&meta->table, p);
 		if (p >= meta->table.npages)
 			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 							  "The filter table has more filters than pages.");
@@ -402,7 +355,7 @@ ScbfReadTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 void
 ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 				 ScbfFilter **filters, const bool *changed, uint32 nold,
-				 uint32 nnew, ScbfTablePages *table, BlockNumber nblocks)
+				 uint32 nnew, ScbfPageRuns *table, BlockNumber nblocks)
 {
 	Size		esize = ScbfFilterEntrySize(state->ncols);
 	uint32		perpage = ScbfFilterEntriesPerPage(state->ncols);
@@ -426,7 +379,7 @@ ScbfUpdateTable(Relation index, ScbfState *state, const ScbfMeta *meta,
 			any = c >= nold || changed[c];
 		if (!any)
 			continue;
-		buf = ScbfReadPage(index, ScbfTableBlock(table, p),
+		buf = ScbfReadPage(index, ScbfRunsBlock(table, p),
 							BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_TABLE,
 							RelationGetNumberOfBlocks(index));
 		xlog = GenericXLogStart(index);

@@ -818,9 +818,11 @@ static void
 FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 {
 	Relation	index = fs->index;
-	ScbfBand   *nb = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
 	uint32		n = bands->nbands;
 	uint32		limit = ScbfBandLimit();
+	/* the bands it may open: a band holds 8 filters at least */
+	ScbfBand   *nb = palloc(sizeof(ScbfBand) *
+							(n + (fs->nfilters - ScbfBandsEnd(bands)) / 8 + 2));
 	uint32		m = fs->m;
 	uint32		capacity = fs->capacity;
 
@@ -846,13 +848,6 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 	{
 		uint32		first = n > 0 ? nb[n - 1].first + nb[n - 1].width : 0;
 
-		if (n == SCBF_MAX_BANDS)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" would need %u filters, more than %d bands of rows hold",
-							RelationGetRelationName(index), fs->nfilters,
-							SCBF_MAX_BANDS),
-					 errhint("Raise pages_per_segment or false_positive_rate.")));
 		ScbfBandOpen(index, fs->state, first, fs->nfilters, m, capacity,
 					 n > 0 ? nb[n - 1].serial + 1 : 1, &nb[n],
 					 RelationGetNumberOfBlocks(index));
@@ -860,6 +855,8 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 	}
 	fc->bands.nbands = n;
 	fc->bands.bands = nb;
+	/* the bands that became full, into the directory: read from its commit */
+	ScbfBandDirWrite(index, fs->meta, &fc->bands, &fc->dir);
 }
 
 /*
@@ -878,7 +875,7 @@ FoldRecount(ScbfFoldState *fs)
 	ScbfFilter **filters = ScbfReadTable(index, fs->state, fs->meta, nblocks);
 	bool	   *changed = palloc0(sizeof(bool) * Max(nfilters, 1));
 	uint32	   *nset = palloc(sizeof(uint32) * Max(nfilters, 1) * k);
-	ScbfTablePages table;
+	ScbfPageRuns table;
 	ScbfBands	bands;
 	uint32		f;
 
@@ -942,7 +939,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	fs.foldcxt = foldcxt;
 	fs.state = ScbfGetState(index);
 	fs.meta = ScbfReadMeta(index);
-	ScbfMetaBands(fs.meta, &fs.bands);
+	ScbfMetaBands(index, fs.meta, &fs.bands, RelationGetNumberOfBlocks(index));
 	ScbfMetaGeometry(fs.meta, &fs.m, &fs.capacity);
 	if (ScbfMetaRecount(fs.meta))
 		FoldRecount(&fs);

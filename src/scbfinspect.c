@@ -369,6 +369,7 @@ TryIndexStats(Relation index, ScbfState *state, ScbfIndexStats *c,
 
 	c->meta = ScbfReadMeta(index);
 	ScbfMetaInfo(c->meta, &c->mi);
+	ScbfMetaBands(index, c->meta, &c->mi.bands, nblocks);
 	table = ScbfReadTable(index, state, c->meta, nblocks);
 	c->filters = palloc(sizeof(ScbfFilterStat) * Max(c->mi.nfilters, 1));
 	if (ledgers)
@@ -653,6 +654,8 @@ KindName(ScbfPageKind kind)
 			return "rows";
 		case SCBF_KIND_BANDMAP:
 			return "band map";
+		case SCBF_KIND_BANDDIR:
+			return "band directory";
 		case SCBF_KIND_ROOT:
 			return "root";
 		case SCBF_KIND_LEAF:
@@ -810,7 +813,8 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(nblocks);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
-	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_BANDMAP]);
+	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_BANDMAP] +
+								pages[SCBF_KIND_BANDDIR]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_PENDING]);

@@ -74,29 +74,13 @@ ScbfBandLimit(void)
 }
 
 /*
- * The filters of all bands a metapage copy lists, as bits of a probe's
- * accumulator.
- */
-static uint32
-RowsWidth(const ScbfMeta *meta)
-{
-	ScbfBands	bands;
-	uint32		end;
-
-	ScbfMetaBands(meta, &bands);
-	end = ScbfBandsEnd(&bands);
-	pfree(bands.bands);
-	return end;
-}
-
-/*
  * Bytes of the accumulator a probe of these bands needs: a bit per filter
  * the bands hold.
  */
 Size
 ScbfRowsBytes(const ScbfMeta *meta)
 {
-	return Max(RowsWidth(meta) / 8, 1);
+	return Max(ScbfMetaBandsEnd(meta) / 8, 1);
 }
 
 /*
@@ -703,13 +687,14 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 {
 	uint64	   *fkeys;
 	uint32	   *bandof;
-	Size		count[SCBF_MAX_BANDS];
+	Size	   *count;
 	uint32		bi;
 	int			j;
 
 	if (n == 0)
 		return;
 	bandof = palloc(sizeof(uint32) * n);
+	count = palloc(sizeof(Size) * Max(bands->nbands, 1));
 	BandsOf(index, bands, n, KeyFilter, keys, bandof, count);
 	/* each key's filter key, from which each slice's position follows */
 	fkeys = palloc(sizeof(uint64) * n);
@@ -741,6 +726,7 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 	}
 	pfree(fkeys);
 	pfree(bandof);
+	pfree(count);
 }
 
 /*
@@ -776,13 +762,14 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBands *bands,
 			   const ScbfRowBit *bits, int n, BlockNumber nblocks)
 {
 	uint32	   *bandof;
-	Size		count[SCBF_MAX_BANDS];
+	Size	   *count;
 	uint32		bi;
 	int			j;
 
 	if (n == 0)
 		return;
 	bandof = palloc(sizeof(uint32) * n);
+	count = palloc(sizeof(Size) * Max(bands->nbands, 1));
 	BandsOf(index, bands, n, BitFilter, bits, bandof, count);
 	for (bi = 0; bi < bands->nbands; bi++)
 	{
@@ -805,6 +792,7 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBands *bands,
 		BitOpsFree(&bo);
 	}
 	pfree(bandof);
+	pfree(count);
 }
 
 /* A relayout: the new band, and the old one it copies the bits of */

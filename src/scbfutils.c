@@ -61,6 +61,10 @@
 static bool ReadBandMap(Relation index, ScbfBand *band, bool check,
 						BlockNumber nblocks, ScbfBandRun *runs);
 static void SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands);
+static void CheckBand(Relation index, const ScbfMetaPageData *meta,
+					  const ScbfBandDesc *d, uint32 b, BlockNumber blkno);
+static void ReadBandDir(Relation index, const ScbfMeta *meta, uint32 from,
+						ScbfBands *bands, BlockNumber nblocks);
 
 /*
  * ScbfReportCorrupt
@@ -125,6 +129,7 @@ CheckMetaPage(Relation index, Page page)
 	ScbfMetaPageData *meta = ScbfPageGetMeta(page);
 	uint64		end = 0;
 	uint64		tablepages = 0;
+	uint64		dirpages = 0;
 	uint32		i;
 
 	if (!ScbfPageHasOpaque(page) ||
@@ -146,10 +151,13 @@ CheckMetaPage(Relation index, Page page)
 		meta->ncols < 1 || meta->ncols > INDEX_MAX_KEYS ||
 		meta->k < 1 || meta->k > SCBF_ROWS_MAX_K || meta->m < 1 ||
 		(uint64) meta->k * meta->m > PG_UINT32_MAX ||
-		meta->table.nruns > SCBF_TABLE_MAX_RUNS ||
+		meta->table.nruns > SCBF_PAGE_RUNS_MAX ||
 		meta->nfilters > (uint64) meta->table.npages *
 		ScbfFilterEntriesPerPage(meta->ncols) ||
-		meta->nbands > SCBF_MAX_BANDS ||
+		meta->dir.nruns > SCBF_PAGE_RUNS_MAX ||
+		(meta->nbands > 0 &&
+		 (uint64) meta->dir.npages * SCBF_BANDDIR_PER_PAGE <
+		 meta->nbands - 1) ||
 		(meta->nfilters > 0 && meta->nbands == 0))
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has impossible layout parameters.");
@@ -158,22 +166,37 @@ CheckMetaPage(Relation index, Page page)
 	if (tablepages != meta->table.npages)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage's filter table runs do not add up to its pages.");
-	for (i = 0; i < meta->nbands; i++)
+	for (i = 0; i < meta->dir.nruns; i++)
+		dirpages += meta->dir.runs[i].npages;
+	if (dirpages != meta->dir.npages)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's band directory runs do not add up to its pages.");
+	if (meta->nbands > 0)
 	{
-		ScbfBandDesc *b = &meta->bands[i];
-
-		if (b->first != end || b->width < 8 || b->width % 8 != 0 ||
-			b->width > SCBF_PAGE_SPACE * 8 || b->m < 1 ||
-			(uint64) meta->k * b->m > PG_UINT32_MAX ||
-			b->rows_per_page != scbf_rows_per_page(SCBF_PAGE_SPACE, b->width) ||
-			(uint64) b->pages * b->rows_per_page < (uint64) meta->k * b->m)
-			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
-							  psprintf("The metapage lists band %u with impossible parameters.", i));
-		end = b->first + b->width;
+		CheckBand(index, meta, &meta->last, meta->nbands - 1, SCBF_METAPAGE_BLKNO);
+		end = (uint64) meta->last.first + meta->last.width;
 	}
 	if (meta->nfilters > end)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has more filters than its bands hold.");
+}
+
+/*
+ * Check the descriptor of band b, as the metapage or a band directory
+ * page at blkno holds it; ERRCODE_INDEX_CORRUPTED if it cannot be one.
+ */
+static void
+CheckBand(Relation index, const ScbfMetaPageData *meta, const ScbfBandDesc *d,
+		  uint32 b, BlockNumber blkno)
+{
+	if (d->first % SCBF_ROWS_WIDTH_ALIGN != 0 || d->width < 8 ||
+		d->width % 8 != 0 || d->width > SCBF_PAGE_SPACE * 8 || d->m < 1 ||
+		(uint64) meta->k * d->m > PG_UINT32_MAX ||
+		d->rows_per_page != scbf_rows_per_page(SCBF_PAGE_SPACE, d->width) ||
+		(uint64) d->pages * d->rows_per_page < (uint64) meta->k * d->m ||
+		(uint64) d->first + d->width > PG_UINT32_MAX)
+		ScbfReportCorrupt(index, blkno,
+						  psprintf("Band %u has impossible parameters.", b));
 }
 
 /*
@@ -215,19 +238,12 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 	layout.m = meta->m;
 	layout.capacity = meta->capacity;
 	layout.target_fpr = meta->target_fpr;
-	state = MemoryContextAlloc(index->rd_indexcxt,
-							   MAXALIGN(sizeof(ScbfState)) +
-							   MAXALIGN(sizeof(ScbfBand) * SCBF_MAX_BANDS) +
-							   sizeof(ScbfBandRun *) * SCBF_MAX_BANDS);
+	state = MemoryContextAlloc(index->rd_indexcxt, sizeof(ScbfState));
 	ScbfInitState(state, &layout);
 	state->cache.nbands = 0;
-	state->cache.bands = (ScbfBand *) ((char *) state +
-									   MAXALIGN(sizeof(ScbfState)));
-	memset(state->cache.bands, 0, sizeof(ScbfBand) * SCBF_MAX_BANDS);
-	state->cache_runs = (ScbfBandRun **)
-		((char *) state->cache.bands +
-		 MAXALIGN(sizeof(ScbfBand) * SCBF_MAX_BANDS));
-	memset(state->cache_runs, 0, sizeof(ScbfBandRun *) * SCBF_MAX_BANDS);
+	state->cache.bands = NULL;
+	state->cache_runs = NULL;
+	state->maxcache = 0;
 	return state;
 }
 
@@ -256,6 +272,7 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 	meta->hash_seed = SCBF_HASH_SEED;
 	meta->target_fpr = layout->target_fpr;
 	SetMetaBands(meta, &layout->bands);
+	meta->dir = layout->dir;
 	meta->delta_start = InvalidBlockNumber;
 	meta->delta_pages = 0;
 	meta->delta_serial = 0;
@@ -320,6 +337,7 @@ ScbfGetState(Relation index)
 	copy->cache.nbands = 0;
 	copy->cache.bands = NULL;
 	copy->cache_runs = NULL;
+	copy->maxcache = 0;
 	return copy;
 }
 
@@ -601,16 +619,16 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	}
 	if (fc->band_changed)
 	{
-		uint32		i;
+		uint32		b = meta->nbands - 1;
 
-		/* a band written anew: the old one waits in the graveyard */
-		for (i = 0; i < meta->nbands; i++)
-			if (meta->bands[i].pages > 0 &&
-				(i >= fc->bands.nbands ||
-				 meta->bands[i].map != fc->bands.bands[i].map))
-				AddGrave(meta, SCBF_GRAVE_BAND, meta->bands[i].map,
-						 meta->bands[i].pages, InvalidBlockNumber, safexid);
+		/* the last band written anew: the old one waits in the graveyard */
+		if (meta->nbands > 0 && meta->last.pages > 0 &&
+			(b >= fc->bands.nbands ||
+			 meta->last.map != fc->bands.bands[b].map))
+			AddGrave(meta, SCBF_GRAVE_BAND, meta->last.map, meta->last.pages,
+					 InvalidBlockNumber, safexid);
 		SetMetaBands(meta, &fc->bands);
+		meta->dir = fc->dir;
 	}
 	if (fc->delta_changed)
 	{
@@ -876,42 +894,28 @@ ScbfRecycleGraves(Relation index)
 }
 
 /*
- * Describe bands in a metapage.
+ * The descriptor of a band.
  */
 static void
-SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
+BandDesc(const ScbfBand *b, ScbfBandDesc *d)
 {
-	uint32		i;
-
-	if (bands->nbands > SCBF_MAX_BANDS)
-		elog(ERROR, "%u bands of rows do not fit a metapage", bands->nbands);
-	memset(meta->bands, 0, sizeof(meta->bands));
-	meta->nbands = bands->nbands;
-	for (i = 0; i < bands->nbands; i++)
-	{
-		const ScbfBand *b = &bands->bands[i];
-		ScbfBandDesc *d = &meta->bands[i];
-
-		Assert(b->geom.k == meta->k);
-		d->map = b->map;
-		d->pages = b->pages;
-		d->width = b->width;
-		d->rows_per_page = b->rows_per_page;
-		d->serial = b->serial;
-		d->m = b->geom.m;
-		d->capacity = b->capacity;
-		d->first = b->first;
-	}
+	memset(d, 0, sizeof(ScbfBandDesc));
+	d->map = b->map;
+	d->pages = b->pages;
+	d->width = b->width;
+	d->rows_per_page = b->rows_per_page;
+	d->serial = b->serial;
+	d->m = b->geom.m;
+	d->capacity = b->capacity;
+	d->first = b->first;
 }
 
 /*
- * Band i of a metapage copy, its map not read.
+ * The band a descriptor describes, its map not read.
  */
 static void
-MetaBand(const ScbfMeta *meta, uint32 i, ScbfBand *band)
+DescBand(const ScbfMeta *meta, const ScbfBandDesc *d, ScbfBand *band)
 {
-	const ScbfBandDesc *d = &meta->bands[i];
-
 	band->geom.k = meta->k;
 	band->geom.m = d->m;
 	band->capacity = d->capacity;
@@ -926,18 +930,240 @@ MetaBand(const ScbfMeta *meta, uint32 i, ScbfBand *band)
 }
 
 /*
+ * Describe bands in a metapage: their number and the last one (the others
+ * are in the band directory, ScbfBandDirWrite).
+ */
+static void
+SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
+{
+	meta->nbands = bands->nbands;
+	memset(&meta->last, 0, sizeof(meta->last));
+	if (bands->nbands > 0)
+	{
+		Assert(bands->bands[bands->nbands - 1].geom.k == meta->k);
+		BandDesc(&bands->bands[bands->nbands - 1], &meta->last);
+	}
+}
+
+/*
+ * ScbfMetaBandCount
+ *		The bands a metapage copy counts.
+ */
+uint32
+ScbfMetaBandCount(const ScbfMeta *meta)
+{
+	return meta->nbands;
+}
+
+/*
+ * ScbfMetaBandsEnd
+ *		The first filter number no band of a metapage copy holds.
+ */
+uint32
+ScbfMetaBandsEnd(const ScbfMeta *meta)
+{
+	return meta->nbands == 0 ? 0 : meta->last.first + meta->last.width;
+}
+
+/*
  * ScbfMetaBands
- *		The bands a metapage copy lists, palloc'd, their maps not read.
+ *		The bands a metapage copy counts, palloc'd (with room for one more),
+ *		their maps not read: the last from the metapage, the others from
+ *		the band directory's pages.  A directory page that is not one, or an
+ *		entry that does not continue the bands before it, is corruption:
+ *		the entries a copy counts never change.
  */
 void
-ScbfMetaBands(const ScbfMeta *meta, ScbfBands *bands)
+ScbfMetaBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
+			  BlockNumber nblocks)
 {
-	uint32		i;
+	bands->bands = palloc(sizeof(ScbfBand) * (meta->nbands + 1));
+	ReadBandDir(index, meta, 0, bands, nblocks);
+}
 
-	bands->nbands = meta->nbands;
-	bands->bands = palloc(sizeof(ScbfBand) * SCBF_MAX_BANDS);
-	for (i = 0; i < meta->nbands; i++)
-		MetaBand(meta, i, &bands->bands[i]);
+/*
+ * ScbfMetaBands into bands->bands, which has room for meta->nbands, for
+ * a caller that holds bands[0 .. from) of the same index's full bands
+ * already (a cache): reads the directory from band from on.
+ */
+static void
+ReadBandDir(Relation index, const ScbfMeta *meta, uint32 from,
+			ScbfBands *bands, BlockNumber nblocks)
+{
+	uint32		n = meta->nbands;
+	uint32		b = from;
+
+	bands->nbands = n;
+	while (b + 1 < n)
+	{
+		uint32		pageno = (uint32) (b / SCBF_BANDDIR_PER_PAGE);
+		BlockNumber blkno = ScbfRunsBlock(&meta->dir, pageno);
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE,
+							SCBF_PAGE_BANDDIR, nblocks);
+		page = BufferGetPage(buf);
+		if (ScbfPageGetOpaque(page)->ident.table.pageno != pageno)
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, blkno,
+							  "A band directory page is not the one the metapage lists there.");
+		}
+		for (; b + 1 < n && b / SCBF_BANDDIR_PER_PAGE == pageno; b++)
+		{
+			const ScbfBandDesc *d =
+				&ScbfPageGetBandDir(page)[b % SCBF_BANDDIR_PER_PAGE];
+
+			CheckBand(index, meta, d, b, blkno);
+			DescBand(meta, d, &bands->bands[b]);
+		}
+		UnlockReleaseBuffer(buf);
+	}
+	if (n > 0)
+		DescBand(meta, &meta->last, &bands->bands[n - 1]);
+	for (b = Max(from, 1); b < n; b++)
+		if (bands->bands[b].first !=
+			bands->bands[b - 1].first + bands->bands[b - 1].width ||
+			bands->bands[b].serial <= bands->bands[b - 1].serial)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  psprintf("Band %u does not continue band %u.",
+									   b, b - 1));
+	if (n > 0 && bands->bands[0].first != 0)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The first band does not start at filter 0.");
+}
+
+/* A band directory page's entries: bands[first .. first + n) of bands */
+typedef struct ScbfDirFill
+{
+	Relation	index;
+	const ScbfBands *bands;
+	uint32		nfull;			/* bands the directory holds */
+} ScbfDirFill;
+
+/*
+ * Fill page pageno of a band directory with the entries of df's bands
+ * that fall on it.
+ */
+static void
+InitDirPage(Page page, const ScbfDirFill *df, uint32 pageno)
+{
+	uint32		b;
+
+	ScbfInitPage(page, SCBF_PAGE_BANDDIR,
+				 sizeof(ScbfBandDesc) * SCBF_BANDDIR_PER_PAGE)->ident.table.pageno = pageno;
+	for (b = pageno * SCBF_BANDDIR_PER_PAGE;
+		 b < df->nfull && b < (pageno + 1) * SCBF_BANDDIR_PER_PAGE; b++)
+		BandDesc(&df->bands->bands[b],
+				 &ScbfPageGetBandDir(page)[b % SCBF_BANDDIR_PER_PAGE]);
+}
+
+/*
+ * ScbfExtend callback of a build: page pageno of the band directory,
+ * unlogged.
+ */
+static void
+BuildDirPage(Buffer buf, uint32 pageno, void *arg)
+{
+	InitDirPage(BufferGetPage(buf), (const ScbfDirFill *) arg, pageno);
+	MarkBufferDirty(buf);
+}
+
+/*
+ * ScbfRunsGrow callback of a fold: page pageno of the band directory,
+ * empty, WAL-logged as a full image.
+ */
+static void
+GrowDirPage(Buffer buf, uint32 pageno, void *arg)
+{
+	const ScbfDirFill *df = (const ScbfDirFill *) arg;
+	GenericXLogState *xlog = GenericXLogStart(df->index);
+	ScbfDirFill none = *df;
+
+	none.nfull = 0;
+	InitDirPage(GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE),
+				&none, pageno);
+	GenericXLogFinish(xlog);
+}
+
+/*
+ * ScbfBandDirBuild
+ *		The band directory of a new index, holding every band of bands but
+ *		the last: one run at the relation's end, unlogged (the build
+ *		WAL-logs the whole index at its end).
+ */
+void
+ScbfBandDirBuild(Relation index, const ScbfBands *bands, ScbfPageRuns *dir)
+{
+	ScbfDirFill df;
+	uint32		npages;
+
+	memset(dir, 0, sizeof(ScbfPageRuns));
+	df.index = index;
+	df.bands = bands;
+	df.nfull = bands->nbands > 0 ? bands->nbands - 1 : 0;
+	npages = (uint32) ((df.nfull + SCBF_BANDDIR_PER_PAGE - 1) /
+					   SCBF_BANDDIR_PER_PAGE);
+	if (npages == 0)
+		return;
+	dir->runs[0].start = ScbfExtend(index, npages, BuildDirPage, &df);
+	dir->runs[0].npages = npages;
+	dir->nruns = 1;
+	dir->npages = npages;
+}
+
+/*
+ * ScbfBandDirWrite
+ *		Write into the band directory, WAL-logged, the bands of bands that
+ *		are full and that the metapage copy does not count as such yet: its
+ *		last band's place on (the last band of bands stays in the
+ *		metapage).  The entries are written in place past the ones meta
+ *		counts, which no reader reads; the directory grows as needed.  *dir
+ *		receives its pages, for the fold's metapage record.
+ */
+void
+ScbfBandDirWrite(Relation index, const ScbfMeta *meta, const ScbfBands *bands,
+				 ScbfPageRuns *dir)
+{
+	ScbfDirFill df;
+	uint32		from = meta->nbands > 0 ? meta->nbands - 1 : 0;
+	uint32		nfull = bands->nbands > 0 ? bands->nbands - 1 : 0;
+	uint32		need;
+	uint32		b = from;
+
+	*dir = meta->dir;
+	if (nfull <= from)
+		return;
+	df.index = index;
+	df.bands = bands;
+	df.nfull = nfull;
+	need = (uint32) ((nfull + SCBF_BANDDIR_PER_PAGE - 1) /
+					 SCBF_BANDDIR_PER_PAGE);
+	if (need > dir->npages)
+		ScbfRunsGrow(index, dir, need, GrowDirPage, &df);
+	while (b < nfull)
+	{
+		uint32		pageno = (uint32) (b / SCBF_BANDDIR_PER_PAGE);
+		Buffer		buf;
+		GenericXLogState *xlog;
+		Page		page;
+
+		buf = ScbfReadPage(index, ScbfRunsBlock(dir, pageno),
+							BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_BANDDIR,
+							RelationGetNumberOfBlocks(index));
+		xlog = GenericXLogStart(index);
+		page = GenericXLogRegisterBuffer(xlog, buf, 0);
+		if (ScbfPageGetOpaque(page)->ident.table.pageno != pageno)
+			ScbfReportCorrupt(index, BufferGetBlockNumber(buf),
+							  "A band directory page is not the one the metapage lists there.");
+		for (; b < nfull && b / SCBF_BANDDIR_PER_PAGE == pageno; b++)
+			BandDesc(&bands->bands[b],
+					 &ScbfPageGetBandDir(page)[b % SCBF_BANDDIR_PER_PAGE]);
+		GenericXLogFinish(xlog);
+		UnlockReleaseBuffer(buf);
+	}
 }
 
 /*
@@ -1080,9 +1306,10 @@ ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
 
 /*
  * ScbfBandsCached
- *		The bands a metapage copy lists, their maps read: from the cached
- *		state's band cache (CachedState) for the bands it holds, the others
- *		read and cached there.  NULL if a map is not its band's (see
+ *		The bands a metapage copy counts, their maps read: from the cached
+ *		state's band cache (CachedState) for the bands it holds (the full
+ *		ones never change; the last one while its map and serial stay), the
+ *		others read and cached there.  NULL if a map is not its band's (see
  *		ScbfBandLoad).  The result lives in the relcache entry: use it
  *		before the next lock acquisition.
  */
@@ -1090,42 +1317,79 @@ const ScbfBands *
 ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 {
 	ScbfState  *state = CachedState(index);
+	uint32		n = meta->nbands;
+	uint32		have;
+	ScbfBand	oldlast;
 	uint32		i;
 
-	for (i = 0; i < meta->nbands; i++)
+	if (n + 1 > state->maxcache)
 	{
-		ScbfBand   *cached = &state->cache.bands[i];
-		ScbfBand	band;
+		uint32		max = Max(n + 1, state->maxcache * 2);
+		MemoryContext oldcxt = MemoryContextSwitchTo(index->rd_indexcxt);
 
-		MetaBand(meta, i, &band);
-		if (cached->map == band.map && cached->serial == band.serial &&
-			cached->pages == band.pages && cached->first == band.first &&
-			(cached->nruns > 0 || band.pages == 0))
-			continue;
-		cached->nruns = 0;
-		cached->map = InvalidBlockNumber;
-		if (band.pages > 0)
+		if (state->cache.bands == NULL)
 		{
-			if (state->cache_runs[i] == NULL)
-				state->cache_runs[i] =
-					MemoryContextAlloc(index->rd_indexcxt,
-									   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
-			if (!ReadBandMap(index, &band, true, nblocks,
-							 state->cache_runs[i]))
-			{
-				state->cache.nbands = 0;
-				return NULL;
-			}
+			state->cache.bands = palloc0(sizeof(ScbfBand) * max);
+			state->cache_runs = palloc0(sizeof(ScbfBandRun *) * max);
 		}
-		*cached = band;
+		else
+		{
+			state->cache.bands = repalloc(state->cache.bands,
+										  sizeof(ScbfBand) * max);
+			state->cache_runs = repalloc(state->cache_runs,
+										 sizeof(ScbfBandRun *) * max);
+			memset(state->cache_runs + state->maxcache, 0,
+				   sizeof(ScbfBandRun *) * (max - state->maxcache));
+		}
+		MemoryContextSwitchTo(oldcxt);
+		state->maxcache = max;
 	}
-	state->cache.nbands = meta->nbands;
+
+	/* the full bands the cache holds, and the last one it held */
+	have = state->cache.nbands > 0 ? state->cache.nbands - 1 : 0;
+	have = Min(have, n > 0 ? n - 1 : 0);
+	memset(&oldlast, 0, sizeof(oldlast));
+	if (state->cache.nbands > 0)
+		oldlast = state->cache.bands[state->cache.nbands - 1];
+	state->cache.nbands = 0;
+	if (n == 0)
+		return &state->cache;
+	ReadBandDir(index, meta, have, &state->cache, nblocks);
+
+	for (i = have; i < n; i++)
+	{
+		ScbfBand   *band = &state->cache.bands[i];
+
+		if (band->pages == 0)
+			continue;
+		if (oldlast.nruns > 0 && oldlast.map == band->map &&
+			oldlast.serial == band->serial && oldlast.pages == band->pages &&
+			oldlast.first == band->first)
+		{
+			band->nruns = oldlast.nruns;
+			band->runs = oldlast.runs;
+			oldlast.nruns = 0;
+			continue;
+		}
+		if (state->cache_runs[i] == NULL)
+			state->cache_runs[i] =
+				MemoryContextAlloc(index->rd_indexcxt,
+								   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
+		/* the old last band's runs, if here, are overwritten: forget them */
+		if (oldlast.runs == state->cache_runs[i])
+			oldlast.nruns = 0;
+		if (!ReadBandMap(index, band, true, nblocks, state->cache_runs[i]))
+		{
+			state->cache.nbands = 0;
+			return NULL;
+		}
+	}
 	return &state->cache;
 }
 
 /*
  * ScbfReadBands
- *		The bands a metapage copy lists, their maps read; a map that is not
+ *		The bands a metapage copy counts, their maps read; a map that is not
  *		its band's is corruption.  For the fold-lock holder, under which
  *		the bands cannot change.
  */
@@ -1135,11 +1399,11 @@ ScbfReadBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
 {
 	uint32		i;
 
-	ScbfMetaBands(meta, bands);
+	ScbfMetaBands(index, meta, bands, nblocks);
 	for (i = 0; i < bands->nbands; i++)
 		if (!ScbfBandLoad(index, &bands->bands[i], nblocks))
 			ScbfReportCorrupt(index, bands->bands[i].map,
-							  psprintf("The band map is not the one of the metapage's band %u.", i));
+							  psprintf("The band map is not the one of band %u.", i));
 }
 
 /*
@@ -1310,18 +1574,27 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 			   void *arg, BlockNumber nblocks)
 {
 	ScbfBlockRef ref;
+	ScbfBands	bands;
 	uint32		i;
 
 	ScbfBlockRefInit(&ref, SCBF_KIND_TABLE);
 	for (i = 0; i < meta->table.npages; i++)
 	{
 		ref.pageno = i;
-		if (!fn(ScbfTableBlock(&meta->table, i), &ref, arg))
+		if (!fn(ScbfRunsBlock(&meta->table, i), &ref, arg))
 			break;
 	}
-	for (i = 0; i < meta->nbands; i++)
-		NameBand(index, meta->bands[i].map, meta->bands[i].pages,
-				 meta->bands[i].serial, (int) i, -1, fn, arg, nblocks);
+	ScbfBlockRefInit(&ref, SCBF_KIND_BANDDIR);
+	for (i = 0; i < meta->dir.npages; i++)
+	{
+		ref.pageno = i;
+		if (!fn(ScbfRunsBlock(&meta->dir, i), &ref, arg))
+			break;
+	}
+	ScbfMetaBands(index, meta, &bands, nblocks);
+	for (i = 0; i < bands.nbands; i++)
+		NameBand(index, bands.bands[i].map, bands.bands[i].pages,
+				 bands.bands[i].serial, (int) i, -1, fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
@@ -1366,7 +1639,8 @@ ScbfFreeUnnamed(Relation index, const uint8 *named, BlockNumber nblocks,
 		page = BufferGetPage(buf);
 		type = ScbfPageHasOpaque(page) ? ScbfPageGetOpaque(page)->type : 0;
 		if (type == SCBF_PAGE_TABLE || type == SCBF_PAGE_ROWS ||
-			type == SCBF_PAGE_BANDMAP || type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
+			type == SCBF_PAGE_BANDMAP || type == SCBF_PAGE_BANDDIR ||
+			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
 			type == SCBF_PAGE_DELTA)
 		{
 			ScbfFreePage(index, buf);
@@ -1407,7 +1681,8 @@ ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi)
 	mi->capacity = meta->capacity;
 	mi->target_fpr = meta->target_fpr;
 	mi->flags = meta->flags;
-	ScbfMetaBands(meta, &mi->bands);
+	mi->bands.nbands = 0;		/* ScbfMetaBands reads them */
+	mi->bands.bands = NULL;
 	ScbfMetaDelta(meta, &mi->delta);
 	mi->nfilters = meta->nfilters;
 	mi->table_generation = meta->table_generation;
@@ -1490,6 +1765,9 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 			case SCBF_PAGE_BANDMAP:
 				pi->kind = SCBF_KIND_BANDMAP;
 				pi->count = ScbfPageGetBandMap(page)->nruns;
+				break;
+			case SCBF_PAGE_BANDDIR:
+				pi->kind = SCBF_KIND_BANDDIR;
 				break;
 			case SCBF_PAGE_ROOT:
 				pi->kind = SCBF_KIND_ROOT;
@@ -1601,6 +1879,82 @@ ScbfNewBuffer(Relation index)
 		UnlockRelationForExtension(index, ExclusiveLock);
 
 	return buffer;
+}
+
+/*
+ * ScbfRunsBlock
+ *		The block of page pageno of the pages runs lists; InvalidBlockNumber
+ *		past their end.
+ */
+BlockNumber
+ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno)
+{
+	uint32		r;
+
+	for (r = 0; r < runs->nruns && r < SCBF_PAGE_RUNS_MAX; r++)
+	{
+		if (pageno < runs->runs[r].npages)
+			return runs->runs[r].start + pageno;
+		pageno -= runs->runs[r].npages;
+	}
+	return InvalidBlockNumber;
+}
+
+/* A run added to pages that ScbfRunsGrow lists: its first page */
+typedef struct ScbfRunsTail
+{
+	ScbfNewPageFn fn;
+	void	   *arg;
+	uint32		first;
+} ScbfRunsTail;
+
+/*
+ * ScbfExtend callback of ScbfRunsGrow: page first + pageno of the pages.
+ */
+static void
+RunsTailPage(Buffer buf, uint32 pageno, void *arg)
+{
+	ScbfRunsTail *rt = (ScbfRunsTail *) arg;
+
+	rt->fn(buf, rt->first + pageno, rt->arg);
+}
+
+/*
+ * ScbfRunsGrow
+ *		Add pages to those runs lists, up to npages at least: a run at the
+ *		relation's end (ScbfExtend, each page handed to fn with its page
+ *		number among all of them) of half their pages or more, so that
+ *		pages that grow cost a run per factor of 1.5 and
+ *		SCBF_PAGE_RUNS_MAX runs reach past 2^32 pages.
+ */
+void
+ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
+			 ScbfNewPageFn fn, void *arg)
+{
+	ScbfRunsTail rt;
+	uint32		grow = Max(npages - runs->npages, runs->npages / 2);
+	BlockNumber start;
+
+	Assert(npages > runs->npages);
+	grow = Max(grow, 1);
+	rt.fn = fn;
+	rt.arg = arg;
+	rt.first = runs->npages;
+	start = ScbfExtend(index, grow, RunsTailPage, &rt);
+	if (runs->nruns > 0 &&
+		runs->runs[runs->nruns - 1].start +
+		runs->runs[runs->nruns - 1].npages == start)
+		runs->runs[runs->nruns - 1].npages += grow;
+	else
+	{
+		if (runs->nruns == SCBF_PAGE_RUNS_MAX)
+			elog(ERROR, "index \"%s\" has %u runs of pages of one structure, as many as its metapage lists",
+				 RelationGetRelationName(index), runs->nruns);
+		runs->runs[runs->nruns].start = start;
+		runs->runs[runs->nruns].npages = grow;
+		runs->nruns++;
+	}
+	runs->npages += grow;
 }
 
 /*

@@ -95,7 +95,8 @@ VacStart(ScbfVacState *vs)
 	uint32		c;
 
 	vs->meta = ScbfReadMeta(vs->index);
-	ScbfMetaBands(vs->meta, &vs->bands);
+	ScbfMetaBands(vs->index, vs->meta, &vs->bands,
+				  RelationGetNumberOfBlocks(vs->index));
 	vs->serial = ScbfMetaFoldSerial(vs->meta) + 1;
 	vs->nfilters = ScbfMetaFilters(vs->meta);
 	vs->filters = ScbfReadTable(vs->index, vs->state, vs->meta,
@@ -686,7 +687,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	ScbfBands	bands;
 	uint32		c;
 
-	ScbfMetaBands(meta, &bands);
+	ScbfMetaBands(index, meta, &bands, nblocks);
 	for (c = 0; c < nfilters; c++)
 	{
 		ScbfFilter *f = filters[c];
@@ -736,7 +737,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 	}
 	if (any)
 	{
-		ScbfTablePages table;
+		ScbfPageRuns table;
 
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &table,

@@ -181,7 +181,9 @@ Namer(const ScbfBlockRef *ref)
 			return psprintf("Page " INT64_FORMAT " of the row band of serial " INT64_FORMAT,
 							ref->pageno, ref->serial);
 		case SCBF_KIND_BANDMAP:
-			return psprintf("The map of the metapage's band " INT64_FORMAT,
+			return psprintf("The map of band " INT64_FORMAT, ref->pageno);
+		case SCBF_KIND_BANDDIR:
+			return psprintf("Page " INT64_FORMAT " of the band directory",
 							ref->pageno);
 		case SCBF_KIND_DELTA:
 			return psprintf("Partition " INT64_FORMAT " of the delta",
@@ -992,7 +994,7 @@ static void
 VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 {
 	ScbfFilter *f = vs->table[filterno];
-	BlockNumber tblk = ScbfTableBlock(vs->mi.table,
+	BlockNumber tblk = ScbfRunsBlock(vs->mi.table,
 									  filterno / vs->mi.entries_per_table_page);
 	uint64		entries = 0;
 	uint64		keys = 0;
@@ -1183,7 +1185,7 @@ VerifyTable(ScbfVerifyState *vs)
 		qsort(seen, nseen, sizeof(uint64), ScbfCmpU64);
 		for (i = 1; i < nseen; i++)
 			if (seen[i] == seen[i - 1])
-				ScbfCorrupt(vs, ScbfTableBlock(vs->mi.table, 0),
+				ScbfCorrupt(vs, ScbfRunsBlock(vs->mi.table, 0),
 							 "has two filters in one chain position",
 							 psprintf("Segment %u has two filters at chain position %u.",
 									  (uint32) (seen[i] >> 16),
@@ -1284,6 +1286,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 	vs.meta = ScbfReadMeta(index);
 	ScbfMetaInfo(vs.meta, &vs.mi);
 	vs.nblocks = RelationGetNumberOfBlocks(index);
+	ScbfMetaBands(index, vs.meta, &vs.mi.bands, vs.nblocks);
 	vs.named = palloc0(Max(vs.nblocks, 1));
 	vs.named[SCBF_METAPAGE_BLKNO] = SCBF_KIND_META;
 

@@ -287,13 +287,12 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
  * reads are the band's.
  */
 /*
- * The block of page pageno of band b, from its map's runs.
+ * The block of page pageno of band, from its map's runs.
  */
 static BlockNumber
-BandBlock(ScbfMeta *meta, uint32 b, uint32 pageno)
+BandBlock(const ScbfBand *band, uint32 pageno)
 {
-	ScbfBandMapPageData *map =
-		ScbfPageGetBandMap(cur_pages[meta->bands[b].map]);
+	ScbfBandMapPageData *map = ScbfPageGetBandMap(cur_pages[band->map]);
 
 	for (uint32 r = 0; r < map->nruns; r++)
 	{
@@ -307,11 +306,11 @@ BandBlock(ScbfMeta *meta, uint32 b, uint32 pageno)
 
 static void
 ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
-			 const uint32 *hashes, int n, uint8 *expected)
+			 const uint32 *hashes, int n, uint8 *expected, BlockNumber nblocks)
 {
 	ScbfBands	bands;
 
-	ScbfMetaBands(meta, &bands);
+	ScbfMetaBands(&fake_index, meta, &bands, nblocks);
 	for (uint32 b = 0; b < bands.nbands; b++)
 	{
 		ScbfBand   *band = &bands.bands[b];
@@ -333,7 +332,7 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 			for (uint32 i = 0; i < band->geom.k; i++)
 			{
 				uint64		row = (uint64) i * band->geom.m + pos[i];
-				Page		page = cur_pages[BandBlock(meta, b, row / rpp)];
+				Page		page = cur_pages[BandBlock(band, row / rpp)];
 				const uint8 *bytes = ScbfPageGetRows(page) +
 					(Size) (row % rpp) * width / 8;
 
@@ -381,7 +380,7 @@ FuzzRows(ScbfState *state, ScbfMeta *meta, int col, const uint32 *hashes,
 	{
 		uint8	   *expected = calloc(1, nbytes);
 
-		ExpectedRows(state, meta, col, hashes, FUZZ_HASHES, expected);
+		ExpectedRows(state, meta, col, hashes, FUZZ_HASHES, expected, nblocks);
 		CHECK(memcmp(all, expected, nbytes) == 0);
 		free(expected);
 	}
@@ -571,7 +570,8 @@ FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
 	uint8	   *acc = calloc(1, nbytes);
 
 	ReadDelta(meta, &dk, nblocks);
-	ScbfMetaBands(meta, &bands);
+	if (!TRY(ScbfMetaBands(&fake_index, meta, &bands, nblocks)))
+		goto done;
 	for (uint32 b = 0; b < bands.nbands; b++)
 		loaded = loaded && ScbfBandLoad(&fake_index, &bands.bands[b], nblocks);
 	width = ScbfBandsEnd(&bands);

@@ -48,15 +48,15 @@ my $SPECIAL = $BLCKSZ - 16;
 # +4, column u16 +8, type u8 +10; a pending page's next u32 @24; a root's
 # first run at 32 (after nruns u16, nbytes u32), its nleaves u16 at +20,
 # its inline leaf's bytes u16 at +22, its first fence (hash u32, blkno u32)
-# at +24 of the run; the metapage's filter-table pages u32 @3728 and the
-# first block of its first run of them u32 @3736; a delta page's nentries u16 @24, its
+# at +24 of the run; the metapage's filter-table pages u32 @2232 and the
+# first block of its first run of them u32 @2240; a delta page's nentries u16 @24, its
 # serial in the owner field, its partition in the index field.
 my $PENDING_NEXT = 24;
 my $ROOT_RUN0_NLEAVES = 32 + 20;
 my $ROOT_RUN0_INLINED = 32 + 22;
 my $ROOT_FENCE0_BLKNO = 32 + 24 + 4;
-my $META_NTABLEPAGES = 24 + 3704;
-my $META_TABLEPAGES = 24 + 3712;
+my $META_NTABLEPAGES = 24 + 2208;
+my $META_TABLEPAGES = 24 + 2216;
 my $DELTA_NENTRIES = 24;
 my $FAR = 999999;
 
