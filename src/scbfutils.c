@@ -1325,12 +1325,16 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 	if (n + 1 > state->maxcache)
 	{
 		uint32		max = Max(n + 1, state->maxcache * 2);
-		MemoryContext oldcxt = MemoryContextSwitchTo(index->rd_indexcxt);
 
+		/* in the relcache entry's context; repalloc keeps a chunk's */
 		if (state->cache.bands == NULL)
 		{
-			state->cache.bands = palloc0(sizeof(ScbfBand) * max);
-			state->cache_runs = palloc0(sizeof(ScbfBandRun *) * max);
+			state->cache.bands =
+				MemoryContextAllocZero(index->rd_indexcxt,
+									   sizeof(ScbfBand) * max);
+			state->cache_runs =
+				MemoryContextAllocZero(index->rd_indexcxt,
+									   sizeof(ScbfBandRun *) * max);
 		}
 		else
 		{
@@ -1341,7 +1345,6 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 			memset(state->cache_runs + state->maxcache, 0,
 				   sizeof(ScbfBandRun *) * (max - state->maxcache));
 		}
-		MemoryContextSwitchTo(oldcxt);
 		state->maxcache = max;
 	}
 
