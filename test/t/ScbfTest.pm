@@ -569,14 +569,16 @@ sub gdb_attach
 	return $g;
 }
 
-# gdb_wait($g, $re): pump gdb's output until it matches $re; false if it
-# did not within the default timeout or gdb ended
+# gdb_wait($g, $re, $from): pump gdb's output until it matches $re (what
+# it said from offset $from on, if given); false if it did not within the
+# default timeout or gdb ended
 sub gdb_wait
 {
-	my ($g, $re) = @_;
+	my ($g, $re, $from) = @_;
+	$from //= 0;
 	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
 	return eval {
-		$g->{h}->pump until $g->{out} =~ $re;
+		$g->{h}->pump until substr($g->{out}, $from) =~ $re;
 		1;
 	};
 }
@@ -589,7 +591,8 @@ sub gdb_wait
 # meanwhile, without its prompts: the breakpoints it stopped at, then
 # "@@stopped", its backtrace there (frames of scbf by name) and "@@end";
 # or undef if the backend did not get there within the default timeout
-# (gdb's output is then a diag).
+# (gdb's output is then a diag).  A backend stopped so may be sent on to
+# further functions by another call (without start).
 sub gdb_stop_at
 {
 	my ($g, $functions, %opt) = @_;
@@ -602,7 +605,7 @@ sub gdb_stop_at
 	# hand gdb the commands: the backend runs once it read a "continue"
 	$g->{h}->pump_nb;
 	$opt{start}->() if $opt{start};
-	my $ok = gdb_wait($g, qr/\@\@stopped\n(?s:.*)\@\@end\n/);
+	my $ok = gdb_wait($g, qr/\@\@stopped\n(?s:.*)\@\@end\n/, $from);
 	(my $out = substr($g->{out}, $from)) =~ s/\(gdb\) //g;
 	if (!$ok)
 	{
