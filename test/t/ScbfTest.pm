@@ -288,24 +288,26 @@ sub rows_hash
 	return "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
 }
 
-# probe_churned($node, $what): the concurrency tests' comparison of table
-# t (column a: anchors -1 .. -500 that no client deletes, values 0 .. 4999
-# that clients insert and delete at random) with a sequential scan, for
-# a = -500, -493, ... 4997: the anchors (one row each) in one = ANY query,
-# the others in = ANY queries of 50 (each holds rows), and the first value
-# of each of those alone (a single equality; present or not)
+# probe_churned($node, $what, %opt): the concurrency tests' comparison of
+# table t (or $opt{table}; column a: anchors -1 .. -500 that no client
+# deletes, values 0 .. 4999 that clients insert and delete at random) with
+# a sequential scan, for a = -500, -493, ... 4997: the anchors (one row
+# each) in one = ANY query, the others in = ANY queries of 50 (each holds
+# rows), and the first value of each of those alone (a single equality;
+# present or not)
 sub probe_churned
 {
-	my ($node, $what) = @_;
+	my ($node, $what, %opt) = @_;
+	my $t = $opt{table} // 't';
 	my @v = map { -500 + 7 * $_ } 0 .. 785;
 	my @anchors = grep { $_ < 0 } @v;
 	my @others = grep { $_ >= 0 } @v;
-	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
+	my @q = ([ "SELECT * FROM $t WHERE a = ANY(ARRAY[" . join(',', @anchors) . '])', scalar(@anchors) ]);
 	my @single;
 	while (my @chunk = splice(@others, 0, 50))
 	{
-		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
-		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
+		push @q, "SELECT * FROM $t WHERE a = ANY(ARRAY[" . join(',', @chunk) . '])';
+		push @single, [ "SELECT * FROM $t WHERE a = $chunk[0]", 'any' ];
 	}
 	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
 		name => "$what: a = -500, -493, ... 4997");
