@@ -35,6 +35,9 @@
 #      next fold closes instead of appending to it (gdb makes the first
 #      fold return from its commit without writing it: its pages are what
 #      a crash at that point leaves).
+#  14. a fold that opens a new band after a full one, and a fold that relays
+#      out a last band below the limit (scbf.test_band_filters), each
+#      stopped at its commit record.
 #
 # 9, 10 and 11 stop a backend where neither a lock nor a cost-delay sleep
 # can (an inserting backend has no cost delay; VACUUM sleeps only between
@@ -366,6 +369,17 @@ sub set_delta_band_pages
 	$node->reload;
 	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '$pages'")
 	  or die "scbf.delta_band_pages = $pages did not take effect";
+}
+
+# scbf.test_band_filters (the filters a band holds at most) for the whole
+# server, from the next statement on
+sub set_band_filters
+{
+	my ($filters) = @_;
+	$node->append_conf('postgresql.conf', "scbf.test_band_filters = $filters\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '$filters'")
+	  or die "scbf.test_band_filters = $filters did not take effect";
 }
 
 # a session to stop with gdb, and its backend's pid; scbf is loaded (the
@@ -928,6 +942,136 @@ SKIP:
 	verify_clean($node, 'rg_a', 'regeometry: after the next fold', leftovers => ['pages']);
 	q1('VACUUM rg');
 	verify_clean($node, 'rg_a', 'regeometry: after VACUUM');
+}
+
+# ---- 14. crashes in a fold that grows the bands (src/README, "Growth
+# beyond one band"): with scbf.test_band_filters = 16 (postgresql.conf) a
+# band holds at most 16 filters.
+#   a. An index built on 16 segments of one filter each has one full band;
+#      a fold of rows in a new segment opens a second band after it
+#      (ScbfBandOpen: its rows and map in new pages) and is stopped at its
+#      commit record, then the server crashes.  The bands stay one: the
+#      answers are exact, the entries still pending, the new band's pages
+#      a leftover no structure names; the next fold opens the band again
+#      and commits it, and VACUUM frees the leftover.
+#   b. With scbf.test_band_filters = 32, a band built for 12 filters is 24
+#      wide, below the limit; a fold past 24 filters relays it out 32 wide
+#      (ScbfBandRelayout called from FoldBands itself, not from
+#      ScbfBandOpen) and is stopped at its commit likewise: the old band
+#      stays, the next fold writes the band anew and commits it.
+SKIP:
+{
+	skip "crashes in a fold that grows the bands: $gdb_why", 1 if $gdb_why;
+	set_band_filters(16);
+	# the serials of the bands the metapage names or the graveyard keeps
+	my $maps = sub {
+		return q1("SELECT string_agg(serial::text, ',' ORDER BY serial) FROM scbf_pages('$_[0]') WHERE kind = 'band map'");
+	};
+	my $bands = sub {
+		return q1("SELECT count(DISTINCT serial) FROM scbf_pages('$_[0]') WHERE kind = 'rows'");
+	};
+	my $unreferenced = sub {
+		return q1("SELECT count(*) FROM scbf_pages('$_[0]') WHERE kind = 'unreferenced'");
+	};
+	my $info = sub {
+		return q1("SELECT format('%s filters, %s live, %s pending', filters, entries_live, entries_pending) "
+			  . "FROM scbf_index_info('$_[0]')");
+	};
+
+	# a. a fold that opens a band
+	q1(q{
+		CREATE TABLE bo (id int, a int) WITH (autovacuum_enabled = off);
+		INSERT INTO bo SELECT g, g % 1000 FROM generate_series(1, 28000) g;
+		CREATE INDEX bo_a ON bo USING scbf (a) WITH (pages_per_segment = 8);
+		SET scbf.fold_helpers = off;
+		INSERT INTO bo SELECT g, 5000 + g % 500 FROM generate_series(28001, 30000) g;
+	});
+	is($info->('bo_a'), '16 filters, 28000 live, 2000 pending', 'band open: 16 filters, 2,000 entries pending');
+	is($maps->('bo_a'), '1', 'band open: one band');
+	my @probes = ('SELECT * FROM bo WHERE a IN (0, 500, 999)', 'SELECT * FROM bo WHERE a = 5007',
+		'SELECT * FROM bo WHERE a IN (5000, 5499)', [ 'SELECT * FROM bo WHERE a IN (-1, 1000, 5500)', 'empty' ]);
+	my ($s, $pid) = gdb_session('bo_a');
+	my $g = gdb_attach($pid);
+	my $out = gdb_stop_at($g, [ 'ScbfBandOpen', 'ScbfCommitSerial' ], start => sub {
+		$s->query_until(qr/folding/, "\\echo folding\nSELECT scbf_clean_pending('bo_a');\n");
+	});
+	like($out // '', qr/ScbfBandOpen.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bFoldRun\b/s,
+		'band open: the fold opened a band and stopped at its commit');
+	is($maps->('bo_a'), '1', 'band open: at the crash, the metapage names the one band');
+	cmp_ok($unreferenced->('bo_a'), '>', 0, 'band open: at the crash, the new band\'s pages are written, named by nothing');
+	scbf_same($node, 'postgres', \@probes, name => 'band open: answers during the fold');
+	flush_wal($node);
+	gdb_crash($node, $g, 'band open');
+	end_session($s);
+	is($info->('bo_a'), '16 filters, 28000 live, 2000 pending', 'band open: after the crash, the entries are still pending');
+	is($bands->('bo_a'), 1, 'band open: after the crash, one band');
+	scbf_same($node, 'postgres', \@probes, name => 'band open: answers after the crash');
+	verify_clean($node, 'bo_a', 'band open: after the crash', leftovers => ['pages']);
+	is(q1("SELECT scbf_clean_pending('bo_a')"), 2000, 'band open: the next fold folds the pending entries');
+	like($info->('bo_a'), qr/^(1[7-9]|2\d) filters, 30000 live, 0 pending$/, 'band open: the next fold added filters');
+	is($maps->('bo_a'), '1,2', 'band open: the next fold opened the second band');
+	is($bands->('bo_a'), 2, 'band open: two bands of rows');
+	scbf_same($node, 'postgres', \@probes, name => 'band open: answers after the next fold');
+	verify_clean($node, 'bo_a', 'band open: after the next fold', leftovers => ['pages']);
+	q1('VACUUM bo');
+	is($unreferenced->('bo_a'), 0, 'band open: VACUUM freed the pages the crash left');
+	is($maps->('bo_a'), '1,2', 'band open: after VACUUM, the two bands');
+	scbf_same($node, 'postgres', \@probes, name => 'band open: answers after VACUUM');
+	exact_tids('band open', 'bo', 0, 999, 5000, 5499);
+	verify_clean($node, 'bo_a', 'band open: after VACUUM');
+
+	# b. a fold that relays out a last band below the limit
+	set_band_filters(32);
+	q1(q{
+		CREATE TABLE bl (id int, a int) WITH (autovacuum_enabled = off);
+		INSERT INTO bl SELECT g, g % 1000 FROM generate_series(1, 20000) g;
+		CREATE INDEX bl_a ON bl USING scbf (a) WITH (pages_per_segment = 8);
+		SET scbf.fold_helpers = off;
+		INSERT INTO bl SELECT g, g % 1000 FROM generate_series(20001, 32000) g;
+		SELECT scbf_clean_pending('bl_a');
+		INSERT INTO bl SELECT g, 5000 + g % 1000 FROM generate_series(32001, 44000) g;
+	});
+	my ($f0) = $info->('bl_a') =~ /^(\d+) filters, \d+ live, 12000 pending$/;
+	ok(defined $f0 && $f0 > 12 && $f0 <= 24, 'relayout: ' . ($f0 // '?') . ' filters, within the band built 24 wide, 12,000 entries pending');
+	is($maps->('bl_a'), '1', 'relayout: one band');
+	my $before = $info->('bl_a');
+	@probes = ('SELECT * FROM bl WHERE a IN (0, 500, 999)', 'SELECT * FROM bl WHERE a = 5007',
+		'SELECT * FROM bl WHERE a IN (5000, 5999)', [ 'SELECT * FROM bl WHERE a IN (-1, 1000, 6000)', 'empty' ]);
+	($s, $pid) = gdb_session('bl_a');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, ['ScbfBandRelayout'], start => sub {
+		$s->query_until(qr/folding/, "\\echo folding\nSELECT scbf_clean_pending('bl_a');\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfBandRelayout\b[^\n]*\n#1\s+(?:0x[0-9a-f]+ in )?FoldBands\b/s,
+		'relayout: the fold relays out its last band');
+	$out = gdb_stop_at($g, ['ScbfCommitSerial']);
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bFoldRun\b/s,
+		'relayout: the fold stopped at its commit');
+	is($maps->('bl_a'), '1', 'relayout: at the crash, the metapage names the old band');
+	cmp_ok($unreferenced->('bl_a'), '>', 0, 'relayout: at the crash, the new band\'s pages are written, named by nothing');
+	scbf_same($node, 'postgres', \@probes, name => 'relayout: answers during the fold');
+	flush_wal($node);
+	gdb_crash($node, $g, 'relayout');
+	end_session($s);
+	is($info->('bl_a'), $before, 'relayout: after the crash, the entries are still pending');
+	is($maps->('bl_a'), '1', 'relayout: after the crash, the old band');
+	scbf_same($node, 'postgres', \@probes, name => 'relayout: answers after the crash');
+	verify_clean($node, 'bl_a', 'relayout: after the crash', leftovers => ['pages']);
+	is(q1("SELECT scbf_clean_pending('bl_a')"), 12000, 'relayout: the next fold folds the pending entries');
+	my ($f1) = $info->('bl_a') =~ /^(\d+) filters/;
+	ok($f1 > 24 && $f1 <= 32, "relayout: the next fold made $f1 filters, past the band's 24 and within the limit");
+	is($maps->('bl_a'), '1,2', 'relayout: the next fold wrote the band anew (the old one in the graveyard)');
+	scbf_same($node, 'postgres', \@probes, name => 'relayout: answers after the next fold');
+	# the old band's grave is freed once a transaction id assigned after
+	# the commit is older than every snapshot
+	q1('SELECT txid_current()');
+	q1('VACUUM bl');
+	is($maps->('bl_a'), '2', 'relayout: VACUUM recycled the old band');
+	is($unreferenced->('bl_a'), 0, 'relayout: VACUUM freed the pages the crash left');
+	scbf_same($node, 'postgres', \@probes, name => 'relayout: answers after VACUUM');
+	exact_tids('relayout', 'bl', 0, 999, 5000, 5999);
+	verify_clean($node, 'bl_a', 'relayout: after VACUUM');
+	set_band_filters(0);
 }
 
 $node->stop;

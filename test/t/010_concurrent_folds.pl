@@ -119,5 +119,83 @@ scbf_same($node, 'postgres',
 	name => 'format 2: every row inserted during the CIC, through the new index');
 probe_all('format 2 after CREATE INDEX CONCURRENTLY');
 
+# ---- bands of at most 16 filters (scbf.test_band_filters for the
+# server): clients insert rows of 500 bytes (a segment of 8 heap pages
+# holds about 120), so the folds (the fold client's, the inserts' own
+# flushes and helpers) add filters and open band after band (src/README,
+# "Growth beyond one band") while clients delete, VACUUM, and probe: the
+# anchors (a probe that misses one fails its transaction), the row their
+# own transaction has just inserted, and random values, each compared with
+# a sequential scan in the same snapshot (a difference fails the
+# transaction).
+$node->append_conf('postgresql.conf', "scbf.test_band_filters = 16\n");
+$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '16'")
+  or die 'scbf.test_band_filters = 16 did not take effect';
+$node->safe_psql('postgres', q{
+	CREATE TABLE tb (id bigserial, a int, pad text);
+	INSERT INTO tb (a, pad) SELECT -g, 'anchor' || g FROM generate_series(1, 500) g;
+	CREATE INDEX tb_a ON tb USING scbf (a) WITH (pages_per_segment = 8);
+});
+my $bands = "SELECT count(DISTINCT serial) FROM scbf_pages('tb_a') WHERE kind = 'rows'";
+is($node->safe_psql('postgres', $bands), 1, 'bands: the index is built with one band');
+$node->pgbench(
+	'--no-vacuum --client=6 --jobs=2 --transactions=250 --random-seed=1012',
+	0,
+	[qr{processed: 1500/1500}],
+	[qr{^pgbench: setting random seed to 1012\n$}],
+	'bands: inserts that open bands, deletes, probes, folds and VACUUM together',
+	{
+		'b01_insert_many@6' => q{
+			\set r random(0, 4999)
+			INSERT INTO tb (a, pad) SELECT (:r + g) % 5000, repeat('x', 500) FROM generate_series(1, 30) g;
+		},
+		'b02_insert_one@3' => q{
+			\set r random(0, 4999)
+			BEGIN;
+			INSERT INTO tb (a, pad) VALUES (:r, 'one' || :r);
+			SET LOCAL enable_seqscan = off;
+			SELECT 1 / count(*) FROM tb WHERE a = :r AND pad = 'one' || :r;
+			COMMIT;
+		},
+		'b03_delete@1' => q{
+			\set r random(0, 4990)
+			DELETE FROM tb WHERE a BETWEEN :r AND :r + 3;
+		},
+		'b04_probe@4' => q{
+			\set m random(1, 500)
+			SET enable_seqscan = off;
+			SELECT 1 / count(*) FROM tb WHERE a = -:m;
+			SELECT 1 / count(*) FROM tb WHERE a IN (-:m, -1, 123456);
+		},
+		'b05_probe_same@4' => q{
+			\set r random(0, 4990)
+			BEGIN ISOLATION LEVEL REPEATABLE READ;
+			SET LOCAL enable_seqscan = off;
+			SET LOCAL enable_indexscan = off;
+			SELECT count(*) AS ic, coalesce(sum(id), 0) AS isum FROM tb WHERE a IN (:r, :r + 3, :r + 7, -1 - :r % 500) \gset
+			SET LOCAL enable_seqscan = on;
+			SET LOCAL enable_bitmapscan = off;
+			SELECT count(*) AS sc, coalesce(sum(id), 0) AS ssum FROM tb WHERE a IN (:r, :r + 3, :r + 7, -1 - :r % 500) \gset
+			SELECT 1 / (:ic = :sc AND :isum = :ssum AND :ic > 0)::int;
+			COMMIT;
+		},
+		'b06_fold@2' => q{
+			SELECT scbf_clean_pending('tb_a');
+		},
+		'b07_vacuum@1' => q{
+			VACUUM tb;
+		}
+	});
+cmp_ok($node->safe_psql('postgres', $bands), '>', 3, 'bands: the folds opened band after band');
+probe_churned($node, 'bands: after the run', table => 'tb');
+verify_clean($node, 'tb_a', 'bands: after the run');
+$node->safe_psql('postgres', 'VACUUM tb');
+probe_churned($node, 'bands: after a final VACUUM', table => 'tb');
+note('bands: ' . $node->safe_psql('postgres', "SELECT filters || ' filters, ' || ($bands) || ' bands' FROM scbf_index_info('tb_a')"));
+verify_clean($node, 'tb_a', 'bands: after a final VACUUM');
+$node->append_conf('postgresql.conf', "scbf.test_band_filters = 0\n");
+$node->reload;
+
 $node->stop;
 done_testing();

@@ -4,7 +4,10 @@
 # open on both servers keep probing.  Those sessions cache the map of the
 # band they read last (src/README, "The band map"): each probe must notice
 # a new band and answer as a sequential scan does in the same snapshot.
-# WAL is checked page by page on replay (wal_consistency_checking).
+# A second table grows so with scbf.test_band_filters = 16 on both servers:
+# its folds open band after band (src/README, "Growth beyond one band"),
+# each replayed while the sessions probe.  WAL is checked page by page on
+# replay (wal_consistency_checking).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -25,83 +28,108 @@ $standby->start;
 
 sub q1 { return $primary->safe_psql('postgres', $_[0]); }
 
-q1(q{
-	CREATE EXTENSION scbf;
-	CREATE TABLE g (id int, a int, s text) WITH (autovacuum_enabled = off);
-	CREATE INDEX g_a ON g USING scbf (a) WITH (pages_per_segment = 8);
-	CREATE INDEX g_s ON g USING scbf (s) WITH (pages_per_segment = 8);
-});
-my $layout = q{SELECT string_agg(format('%s m %s serial %s', indexrelid::regclass, i.slice_counters,
-		(SELECT max(serial) FROM scbf_pages(indexrelid) WHERE kind = 'band map')), ', ' ORDER BY 1)
-	FROM pg_index, scbf_index_info(indexrelid) i WHERE indrelid = 'g'::regclass};
+q1('CREATE EXTENSION scbf');
 
 # sessions that stay open: their probes use the band map they cached
 my %sess = (primary => $primary->background_psql('postgres'),
 	standby => $standby->background_psql('postgres'));
-$sess{$_}->query_safe("SET enable_seqscan = off; SET enable_indexscan = off; SELECT count(*) FROM g WHERE a = 1")
-  for keys %sess;
 
-my $rounds = 10;
-my %ok = (primary => 0, standby => 0);
-my @wrong;
-my $first = q1($layout);
-for my $r (1 .. $rounds)
+# grow($t): table $t (id, a: 20 rows a value, s: unique text), indexes
+# ${t}_a and ${t}_s built empty, grown by 10 rounds of 10,000 rows, each
+# folded, replayed, and probed by the sessions kept open on both servers
+# against a sequential scan in the same snapshot; returns the indexes'
+# layouts (m, the highest band serial, the bands of rows) before and after
+sub grow
 {
-	q1("INSERT INTO g SELECT g, g / 20, md5(g::text) FROM generate_series("
-		  . (($r - 1) * 10000 + 1) . ", " . ($r * 10000) . ") g");
-	q1("SELECT scbf_clean_pending('g_a'), scbf_clean_pending('g_s')");
+	my ($t) = @_;
+	q1(qq{
+		CREATE TABLE $t (id int, a int, s text) WITH (autovacuum_enabled = off);
+		CREATE INDEX ${t}_a ON $t USING scbf (a) WITH (pages_per_segment = 8);
+		CREATE INDEX ${t}_s ON $t USING scbf (s) WITH (pages_per_segment = 8);
+	});
 	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-	my $v = $r * 500 - 7;
-	my $q = "SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') FROM g "
-	  . "WHERE a IN (0, $v, " . ($v + 1) . ") OR s = md5('" . ($r * 9999) . "')";
-	for my $side (sort keys %sess)
+	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s', indexrelid::regclass, i.slice_counters,
+			(SELECT max(serial) FROM scbf_pages(indexrelid) WHERE kind = 'band map'),
+			(SELECT count(DISTINCT serial) FROM scbf_pages(indexrelid) WHERE kind = 'rows')), ', ' ORDER BY 1)
+		FROM pg_index, scbf_index_info(indexrelid) i WHERE indrelid = '$t'::regclass};
+	$sess{$_}->query_safe("SET enable_seqscan = off; SET enable_indexscan = off; SELECT count(*) FROM $t WHERE a = 1")
+	  for keys %sess;
+
+	my $rounds = 10;
+	my %ok = (primary => 0, standby => 0);
+	my @wrong;
+	my $first = q1($layout);
+	for my $r (1 .. $rounds)
 	{
-		my $out = $sess{$side}->query_safe(qq{
-			BEGIN ISOLATION LEVEL REPEATABLE READ;
-			SET LOCAL enable_seqscan = off;
-			SET LOCAL enable_indexscan = off;
-			$q;
-			SET LOCAL enable_seqscan = on;
-			SET LOCAL enable_bitmapscan = off;
-			$q;
-			COMMIT;
-		});
-		my ($by_index, $by_seqscan) = grep { /^[\d,]+$/ } split /\n/, $out;
-		if (defined $by_seqscan && $by_index eq $by_seqscan && $by_index ne '')
+		q1("INSERT INTO $t SELECT g, g / 20, md5(g::text) FROM generate_series("
+			  . (($r - 1) * 10000 + 1) . ", " . ($r * 10000) . ") g");
+		q1("SELECT scbf_clean_pending('${t}_a'), scbf_clean_pending('${t}_s')");
+		$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+		my $v = $r * 500 - 7;
+		my $q = "SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') FROM $t "
+		  . "WHERE a IN (0, $v, " . ($v + 1) . ") OR s = md5('" . ($r * 9999) . "')";
+		for my $side (sort keys %sess)
 		{
-			$ok{$side}++;
-		}
-		else
-		{
-			push @wrong, "$side, round $r: $q: index [" . ($by_index // '') . '] seqscan [' . ($by_seqscan // '') . ']';
+			my $out = $sess{$side}->query_safe(qq{
+				BEGIN ISOLATION LEVEL REPEATABLE READ;
+				SET LOCAL enable_seqscan = off;
+				SET LOCAL enable_indexscan = off;
+				$q;
+				SET LOCAL enable_seqscan = on;
+				SET LOCAL enable_bitmapscan = off;
+				$q;
+				COMMIT;
+			});
+			my ($by_index, $by_seqscan) = grep { /^[\d,]+$/ } split /\n/, $out;
+			if (defined $by_seqscan && $by_index eq $by_seqscan && $by_index ne '')
+			{
+				$ok{$side}++;
+			}
+			else
+			{
+				push @wrong, "$side, round $r: $q: index [" . ($by_index // '') . '] seqscan [' . ($by_seqscan // '') . ']';
+			}
 		}
 	}
-}
-is(scalar(@wrong), 0, 'probes of sessions kept open, on the primary and the standby, equal a sequential scan each round')
-  or diag(join("\n", @wrong));
-is("$ok{primary} $ok{standby}", "$rounds $rounds", 'every round was probed on both servers');
-my $last = q1($layout);
-note("layout at the start: $first; at the end: $last");
-my %m0 = $first =~ /(g_\w+) m (\d+)/g;
-my %m1 = $last =~ /(g_\w+) m (\d+)/g;
-my %serial = $last =~ /(g_\w+) m \d+ serial (\d+)/g;
-cmp_ok($m1{g_a}, '<', $m0{g_a}, "g_a (20 rows a value): a regeometry chose a smaller m ($m0{g_a} -> $m1{g_a})");
-cmp_ok($m1{g_s}, '>', $m0{g_s}, "g_s (unique text): a regeometry chose a larger m ($m0{g_s} -> $m1{g_s})");
-cmp_ok($serial{$_}, '>=', 3, "$_: the band was written anew at least twice (serial $serial{$_})") for qw(g_a g_s);
+	is(scalar(@wrong), 0, "$t: probes of sessions kept open, on the primary and the standby, equal a sequential scan each round")
+	  or diag(join("\n", @wrong));
+	is("$ok{primary} $ok{standby}", "$rounds $rounds", "$t: every round was probed on both servers");
+	my $last = q1($layout);
+	note("$t: layout at the start: $first; at the end: $last");
+	my %m0 = $first =~ /(\w+) m (\d+)/g;
+	my %m1 = $last =~ /(\w+) m (\d+)/g;
+	my %serial = $last =~ /(\w+) m \d+ serial (\d+)/g;
+	my %bands = $last =~ /(\w+) m \d+ serial \d+ bands (\d+)/g;
 
-# the same answers on the standby from fresh sessions, and the verifier
-# on both servers
+	# the same answers from fresh sessions, and the verifier, on both servers
+	for my $node ($primary, $standby)
+	{
+		scbf_same($node, 'postgres', [ "SELECT * FROM $t WHERE a IN (1, 2500, 4999)",
+			"SELECT * FROM $t WHERE s IN (md5('1'), md5('55555'), md5('99999'))" ],
+			name => $node->name . ": $t after the growth");
+		verify_clean($node, "${t}_$_", $node->name . ": $t after the growth") for qw(a s);
+	}
+	return (\%m0, \%m1, \%serial, \%bands);
+}
+
+# 1. one band (no band limit): relayouts and regeometries
+my ($m0, $m1, $serial) = grow('g');
+cmp_ok($m1->{g_a}, '<', $m0->{g_a}, "g_a (20 rows a value): a regeometry chose a smaller m ($m0->{g_a} -> $m1->{g_a})");
+cmp_ok($m1->{g_s}, '>', $m0->{g_s}, "g_s (unique text): a regeometry chose a larger m ($m0->{g_s} -> $m1->{g_s})");
+cmp_ok($serial->{$_}, '>=', 3, "$_: the band was written anew at least twice (serial $serial->{$_})") for qw(g_a g_s);
+
+# 2. bands of at most 16 filters (scbf.test_band_filters on both servers):
+# the folds open band after band, replayed while the sessions probe
 for my $node ($primary, $standby)
 {
-	scbf_same($node, 'postgres', [ 'SELECT * FROM g WHERE a IN (1, 2500, 4999)',
-		"SELECT * FROM g WHERE s IN (md5('1'), md5('55555'), md5('99999'))" ],
-		name => $node->name . ': after the growth');
-	for my $idx (qw(g_a g_s))
-	{
-		my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('$idx', true)");
-		ok($ret == 0 && $err eq '', $node->name . ": scbf_verify('$idx', true) is clean") or diag($err);
-	}
+	$node->append_conf('postgresql.conf', "scbf.test_band_filters = 16\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '16'")
+	  or die $node->name . ': scbf.test_band_filters = 16 did not take effect';
 }
+my $bands;
+(undef, undef, undef, $bands) = grow('h');
+cmp_ok($bands->{$_}, '>', 3, "$_: the growth opened band after band ($bands->{$_} bands of 16 filters)") for qw(h_a h_s);
 
 $sess{$_}->quit for keys %sess;
 $standby->stop;

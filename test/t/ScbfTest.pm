@@ -288,24 +288,26 @@ sub rows_hash
 	return "SELECT count(*) || ':' || coalesce(sum(hashtext(s::text)::int8), 0) FROM ($_[0]) s";
 }
 
-# probe_churned($node, $what): the concurrency tests' comparison of table
-# t (column a: anchors -1 .. -500 that no client deletes, values 0 .. 4999
-# that clients insert and delete at random) with a sequential scan, for
-# a = -500, -493, ... 4997: the anchors (one row each) in one = ANY query,
-# the others in = ANY queries of 50 (each holds rows), and the first value
-# of each of those alone (a single equality; present or not)
+# probe_churned($node, $what, %opt): the concurrency tests' comparison of
+# table t (or $opt{table}; column a: anchors -1 .. -500 that no client
+# deletes, values 0 .. 4999 that clients insert and delete at random) with
+# a sequential scan, for a = -500, -493, ... 4997: the anchors (one row
+# each) in one = ANY query, the others in = ANY queries of 50 (each holds
+# rows), and the first value of each of those alone (a single equality;
+# present or not)
 sub probe_churned
 {
-	my ($node, $what) = @_;
+	my ($node, $what, %opt) = @_;
+	my $t = $opt{table} // 't';
 	my @v = map { -500 + 7 * $_ } 0 .. 785;
 	my @anchors = grep { $_ < 0 } @v;
 	my @others = grep { $_ >= 0 } @v;
-	my @q = ([ 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @anchors) . '])', scalar(@anchors) ]);
+	my @q = ([ "SELECT * FROM $t WHERE a = ANY(ARRAY[" . join(',', @anchors) . '])', scalar(@anchors) ]);
 	my @single;
 	while (my @chunk = splice(@others, 0, 50))
 	{
-		push @q, 'SELECT * FROM t WHERE a = ANY(ARRAY[' . join(',', @chunk) . '])';
-		push @single, [ "SELECT * FROM t WHERE a = $chunk[0]", 'any' ];
+		push @q, "SELECT * FROM $t WHERE a = ANY(ARRAY[" . join(',', @chunk) . '])';
+		push @single, [ "SELECT * FROM $t WHERE a = $chunk[0]", 'any' ];
 	}
 	scbf_same($node, 'postgres', [ @q, @single ], nonempty => int(@single / 2),
 		name => "$what: a = -500, -493, ... 4997");
@@ -569,14 +571,16 @@ sub gdb_attach
 	return $g;
 }
 
-# gdb_wait($g, $re): pump gdb's output until it matches $re; false if it
-# did not within the default timeout or gdb ended
+# gdb_wait($g, $re, $from): pump gdb's output until it matches $re (what
+# it said from offset $from on, if given); false if it did not within the
+# default timeout or gdb ended
 sub gdb_wait
 {
-	my ($g, $re) = @_;
+	my ($g, $re, $from) = @_;
+	$from //= 0;
 	$g->{timer}->start($PostgreSQL::Test::Utils::timeout_default);
 	return eval {
-		$g->{h}->pump until $g->{out} =~ $re;
+		$g->{h}->pump until substr($g->{out}, $from) =~ $re;
 		1;
 	};
 }
@@ -589,7 +593,8 @@ sub gdb_wait
 # meanwhile, without its prompts: the breakpoints it stopped at, then
 # "@@stopped", its backtrace there (frames of scbf by name) and "@@end";
 # or undef if the backend did not get there within the default timeout
-# (gdb's output is then a diag).
+# (gdb's output is then a diag).  A backend stopped so may be sent on to
+# further functions by another call (without start).
 sub gdb_stop_at
 {
 	my ($g, $functions, %opt) = @_;
@@ -602,7 +607,7 @@ sub gdb_stop_at
 	# hand gdb the commands: the backend runs once it read a "continue"
 	$g->{h}->pump_nb;
 	$opt{start}->() if $opt{start};
-	my $ok = gdb_wait($g, qr/\@\@stopped\n(?s:.*)\@\@end\n/);
+	my $ok = gdb_wait($g, qr/\@\@stopped\n(?s:.*)\@\@end\n/, $from);
 	(my $out = substr($g->{out}, $from)) =~ s/\(gdb\) //g;
 	if (!$ok)
 	{
