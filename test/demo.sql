@@ -87,7 +87,7 @@ SELECT scbf_verify('orders_customer_scbf', heapallindexed => true);
 SELECT scbf_verify('orders_code_scbf', heapallindexed => true);
 
 \echo
-\echo '== Sizes next to btree'
+\echo '== Sizes next to btree (the scbf indexes after the churn above, the btrees built now)'
 CREATE INDEX orders_customer_btree ON orders (customer_id);
 CREATE INDEX orders_code_btree ON orders (code);
 SELECT c.relname AS index, am.amname AS method, pg_size_pretty(pg_relation_size(c.oid)) AS size
