@@ -1391,22 +1391,25 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 }
 
 /*
- * ScbfReadBands
- *		The bands a metapage copy counts, their maps read; a map that is not
- *		its band's is corruption.  For the fold-lock holder, under which
- *		the bands cannot change.
+ * ScbfBandMapped
+ *		band with its map read: band itself if it has no pages or its map
+ *		is read, else a copy in *copy with its runs (palloc'd).  A map that
+ *		is not the band's is corruption: for the fold-lock holder, under
+ *		which the bands cannot change, which reads only the maps of the
+ *		bands it writes (of thousands, a fold writes a few).
  */
-void
-ScbfReadBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
-			  BlockNumber nblocks)
+const ScbfBand *
+ScbfBandMapped(Relation index, const ScbfBand *band, ScbfBand *copy,
+			   BlockNumber nblocks)
 {
-	uint32		i;
-
-	ScbfMetaBands(index, meta, bands, nblocks);
-	for (i = 0; i < bands->nbands; i++)
-		if (!ScbfBandLoad(index, &bands->bands[i], nblocks))
-			ScbfReportCorrupt(index, bands->bands[i].map,
-							  psprintf("The band map is not the one of band %u.", i));
+	if (band->pages == 0 || band->nruns > 0)
+		return band;
+	*copy = *band;
+	if (!ScbfBandLoad(index, copy, nblocks))
+		ScbfReportCorrupt(index, band->map,
+						  psprintf("The band map is not the one of the band of serial %u.",
+								   band->serial));
+	return copy;
 }
 
 /*

@@ -151,7 +151,7 @@ VacCommit(ScbfVacState *vs)
 	fc.nledger_pages_delta = vs->npages_delta;
 	ScbfCommitSerial(vs->index, &fc);
 
-	ScbfReadBands(vs->index, vs->meta, &bands,
+	ScbfMetaBands(vs->index, vs->meta, &bands,
 				  RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsClear(vs->index, vs->state, &bands, vs->bits, vs->nbits,
 				   RelationGetNumberOfBlocks(vs->index));
@@ -457,7 +457,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	}
 
 	/* the bits first, then the runs, then the table entries */
-	ScbfReadBands(vs->index, vs->meta, &bands,
+	ScbfMetaBands(vs->index, vs->meta, &bands,
 				  RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsSet(vs->index, vs->state, &bands, keys, nkeys, vs->filters,
 				 RelationGetNumberOfBlocks(vs->index));
@@ -580,7 +580,7 @@ VacMergeDelta(Relation index)
 	ScbfBands	bands;
 	ScbfDelta	delta;
 
-	ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
+	ScbfMetaBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 	ScbfMetaDelta(meta, &delta);
 	ScbfDeltaMerge(index, state, &delta, &bands, NULL, 0,
 					RelationGetNumberOfBlocks(index));
@@ -742,7 +742,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &table,
 						 RelationGetNumberOfBlocks(index));
-		ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
+		ScbfMetaBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 		ScbfRowsClear(index, state, &bands, bits, nbits,
 					   RelationGetNumberOfBlocks(index));
 	}
