@@ -270,7 +270,30 @@ VacDead(ScbfVacState *vs, uint32 segno, const ScbfPair *pairs, int n,
 }
 
 /*
- * VACUUM one filter: remove the entries of dead TIDs and merge the runs of
+ * The entries of filter f's runs visible at serial committed, as its first
+ * column's root counts them.
+ */
+static uint64
+VacVisibleEntries(ScbfVacState *vs, ScbfFilter *f, uint64 committed,
+				  BlockNumber nblocks)
+{
+	ScbfRootInfo ri;
+	uint64		n = 0;
+	int			i;
+
+	if (ScbfFilterRoot(f, 0) == InvalidBlockNumber)
+		return 0;
+	ScbfReadRootInfo(vs->index, ScbfFilterRoot(f, 0), &ri, nblocks);
+	for (i = 0; i < ri.nruns; i++)
+		if (ri.runs[i].made <= committed && committed < ri.runs[i].gone)
+			n += ri.runs[i].nentries;
+	return n;
+}
+
+/*
+ * VACUUM one filter: set its table entry's count of entries to its visible
+ * runs' (a fold stopped by a crash may have written it ahead); remove the
+ * entries of dead TIDs and merge the runs of
  * every column into one when it lost entries or has SCBF_MERGE_RUNS runs;
  * recount its bits.  Leaves the filter alone if a root has no room for
  * the merged run beside the runs probes may still read (a later VACUUM,
@@ -299,9 +322,17 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	int			totalpairs = 0;
 	uint32		nkeys = 0;
 	uint32		nset[SCBF_ROWS_MAX_K];
+	uint64		visible;
 	int			col;
 	int			i;
 
+	visible = VacVisibleEntries(vs, f, committed, nblocks);
+	if (visible != ScbfFilterEntries(f))
+	{
+		ScbfFilterSetEntries(f, (uint32) Min(visible, PG_UINT32_MAX));
+		vs->changed[c] = true;
+		vs->ngroup++;
+	}
 	nruns = ScbfLedgerRuns(vs->index, ScbfFilterRoot(f, 0), 0, committed,
 							nblocks);
 	if (vs->callback == NULL && nruns < SCBF_MERGE_RUNS)
