@@ -326,6 +326,9 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	int			col;
 	int			i;
 
+	/* the walk's checks of the root first */
+	nruns = ScbfLedgerRuns(vs->index, ScbfFilterRoot(f, 0), 0, committed,
+							nblocks);
 	visible = VacVisibleEntries(vs, f, committed, nblocks);
 	if (visible != ScbfFilterEntries(f))
 	{
@@ -333,8 +336,6 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 		vs->changed[c] = true;
 		vs->ngroup++;
 	}
-	nruns = ScbfLedgerRuns(vs->index, ScbfFilterRoot(f, 0), 0, committed,
-							nblocks);
 	if (vs->callback == NULL && nruns < SCBF_MERGE_RUNS)
 		return;
 	npairs[0] = ScbfLedgerPairs(vs->index, ScbfFilterRoot(f, 0), 0,
