@@ -712,6 +712,8 @@ extern Buffer ScbfNewBuffer(Relation index);
 typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
 extern BlockNumber ScbfExtend(Relation index, uint32 npages,
 							  ScbfNewPageFn fn, void *arg);
+extern BlockNumber ScbfExtendFrom(Relation index, uint32 npages, uint32 first,
+								  ScbfNewPageFn fn, void *arg);
 extern BlockNumber ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno);
 extern void ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
 						 ScbfNewPageFn fn, void *arg);

@@ -218,26 +218,6 @@ ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare, uint32 k,
 	band->runs = NULL;
 }
 
-/* A part of a band allocated at the relation's end: its first page */
-typedef struct ScbfBandTail
-{
-	ScbfNewPageFn fn;
-	void	   *arg;
-	uint32		first;
-} ScbfBandTail;
-
-/*
- * ScbfExtend callback of BandAllocate: page pageno of the tail is page
- * first + pageno of the band.
- */
-static void
-BandTailPage(Buffer buf, uint32 pageno, void *arg)
-{
-	ScbfBandTail *bt = (ScbfBandTail *) arg;
-
-	bt->fn(buf, bt->first + pageno, bt->arg);
-}
-
 /*
  * Allocate the pages of a new band, each handed to fn with its page number
  * to initialize and WAL-log: free pages of the FSM first, while the map has
@@ -281,13 +261,9 @@ BandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
 	}
 	if (p < band->pages)
 	{
-		ScbfBandTail bt;
 		BlockNumber start;
 
-		bt.fn = fn;
-		bt.arg = arg;
-		bt.first = p;
-		start = ScbfExtend(index, band->pages - p, BandTailPage, &bt);
+		start = ScbfExtendFrom(index, band->pages - p, p, fn, arg);
 		if (nruns > 0 &&
 			runs[nruns - 1].start + runs[nruns - 1].npages == start)
 			runs[nruns - 1].npages += band->pages - p;
