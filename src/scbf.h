@@ -712,6 +712,8 @@ extern Buffer ScbfNewBuffer(Relation index);
 typedef void (*ScbfNewPageFn) (Buffer buf, uint32 pageno, void *arg);
 extern BlockNumber ScbfExtend(Relation index, uint32 npages,
 							  ScbfNewPageFn fn, void *arg);
+extern BlockNumber ScbfExtendFrom(Relation index, uint32 npages, uint32 first,
+								  ScbfNewPageFn fn, void *arg);
 extern BlockNumber ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno);
 extern void ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
 						 ScbfNewPageFn fn, void *arg);
@@ -740,8 +742,8 @@ extern void ScbfMetaGeometry(const ScbfMeta *meta, uint32 *m,
 extern bool ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks);
 extern const ScbfBands *ScbfBandsCached(Relation index, const ScbfMeta *meta,
 										BlockNumber nblocks);
-extern void ScbfReadBands(Relation index, const ScbfMeta *meta,
-						  ScbfBands *bands, BlockNumber nblocks);
+extern const ScbfBand *ScbfBandMapped(Relation index, const ScbfBand *band,
+									 ScbfBand *copy, BlockNumber nblocks);
 extern const ScbfBand *ScbfBandOf(const ScbfBands *bands, uint32 filterno);
 extern uint32 ScbfBandsEnd(const ScbfBands *bands);
 extern uint32 ScbfBandsPages(const ScbfBands *bands);

@@ -808,7 +808,7 @@ FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc,
 
 /*
  * Step 4's bands, when the fold's filters outgrew the committed ones
- * (bands, maps read): the last band, unless it is as wide as a band may be
+ * (bands, their maps read only as needed): the last band, unless it is as wide as a band may be
  * (ScbfBandLimit), is written anew, wider (FoldRebuild if FoldGeometry
  * chooses another m, else ScbfBandRelayout); then new bands open after it,
  * at that geometry, until the bands hold every filter.  fc receives the
@@ -836,13 +836,17 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 	}
 	if (n > 0 && nb[n - 1].width < limit)
 	{
+		ScbfBand	copy;
+		const ScbfBand *last = ScbfBandMapped(index, &bands->bands[n - 1],
+											  &copy,
+											  RelationGetNumberOfBlocks(index));
+
 		/* the last band, wider */
 		if (fc->m != 0)
-			FoldRebuild(fs, &bands->bands[n - 1], fc, &nb[n - 1]);
+			FoldRebuild(fs, last, fc, &nb[n - 1]);
 		else
-			ScbfBandRelayout(index, fs->state, &bands->bands[n - 1],
-							 fs->nfilters, &nb[n - 1],
-							 RelationGetNumberOfBlocks(index));
+			ScbfBandRelayout(index, fs->state, last, fs->nfilters,
+							 &nb[n - 1], RelationGetNumberOfBlocks(index));
 	}
 	while (fs->nfilters > (n > 0 ? nb[n - 1].first + nb[n - 1].width : 0))
 	{
@@ -879,10 +883,13 @@ FoldRecount(ScbfFoldState *fs)
 	ScbfBands	bands;
 	uint32		f;
 
-	ScbfReadBands(index, fs->meta, &bands, nblocks);
+	ScbfMetaBands(index, fs->meta, &bands, nblocks);
 	if (bands.nbands > 0)
 	{
-		const ScbfBand *last = &bands.bands[bands.nbands - 1];
+		ScbfBand	copy;
+		const ScbfBand *last = ScbfBandMapped(index,
+											  &bands.bands[bands.nbands - 1],
+											  &copy, nblocks);
 
 		ScbfBandCount(index, fs->state, last, nfilters, nset, nblocks);
 		for (f = last->first; f < Min(nfilters, last->first + last->width);
@@ -999,7 +1006,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	}
 
 	/* 4: bands wide enough, and the new keys' bits or delta entries */
-	ScbfReadBands(index, fs.meta, &bands, RelationGetNumberOfBlocks(index));
+	bands = fs.bands;
 	fc.band_changed = fs.nfilters > ScbfBandsEnd(&bands);
 	fc.m = 0;
 	fc.capacity = 0;

@@ -218,26 +218,6 @@ ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare, uint32 k,
 	band->runs = NULL;
 }
 
-/* A part of a band allocated at the relation's end: its first page */
-typedef struct ScbfBandTail
-{
-	ScbfNewPageFn fn;
-	void	   *arg;
-	uint32		first;
-} ScbfBandTail;
-
-/*
- * ScbfExtend callback of BandAllocate: page pageno of the tail is page
- * first + pageno of the band.
- */
-static void
-BandTailPage(Buffer buf, uint32 pageno, void *arg)
-{
-	ScbfBandTail *bt = (ScbfBandTail *) arg;
-
-	bt->fn(buf, bt->first + pageno, bt->arg);
-}
-
 /*
  * Allocate the pages of a new band, each handed to fn with its page number
  * to initialize and WAL-log: free pages of the FSM first, while the map has
@@ -281,13 +261,9 @@ BandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
 	}
 	if (p < band->pages)
 	{
-		ScbfBandTail bt;
 		BlockNumber start;
 
-		bt.fn = fn;
-		bt.arg = arg;
-		bt.first = p;
-		start = ScbfExtend(index, band->pages - p, BandTailPage, &bt);
+		start = ScbfExtendFrom(index, band->pages - p, p, fn, arg);
 		if (nruns > 0 &&
 			runs[nruns - 1].start + runs[nruns - 1].npages == start)
 			runs[nruns - 1].npages += band->pages - p;
@@ -667,8 +643,8 @@ BitFilter(const void *arg, int i)
 
 /*
  * ScbfRowsSet
- *		Set the bits of keys[0 .. n) in the bands of their filters (maps
- *		read), WAL-logged, one record per row page touched; count each bit
+ *		Set the bits of keys[0 .. n) in the bands of their filters (the
+ *		maps of those bands read if they are not), WAL-logged, one record per row page touched; count each bit
  *		that was clear in its filter's table entry (filters[filterno]),
  *		unless filters is NULL (the delta's merge: ScbfKeyBits counted
  *		them).
@@ -702,12 +678,14 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
 	for (bi = 0; bi < bands->nbands; bi++)
 	{
-		const ScbfBand *band = &bands->bands[bi];
+		const ScbfBand *band;
+		ScbfBand	copy;
 		ScbfBitOps	bo;
 		uint32		s;
 
 		if (count[bi] == 0)
 			continue;
+		band = ScbfBandMapped(index, &bands->bands[bi], &copy, nblocks);
 		BitOpsInit(&bo, band, count[bi]);
 		for (s = 0; s < band->geom.k; s++)
 		{
@@ -750,8 +728,8 @@ ScbfKeyBits(ScbfState *state, const ScbfRowKey *keys, int n,
 
 /*
  * ScbfRowsClear
- *		Clear bits[0 .. n) in the bands of their filters (maps read),
- *		WAL-logged, one record per row page touched.
+ *		Clear bits[0 .. n) in the bands of their filters (the maps of those
+ *		bands read if they are not), WAL-logged, one record per row page touched.
  *
  * Invariant I4 (src/README): only VACUUM calls this, under the fold lock,
  * after the commit that took the last ledger entry needing each bit out
@@ -773,11 +751,13 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBands *bands,
 	BandsOf(index, bands, n, BitFilter, bits, bandof, count);
 	for (bi = 0; bi < bands->nbands; bi++)
 	{
-		const ScbfBand *band = &bands->bands[bi];
+		const ScbfBand *band;
+		ScbfBand	copy;
 		ScbfBitOps	bo;
 
 		if (count[bi] == 0)
 			continue;
+		band = ScbfBandMapped(index, &bands->bands[bi], &copy, nblocks);
 		BitOpsInit(&bo, band, count[bi]);
 		for (j = 0; j < n; j++)
 		{

@@ -1391,22 +1391,25 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 }
 
 /*
- * ScbfReadBands
- *		The bands a metapage copy counts, their maps read; a map that is not
- *		its band's is corruption.  For the fold-lock holder, under which
- *		the bands cannot change.
+ * ScbfBandMapped
+ *		band with its map read: band itself if it has no pages or its map
+ *		is read, else a copy in *copy with its runs (palloc'd).  A map that
+ *		is not the band's is corruption: for the fold-lock holder, under
+ *		which the bands cannot change, which reads only the maps of the
+ *		bands it writes (of thousands, a fold writes a few).
  */
-void
-ScbfReadBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
-			  BlockNumber nblocks)
+const ScbfBand *
+ScbfBandMapped(Relation index, const ScbfBand *band, ScbfBand *copy,
+			   BlockNumber nblocks)
 {
-	uint32		i;
-
-	ScbfMetaBands(index, meta, bands, nblocks);
-	for (i = 0; i < bands->nbands; i++)
-		if (!ScbfBandLoad(index, &bands->bands[i], nblocks))
-			ScbfReportCorrupt(index, bands->bands[i].map,
-							  psprintf("The band map is not the one of band %u.", i));
+	if (band->pages == 0 || band->nruns > 0)
+		return band;
+	*copy = *band;
+	if (!ScbfBandLoad(index, copy, nblocks))
+		ScbfReportCorrupt(index, band->map,
+						  psprintf("The band map is not the one of the band of serial %u.",
+								   band->serial));
+	return copy;
 }
 
 /*
@@ -1903,23 +1906,41 @@ ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno)
 	return InvalidBlockNumber;
 }
 
-/* A run added to pages that ScbfRunsGrow lists: its first page */
-typedef struct ScbfRunsTail
+/* Pages added at the relation's end to a structure: their first page */
+typedef struct ScbfTail
 {
 	ScbfNewPageFn fn;
 	void	   *arg;
 	uint32		first;
-} ScbfRunsTail;
+} ScbfTail;
 
 /*
- * ScbfExtend callback of ScbfRunsGrow: page first + pageno of the pages.
+ * ScbfExtend callback of ScbfExtendFrom: page pageno of the new pages is
+ * page first + pageno of the structure.
  */
 static void
-RunsTailPage(Buffer buf, uint32 pageno, void *arg)
+TailPage(Buffer buf, uint32 pageno, void *arg)
 {
-	ScbfRunsTail *rt = (ScbfRunsTail *) arg;
+	ScbfTail   *t = (ScbfTail *) arg;
 
-	rt->fn(buf, rt->first + pageno, rt->arg);
+	t->fn(buf, t->first + pageno, t->arg);
+}
+
+/*
+ * ScbfExtendFrom
+ *		ScbfExtend for pages first .. first + npages - 1 of a structure: fn
+ *		gets each page's number in the structure.
+ */
+BlockNumber
+ScbfExtendFrom(Relation index, uint32 npages, uint32 first,
+			   ScbfNewPageFn fn, void *arg)
+{
+	ScbfTail	t;
+
+	t.fn = fn;
+	t.arg = arg;
+	t.first = first;
+	return ScbfExtend(index, npages, TailPage, &t);
 }
 
 /*
@@ -1934,16 +1955,12 @@ void
 ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
 			 ScbfNewPageFn fn, void *arg)
 {
-	ScbfRunsTail rt;
 	uint32		grow = Max(npages - runs->npages, runs->npages / 2);
 	BlockNumber start;
 
 	Assert(npages > runs->npages);
 	grow = Max(grow, 1);
-	rt.fn = fn;
-	rt.arg = arg;
-	rt.first = runs->npages;
-	start = ScbfExtend(index, grow, RunsTailPage, &rt);
+	start = ScbfExtendFrom(index, grow, runs->npages, fn, arg);
 	if (runs->nruns > 0 &&
 		runs->runs[runs->nruns - 1].start +
 		runs->runs[runs->nruns - 1].npages == start)

@@ -151,7 +151,7 @@ VacCommit(ScbfVacState *vs)
 	fc.nledger_pages_delta = vs->npages_delta;
 	ScbfCommitSerial(vs->index, &fc);
 
-	ScbfReadBands(vs->index, vs->meta, &bands,
+	ScbfMetaBands(vs->index, vs->meta, &bands,
 				  RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsClear(vs->index, vs->state, &bands, vs->bits, vs->nbits,
 				   RelationGetNumberOfBlocks(vs->index));
@@ -270,7 +270,30 @@ VacDead(ScbfVacState *vs, uint32 segno, const ScbfPair *pairs, int n,
 }
 
 /*
- * VACUUM one filter: remove the entries of dead TIDs and merge the runs of
+ * The entries of filter f's runs visible at serial committed, as its first
+ * column's root counts them.
+ */
+static uint64
+VacVisibleEntries(ScbfVacState *vs, ScbfFilter *f, uint64 committed,
+				  BlockNumber nblocks)
+{
+	ScbfRootInfo ri;
+	uint64		n = 0;
+	int			i;
+
+	if (ScbfFilterRoot(f, 0) == InvalidBlockNumber)
+		return 0;
+	ScbfReadRootInfo(vs->index, ScbfFilterRoot(f, 0), &ri, nblocks);
+	for (i = 0; i < ri.nruns; i++)
+		if (ri.runs[i].made <= committed && committed < ri.runs[i].gone)
+			n += ri.runs[i].nentries;
+	return n;
+}
+
+/*
+ * VACUUM one filter: set its table entry's count of entries to its visible
+ * runs' (a fold stopped by a crash may have written it ahead); remove the
+ * entries of dead TIDs and merge the runs of
  * every column into one when it lost entries or has SCBF_MERGE_RUNS runs;
  * recount its bits.  Leaves the filter alone if a root has no room for
  * the merged run beside the runs probes may still read (a later VACUUM,
@@ -299,11 +322,20 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	int			totalpairs = 0;
 	uint32		nkeys = 0;
 	uint32		nset[SCBF_ROWS_MAX_K];
+	uint64		visible;
 	int			col;
 	int			i;
 
+	/* the walk's checks of the root first */
 	nruns = ScbfLedgerRuns(vs->index, ScbfFilterRoot(f, 0), 0, committed,
 							nblocks);
+	visible = VacVisibleEntries(vs, f, committed, nblocks);
+	if (visible != ScbfFilterEntries(f))
+	{
+		ScbfFilterSetEntries(f, (uint32) Min(visible, PG_UINT32_MAX));
+		vs->changed[c] = true;
+		vs->ngroup++;
+	}
 	if (vs->callback == NULL && nruns < SCBF_MERGE_RUNS)
 		return;
 	npairs[0] = ScbfLedgerPairs(vs->index, ScbfFilterRoot(f, 0), 0,
@@ -457,7 +489,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	}
 
 	/* the bits first, then the runs, then the table entries */
-	ScbfReadBands(vs->index, vs->meta, &bands,
+	ScbfMetaBands(vs->index, vs->meta, &bands,
 				  RelationGetNumberOfBlocks(vs->index));
 	ScbfRowsSet(vs->index, vs->state, &bands, keys, nkeys, vs->filters,
 				 RelationGetNumberOfBlocks(vs->index));
@@ -580,7 +612,7 @@ VacMergeDelta(Relation index)
 	ScbfBands	bands;
 	ScbfDelta	delta;
 
-	ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
+	ScbfMetaBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 	ScbfMetaDelta(meta, &delta);
 	ScbfDeltaMerge(index, state, &delta, &bands, NULL, 0,
 					RelationGetNumberOfBlocks(index));
@@ -742,7 +774,7 @@ VacRelease(Relation index, ScbfState *state, const ScbfMeta *meta,
 		ScbfUpdateTable(index, state, meta, filters, changed, nfilters,
 						 nfilters, &table,
 						 RelationGetNumberOfBlocks(index));
-		ScbfReadBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
+		ScbfMetaBands(index, meta, &bands, RelationGetNumberOfBlocks(index));
 		ScbfRowsClear(index, state, &bands, bits, nbits,
 					   RelationGetNumberOfBlocks(index));
 	}
