@@ -157,6 +157,17 @@ _PG_init(void)
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("scbf.test_group_bands",
+							"Bands a group sharing a summary holds at most; 0 means "
+							"120.",
+							"A developer setting: the tests lower it to cross group "
+							"boundaries with a few thousand rows.",
+							&scbf_test_group_bands,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("scbf.fold_helpers",
 							 "Lets bulk loads hand full insert batches to background "
 							 "workers that fold them.",

@@ -330,6 +330,7 @@ typedef struct ScbfPageRuns
  */
 typedef struct ScbfBand
 {
+	uint8		kind;			/* SCBF_BAND_ROWS or SCBF_BAND_SUMMARY */
 	scbf_filter_geometry geom;	/* its filters' k slices of m positions */
 	uint32		capacity;		/* distinct keys a filter is sized for */
 	uint32		first;			/* its first filter, a multiple of 8 */
@@ -342,11 +343,28 @@ typedef struct ScbfBand
 	const ScbfBandRun *runs;
 } ScbfBand;
 
-/* The bands of an index, in filter order (ScbfMetaBands, ScbfReadBands) */
+/*
+ * What an ScbfBand describes: a band of filter rows, or the summary of a
+ * group of bands (scbfsummary.c), laid out as a band is, its columns bands
+ * rather than filters: first and width count bands, geom is one slice of
+ * m = blocks x SCBF_SUMMARY_BLOCK_BITS rows, and capacity is its blocks.
+ */
+#define SCBF_BAND_ROWS				0
+#define SCBF_BAND_SUMMARY			1
+
+/* Groups an index summarizes at most; the bands after them have none */
+#define SCBF_MAX_GROUPS				128
+
+/*
+ * The bands of an index, in filter order, and the groups that summarize
+ * them, in band order (ScbfMetaBands)
+ */
 typedef struct ScbfBands
 {
 	uint32		nbands;
 	ScbfBand   *bands;
+	uint32		ngroups;
+	ScbfBand   *groups;
 } ScbfBands;
 
 /*
@@ -371,6 +389,16 @@ typedef struct ScbfState
 	ScbfBands	cache;
 	ScbfBandRun **cache_runs;
 	uint32		maxcache;
+
+	/*
+	 * The groups the last probe read, as cache holds bands: each group's
+	 * map runs (SCBF_BAND_MAX_RUNS of them, allocated when first read),
+	 * valid while the group's map and serial are those of gcache.
+	 * SCBF_MAX_GROUPS of each, allocated at the first probe of a group;
+	 * NULL in the copies.
+	 */
+	ScbfBand   *gcache;
+	ScbfBandRun **gcache_runs;
 } ScbfState;
 
 /*
@@ -527,6 +555,8 @@ typedef enum ScbfPageKind
 	SCBF_KIND_ROWS,
 	SCBF_KIND_BANDMAP,
 	SCBF_KIND_BANDDIR,
+	SCBF_KIND_SUMMARY,
+	SCBF_KIND_SUMMARYMAP,
 	SCBF_KIND_ROOT,
 	SCBF_KIND_LEAF,
 	SCBF_KIND_PENDING,
@@ -863,9 +893,41 @@ extern void ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 extern void ScbfBandCount(Relation index, ScbfState *state,
 						  const ScbfBand *band, uint32 nfilters,
 						  uint32 *nset, BlockNumber nblocks);
+extern void ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
+						  uint32 ncolumns, ScbfKeysFn keys, void *arg,
+						  uint32 *nset);
+extern void ScbfBandAllocate(Relation index, ScbfBand *band,
+							 ScbfNewPageFn fn, void *arg);
+extern void ScbfBandCopy(Relation index, const ScbfBand *old,
+						 ScbfBand *band, BlockNumber nblocks);
+extern void ScbfBandSetBits(Relation index, const ScbfBand *band,
+							const uint32 *rows, const uint32 *cols, Size n,
+							BlockNumber nblocks);
+extern void ScbfInitRowPage(Page page, const ScbfBand *band, uint32 pageno);
+extern uint8 ScbfBandPageType(const ScbfBand *band);
 extern Size ScbfBandPageBytes(const ScbfBand *band);
 extern bool ScbfBandReadPage(Relation index, const ScbfBand *band,
 							  uint32 pageno, uint8 *rows, BlockNumber nblocks);
+
+/* scbfsummary.c */
+extern int	scbf_test_group_bands;
+extern uint32 ScbfGroupLimit(void);
+extern const ScbfBand *ScbfGroupOf(const ScbfBands *bands, uint32 bandno);
+extern bool ScbfSummaryProbe(Relation index, const ScbfBand *group,
+							 uint64 fkey, uint8 *mask, BlockNumber nblocks);
+extern void ScbfSummarySet(Relation index, const ScbfBands *bands,
+						   const uint32 *bandof, const uint64 *fkeys, int n,
+						   BlockNumber nblocks);
+extern void ScbfGroupsCover(Relation index, ScbfState *state,
+							const ScbfBands *committed, ScbfBands *bands,
+							uint32 nfilters, ScbfKeysFn keys, void *arg,
+							BlockNumber nblocks);
+extern void ScbfGroupsBuild(Relation index, ScbfState *state,
+							ScbfBands *bands, uint32 nfilters,
+							ScbfKeysFn keys, void *arg);
+extern bool ScbfSummaryHas(Relation index, const ScbfBand *group,
+						   uint32 bandno, uint64 fkey, BlockNumber nblocks,
+						   bool *ok);
 
 /* scbfdelta.c */
 extern int	scbf_delta_band_pages;

@@ -2,7 +2,8 @@
  *
  * scbf_page.h
  *	  Page layouts: the metapage, the filter table, the row band and its
- *	  map, ledger roots and leaves, pending pages and delta pages.
+ *	  map, the summaries of groups of bands and their maps, ledger roots
+ *	  and leaves, pending pages and delta pages.
  *
  * NOTES
  *	  Included only by the page-kind modules (scbfutils.c, scbfdir.c,
@@ -39,6 +40,8 @@
 #define SCBF_PAGE_DELTA				11
 #define SCBF_PAGE_BANDMAP			12
 #define SCBF_PAGE_BANDDIR			13
+#define SCBF_PAGE_SUMMARY			14
+#define SCBF_PAGE_SUMMARYMAP		15
 
 typedef struct ScbfPageOpaqueData
 {
@@ -105,6 +108,8 @@ typedef struct ScbfPendingHead
 										 * pages */
 #define SCBF_GRAVE_PENDING			2	/* the chain from first up to, not
 										 * including, stop */
+#define SCBF_GRAVE_SUMMARY			3	/* a group's summary whose map is
+										 * first, of n pages */
 
 typedef struct ScbfGrave
 {
@@ -216,6 +221,14 @@ typedef struct ScbfMetaPageData
 
 	/* the filter table's pages */
 	ScbfPageRuns table;
+
+	/*
+	 * the groups of bands that share a summary (scbfsummary.c), in band
+	 * order; the bands past the last group's have none
+	 */
+	uint32		ngroups;
+	uint32		unused5;
+	ScbfBandDesc groups[SCBF_MAX_GROUPS];
 } ScbfMetaPageData;
 
 #define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))
@@ -255,10 +268,14 @@ typedef struct ScbfFilterEntry
 #define ScbfFilterEntriesPerPage(ncols)	(SCBF_PAGE_SPACE / ScbfFilterEntrySize(ncols))
 
 /* ----------------------------------------------------------------
- *	Row pages
+ *	Row pages, and summary pages
  *
  * The whole page space is rows; pd_lower covers the rows in use, since
- * generic WAL zeroes the hole between pd_lower and pd_upper.
+ * generic WAL zeroes the hole between pd_lower and pd_upper.  A summary
+ * page (SCBF_PAGE_SUMMARY) holds rows of a group's summary, a bit per band
+ * of the group, a multiple of SCBF_SUMMARY_BLOCK_BITS rows a page so that
+ * a key's rows share a page; its map is an SCBF_PAGE_SUMMARYMAP page laid
+ * out as a band map.
  * ----------------------------------------------------------------
  */
 #define ScbfPageGetRows(page)		((uint8 *) PageGetContents(page))

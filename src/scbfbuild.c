@@ -553,6 +553,16 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 					   BuildFilterKeys, &ka, nset);
 	}
 	ScbfBandDirBuild(bs->index, &layout->bands, &layout->dir);
+	/* the summaries of groups of bands, past one band */
+	{
+		ScbfKeysArg ka;
+
+		ka.bs = bs;
+		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
+		layout->bands.groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+		ScbfGroupsBuild(bs->index, &state, &layout->bands, bs->nfilters,
+						BuildFilterKeys, &ka);
+	}
 	for (f = 0; f < bs->nfilters; f++)
 	{
 		ScbfFilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);

@@ -239,6 +239,29 @@ scbf_filter_position(uint64_t key, const scbf_filter_geometry *geom,
 }
 
 /*
+ * scbf_summary_rows
+ *		The key's summary rows: its block by a mix of the key with an
+ *		increment no slice uses (slices use 1 .. SCBF_ROWS_MAX_K), its bits
+ *		within the block as nine-bit fields of two further mixes.
+ */
+void
+scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows)
+{
+	uint64_t	base = (uint64_t) FastRange64(Mix64(key + 64 * SCBF_GOLDEN_GAMMA),
+											  nblocks) * SCBF_SUMMARY_BLOCK_BITS;
+	uint64_t	bits = Mix64(key + 65 * SCBF_GOLDEN_GAMMA);
+	uint64_t	more = Mix64(key + 66 * SCBF_GOLDEN_GAMMA);
+	int			i;
+
+	for (i = 0; i < SCBF_SUMMARY_K; i++)
+	{
+		uint64_t	field = i < 7 ? bits >> (9 * i) : more >> (9 * (i - 7));
+
+		rows[i] = (uint32_t) (base + (field & (SCBF_SUMMARY_BLOCK_BITS - 1)));
+	}
+}
+
+/*
  * scbf_rows_set
  *		Set bit col of row row_in_page; true if it was clear.
  */

@@ -95,6 +95,26 @@ extern uint32_t scbf_filter_position(uint64_t key,
 									 const scbf_filter_geometry *geom,
 									 uint32_t i);
 
+/* ---- the summary of a group of bands ---- */
+
+/*
+ * A band's summary is a blocked Bloom filter over the keys of all its
+ * filters: blocks of SCBF_SUMMARY_BLOCK_BITS bits, a key's block chosen by
+ * one mix of its filter key and SCBF_SUMMARY_K bits within the block by
+ * others, sized at SCBF_SUMMARY_KEY_BITS bits a key.  Stored bit-sliced
+ * over the bands of a group, as the filters' rows are: summary row r =
+ * block * SCBF_SUMMARY_BLOCK_BITS + bit holds bit c for band c.
+ */
+#define SCBF_SUMMARY_K				9
+#define SCBF_SUMMARY_BLOCK_BITS		512
+#define SCBF_SUMMARY_KEY_BITS		16
+
+/*
+ * The key's SCBF_SUMMARY_K summary rows in a summary of nblocks blocks:
+ * rows[i] = block * SCBF_SUMMARY_BLOCK_BITS + bit, all in one block.
+ */
+extern void scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows);
+
 /* ---- row bits ---- */
 
 /* Set bit col of row number row_in_page of a page's row space; returns

@@ -62,7 +62,7 @@
 #include "scbf.h"
 
 /* Graves a fold may add: one per pending partition and one band */
-#define SCBF_FOLD_GRAVES		(SCBF_NPENDING + 1)
+#define SCBF_FOLD_GRAVES		(SCBF_NPENDING + 2)
 
 /* A pending entry of the fold: its segment, item and hashes */
 typedef struct ScbfFoldEntry
@@ -859,6 +859,10 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 	}
 	fc->bands.nbands = n;
 	fc->bands.bands = nb;
+	/* the summaries of groups of bands, for the bands opened */
+	fc->bands.groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+	ScbfGroupsCover(index, fs->state, bands, &fc->bands, fs->nfilters,
+					FoldFilterKeys, fs, RelationGetNumberOfBlocks(index));
 	/* the bands that became full, into the directory: read from its commit */
 	ScbfBandDirWrite(index, fs->meta, &fc->bands, &fc->dir);
 }

@@ -578,7 +578,8 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 	{
 		ScbfInspectPage(pr->index, blkno, &pi);
 		if (pi.kind != ref->kind)
-			return ref->kind == SCBF_KIND_ROWS;
+			return ref->kind == SCBF_KIND_ROWS ||
+				ref->kind == SCBF_KIND_SUMMARY;
 	}
 	if (out->kind != SCBF_KIND_NEW)
 		return ref->kind != SCBF_KIND_ROOT && ref->kind != SCBF_KIND_PENDING;
@@ -592,10 +593,12 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 	switch (ref->kind)
 	{
 		case SCBF_KIND_ROWS:
+		case SCBF_KIND_SUMMARY:
 			if (ref->grave >= 0)
 				out->serial = pi.ident.rows.band_serial;
 			break;
 		case SCBF_KIND_BANDMAP:
+		case SCBF_KIND_SUMMARYMAP:
 			if (ref->grave >= 0)
 				out->serial = pi.ident.map.band_serial;
 			break;
@@ -656,6 +659,10 @@ KindName(ScbfPageKind kind)
 			return "band map";
 		case SCBF_KIND_BANDDIR:
 			return "band directory";
+		case SCBF_KIND_SUMMARY:
+			return "summary";
+		case SCBF_KIND_SUMMARYMAP:
+			return "summary map";
 		case SCBF_KIND_ROOT:
 			return "root";
 		case SCBF_KIND_LEAF:
@@ -814,7 +821,9 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_META]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_TABLE]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROWS] + pages[SCBF_KIND_BANDMAP] +
-								pages[SCBF_KIND_BANDDIR]);
+								pages[SCBF_KIND_BANDDIR] +
+								pages[SCBF_KIND_SUMMARY] +
+								pages[SCBF_KIND_SUMMARYMAP]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_DELTA]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_ROOT] + pages[SCBF_KIND_LEAF]);
 	values[i++] = Int64GetDatum(pages[SCBF_KIND_PENDING]);

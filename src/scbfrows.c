@@ -49,22 +49,29 @@ typedef struct ScbfRowPass
 } ScbfRowPass;
 
 /*
+ * The filters a band holds at most: a probe of a band meets SCBF_BAND_FILTERS
+ * x P1 false candidates, a few ledger pages each, so a band is kept to a
+ * fraction of what a row page could hold; the summary of its group says
+ * which bands a probe may skip (src/README, "Bands of rows").
+ */
+#define SCBF_BAND_FILTERS			8192
+
+/*
  * scbf.test_band_filters: the filters a band holds at most, if not 0 (a
  * setting only the tests use, so that they cross bands with few rows);
- * else as many as a row page has bits.
+ * else SCBF_BAND_FILTERS.
  */
 int			scbf_test_band_filters = 0;
 
 /*
  * ScbfBandLimit
- *		The filters a band may hold: a row of a whole page, or what
+ *		The filters a band may hold: SCBF_BAND_FILTERS, or what
  *		scbf.test_band_filters says, rounded down to a multiple of 8.
  */
 uint32
 ScbfBandLimit(void)
 {
-	uint32		limit = TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
-									   (uint64) SCBF_PAGE_SPACE * 8);
+	uint32		limit = SCBF_BAND_FILTERS;
 
 	if (scbf_test_band_filters > 0)
 		limit = Min(limit, Max(TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
@@ -86,7 +93,8 @@ ScbfRowsBytes(const ScbfMeta *meta)
 /*
  * ScbfRowsProbe
  *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
- *		column col: per band and hash the AND of its k rows.
+ *		column col: per hash and band the AND of its k rows, for the bands
+ *		whose summary may hold the hash (all, without a summary).
  *
  * acc has ScbfRowsBytes(meta) bytes, bit f for filter f.  Returns false if
  * a page of a band is not what meta says (a fold moved the band and its
@@ -100,8 +108,10 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 {
 	const ScbfBands *bands;
 	uint8	   *one;
+	uint8	   *mask = NULL;
+	uint32		covered = 0;
 	uint32		pos[SCBF_ROWS_MAX_K];
-	uint32		bi;
+	int			h;
 
 	if (meta->nfilters == 0)
 		return true;
@@ -109,19 +119,46 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 	if (bands == NULL)
 		return false;
 	one = palloc(SCBF_PAGE_SPACE);
-	for (bi = 0; bi < bands->nbands; bi++)
+	if (bands->ngroups > 0)
 	{
-		const ScbfBand *band = &bands->bands[bi];
-		Size		nbytes = band->width / 8;
-		uint8	   *into = acc + band->first / 8;
-		int			h;
-		uint32		i;
-		Size		b;
+		const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
 
-		if (band->first >= meta->nfilters)
-			break;
-		for (h = 0; h < nhashes; h++)
+		covered = Min(lastg->first + lastg->width, bands->nbands);
+		mask = palloc((lastg->first + lastg->width) / 8 + 1);
+	}
+	for (h = 0; h < nhashes; h++)
+	{
+		uint32		bi;
+		uint32		g;
+
+		/* the bands whose summary may hold the hash */
+		if (mask != NULL)
 		{
+			uint64		fkey = scbf_filter_key(hashes[h], state->seeds[col]);
+			const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
+
+			memset(mask, 0, (lastg->first + lastg->width) / 8 + 1);
+			for (g = 0; g < bands->ngroups; g++)
+				if (!ScbfSummaryProbe(index, &bands->groups[g], fkey, mask,
+									  nblocks))
+				{
+					pfree(one);
+					pfree(mask);
+					return false;
+				}
+		}
+		for (bi = 0; bi < bands->nbands; bi++)
+		{
+			const ScbfBand *band = &bands->bands[bi];
+			Size		nbytes = band->width / 8;
+			uint8	   *into = acc + band->first / 8;
+			uint32		i;
+			Size		b;
+
+			if (band->first >= meta->nfilters)
+				break;
+			if (bi < covered && (mask[bi / 8] & (1 << (bi % 8))) == 0)
+				continue;
 			ScbfKeyPositions(state, band, col, hashes[h], pos);
 			memset(one, 0xFF, nbytes);
 			for (i = 0; i < band->geom.k; i++)
@@ -145,6 +182,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 				{
 					UnlockReleaseBuffer(buf);
 					pfree(one);
+					if (mask != NULL)
+						pfree(mask);
 					return false;
 				}
 				scbf_rows_and(one, ScbfPageGetRows(page),
@@ -157,6 +196,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		}
 	}
 	pfree(one);
+	if (mask != NULL)
+		pfree(mask);
 	return true;
 }
 
@@ -212,6 +253,7 @@ ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare, uint32 k,
 	band->rows_per_page = scbf_rows_per_page(SCBF_PAGE_SPACE, band->width);
 	band->pages = (uint32) (((uint64) k * m + band->rows_per_page - 1) /
 							band->rows_per_page);
+	band->kind = SCBF_BAND_ROWS;
 	band->map = InvalidBlockNumber;
 	band->serial = 1;
 	band->nruns = 0;
@@ -219,13 +261,14 @@ ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare, uint32 k,
 }
 
 /*
- * Allocate the pages of a new band, each handed to fn with its page number
+ * ScbfBandAllocate
+ *		Allocate the pages of a new band, each handed to fn with its page number
  * to initialize and WAL-log: free pages of the FSM first, while the map has
  * room for their runs, then contiguous pages at the relation's end.  Sets
  * band->runs (palloc'd) and band->nruns; the caller writes the map.
  */
-static void
-BandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
+void
+ScbfBandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
 {
 	ScbfBandRun *runs = palloc(sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
 	uint32		nruns = 0;
@@ -280,7 +323,7 @@ BandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
 
 /*
  * Set the bits of one key of the filter being emitted, where they fall in
- * the pages of this pass.
+ * the pages of this pass; in a group's summary, of the band being emitted.
  */
 static void
 RowPassKey(int col, uint32 hash, void *arg)
@@ -289,6 +332,24 @@ RowPassKey(int col, uint32 hash, void *arg)
 	uint32		k = rp->band->geom.k;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	uint32		i;
+
+	if (rp->band->kind == SCBF_BAND_SUMMARY)
+	{
+		uint32		rows[SCBF_SUMMARY_K];
+
+		scbf_summary_rows(scbf_filter_key(hash, rp->state->seeds[col]),
+						  rp->band->capacity, rows);
+		for (i = 0; i < SCBF_SUMMARY_K; i++)
+		{
+			uint32		pageno = rows[i] / rp->band->rows_per_page;
+
+			if (pageno >= rp->first && pageno < rp->first + rp->npages)
+				scbf_rows_set(rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
+							  rows[i] % rp->band->rows_per_page,
+							  rp->band->width, rp->filterno - rp->band->first);
+		}
+		return;
+	}
 
 	ScbfKeyPositions(rp->state, rp->band, col, hash, pos);
 	for (i = 0; i < k; i++)
@@ -306,14 +367,26 @@ RowPassKey(int col, uint32 hash, void *arg)
 }
 
 /*
- * Initialize page pageno of band: no bit set.
+ * ScbfBandPageType
+ *		The page type of a band's pages: rows, or a group's summary.
  */
-static void
-InitRowPage(Page page, const ScbfBand *band, uint32 pageno)
+uint8
+ScbfBandPageType(const ScbfBand *band)
+{
+	return band->kind == SCBF_BAND_SUMMARY ? SCBF_PAGE_SUMMARY :
+		SCBF_PAGE_ROWS;
+}
+
+/*
+ * ScbfInitRowPage
+ *		Initialize page pageno of band: no bit set.
+ */
+void
+ScbfInitRowPage(Page page, const ScbfBand *band, uint32 pageno)
 {
 	ScbfPageOpaque opaque;
 
-	opaque = ScbfInitPage(page, SCBF_PAGE_ROWS,
+	opaque = ScbfInitPage(page, ScbfBandPageType(band),
 						  (band->rows_per_page * band->width) / 8);
 	opaque->ident.rows.band_serial = band->serial;
 	opaque->ident.rows.pageno = pageno;
@@ -325,7 +398,7 @@ InitRowPage(Page page, const ScbfBand *band, uint32 pageno)
 static void
 BuildRowPage(Buffer buf, uint32 pageno, void *arg)
 {
-	InitRowPage(BufferGetPage(buf), (const ScbfBand *) arg, pageno);
+	ScbfInitRowPage(BufferGetPage(buf), (const ScbfBand *) arg, pageno);
 	MarkBufferDirty(buf);
 }
 
@@ -437,7 +510,7 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
 	}
 	xlog = GenericXLogStart(rb->index);
 	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-	InitRowPage(page, rp->band, pageno);
+	ScbfInitRowPage(page, rp->band, pageno);
 	memcpy(ScbfPageGetRows(page),
 		   rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
 		   ScbfBandPageBytes(rp->band));
@@ -450,7 +523,7 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
  *		nfilters in all and half as many more (ScbfBandPlan), of m
  *		positions a slice and capacity keys a filter (old's m differs), its
  *		bits set from the keys `keys` gives for each of its filters rather
- *		than copied: in free pages first (BandAllocate), in passes of as
+ *		than copied: in free pages first (ScbfBandAllocate), in passes of as
  *		many pages as half of maintenance_work_mem holds, each asking for
  *		every filter's keys; WAL-logged, the pages as full images, and its
  *		map.  nset[filter * k + slice] receives each of its filters' set
@@ -462,8 +535,6 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
 				uint32 m, uint32 capacity, uint32 nfilters, ScbfKeysFn keys,
 				void *arg, ScbfBand *band, uint32 *nset)
 {
-	ScbfRebuild rb;
-
 	ScbfBandPlan(old->first, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k, m,
 				 capacity, band);
 	band->serial = old->serial + 1;
@@ -471,6 +542,23 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
 		memset(nset + (Size) band->first * band->geom.k, 0,
 			   sizeof(uint32) * (BandEnd(band, nfilters) - band->first) *
 			   band->geom.k);
+	ScbfBandWrite(index, state, band, nfilters, keys, arg, nset);
+}
+
+/*
+ * ScbfBandWrite
+ *		Write a planned band (or group summary) whose bits are those of the
+ *		keys `keys` gives for each of its columns below ncolumns: in free
+ *		pages first (ScbfBandAllocate), in passes of as many pages as half
+ *		of maintenance_work_mem holds, each asking for every column's keys;
+ *		WAL-logged, the pages as full images, and its map.  For a band,
+ *		nset[filter * k + slice] counts each filter's set bits per slice.
+ */
+void
+ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
+			  uint32 ncolumns, ScbfKeysFn keys, void *arg, uint32 *nset)
+{
+	ScbfRebuild rb;
 
 	rb.index = index;
 	rb.rp.state = state;
@@ -481,10 +569,10 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
 	rb.chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
 	rb.rp.chunk = palloc(Min(rb.chunk_pages, Max(band->pages, 1)) *
 						 (Size) BLCKSZ);
-	rb.nfilters = nfilters;
+	rb.nfilters = ncolumns;
 	rb.keys = keys;
 	rb.arg = arg;
-	BandAllocate(index, band, RebuildRowPage, &rb);
+	ScbfBandAllocate(index, band, RebuildRowPage, &rb);
 	pfree(rb.rp.chunk);
 	ScbfWriteBandMap(index, band, true);
 }
@@ -579,7 +667,8 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 
 		CHECK_FOR_INTERRUPTS();
 		buf = ScbfReadPage(index, ScbfBandBlock(band, pageno),
-						   BUFFER_LOCK_EXCLUSIVE, SCBF_PAGE_ROWS, nblocks);
+						   BUFFER_LOCK_EXCLUSIVE, ScbfBandPageType(band),
+						   nblocks);
 		xlog = GenericXLogStart(index);
 		rows = ScbfPageGetRows(GenericXLogRegisterBuffer(xlog, buf, 0));
 		for (; i < n && ops[i].row / rpp == pageno; i++)
@@ -596,6 +685,32 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 		UnlockReleaseBuffer(buf);
 	}
 	bo->n = 0;
+}
+
+/*
+ * ScbfBandSetBits
+ *		Set bit cols[i] (a column number of the band, counted as its first
+ *		is) of row rows[i] for i in [0, n), WAL-logged, one record per page
+ *		touched; the band's map read.
+ */
+void
+ScbfBandSetBits(Relation index, const ScbfBand *band, const uint32 *rows,
+				const uint32 *cols, Size n, BlockNumber nblocks)
+{
+	ScbfBitOps	bo;
+	Size		i;
+
+	if (n == 0)
+		return;
+	BitOpsInit(&bo, band, n);
+	for (i = 0; i < n; i++)
+	{
+		bo.ops[i].row = rows[i];
+		bo.ops[i].filterno = cols[i];
+	}
+	bo.n = n;
+	ApplyBitOps(index, NULL, band, &bo, true, NULL, nblocks);
+	BitOpsFree(&bo);
 }
 
 /*
@@ -676,6 +791,8 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 	fkeys = palloc(sizeof(uint64) * n);
 	for (j = 0; j < n; j++)
 		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
+	/* the summaries first: a bit there is never needed before its rows' */
+	ScbfSummarySet(index, bands, bandof, fkeys, n, nblocks);
 	for (bi = 0; bi < bands->nbands; bi++)
 	{
 		const ScbfBand *band;
@@ -802,7 +919,7 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 	uint64		r;
 
 	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
-	InitRowPage(page, band, pageno);
+	ScbfInitRowPage(page, band, pageno);
 
 	/* each row's old bits, at the start of its new, wider row */
 	for (r = (uint64) pageno * band->rows_per_page;
@@ -816,7 +933,8 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 			BlockNumber oblk = ScbfBandBlock(old, op);
 			Buffer		obuf = ScbfReadPage(rl->index, oblk,
 											BUFFER_LOCK_SHARE,
-											SCBF_PAGE_ROWS, rl->nblocks);
+											ScbfBandPageType(old),
+											rl->nblocks);
 
 			memcpy(rl->oldcopy, BufferGetPage(obuf), BLCKSZ);
 			UnlockReleaseBuffer(obuf);
@@ -839,7 +957,7 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
  * ScbfBandRelayout
  *		A new band in place of old, for its filters of nfilters in all and
  *		half as many more (see ScbfBandPlan), in free pages first
- *		(BandAllocate), holding the bits of the old band (none if it has no
+ *		(ScbfBandAllocate), holding the bits of the old band (none if it has no
  *		pages; else its map read), and its map; WAL-logged, the pages as
  *		full images.  The old band stays as it is for the probes that still
  *		read it; the fold's metapage record switches to the new one and
@@ -849,12 +967,26 @@ void
 ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 				  uint32 nfilters, ScbfBand *band, BlockNumber nblocks)
 {
-	ScbfRelayout rl;
-
 	ScbfBandPlan(old->first, nfilters, SCBF_BAND_SPARE_GROWN, old->geom.k,
 				 old->geom.m, old->capacity, band);
 	band->serial = old->serial + 1;
+	ScbfBandCopy(index, old, band, nblocks);
+}
 
+/*
+ * ScbfBandCopy
+ *		Write band, planned as wide as old or wider with old's rows, in
+ *		free pages first (ScbfBandAllocate), each row holding old's bits at
+ *		its start (none if old has no pages; else old's map read), and its
+ *		map; WAL-logged, the pages as full images.
+ */
+void
+ScbfBandCopy(Relation index, const ScbfBand *old, ScbfBand *band,
+			 BlockNumber nblocks)
+{
+	ScbfRelayout rl;
+
+	Assert(band->kind == old->kind && band->width >= old->width);
 	rl.index = index;
 	rl.old = old;
 	rl.band = band;
@@ -862,7 +994,7 @@ ScbfBandRelayout(Relation index, ScbfState *state, const ScbfBand *old,
 	rl.oldcopy = palloc(BLCKSZ);
 	rl.oldpage = InvalidBlockNumber;
 	rl.nblocks = nblocks;
-	BandAllocate(index, band, RelayoutRowPage, &rl);
+	ScbfBandAllocate(index, band, RelayoutRowPage, &rl);
 	pfree(rl.oldcopy);
 	ScbfWriteBandMap(index, band, true);
 }
@@ -967,7 +1099,7 @@ ScbfBandReadPage(Relation index, const ScbfBand *band, uint32 pageno,
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	ok = ScbfPageHasOpaque(page) &&
-		ScbfPageGetOpaque(page)->type == SCBF_PAGE_ROWS &&
+		ScbfPageGetOpaque(page)->type == ScbfBandPageType(band) &&
 		ScbfPageGetOpaque(page)->ident.rows.band_serial == band->serial &&
 		ScbfPageGetOpaque(page)->ident.rows.pageno == pageno;
 	if (ok)

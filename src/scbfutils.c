@@ -58,6 +58,7 @@
 /* The stride between the filter key seeds of consecutive columns */
 #define SCBF_SEED_STRIDE	UINT64CONST(0x9E3779B97F4A7C15)
 
+static uint8 BandMapType(const ScbfBand *band);
 static bool ReadBandMap(Relation index, ScbfBand *band, bool check,
 						BlockNumber nblocks, ScbfBandRun *runs);
 static void SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands);
@@ -244,6 +245,10 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 	state->cache.bands = NULL;
 	state->cache_runs = NULL;
 	state->maxcache = 0;
+	state->cache.ngroups = 0;
+	state->cache.groups = NULL;
+	state->gcache = NULL;
+	state->gcache_runs = NULL;
 	return state;
 }
 
@@ -338,6 +343,10 @@ ScbfGetState(Relation index)
 	copy->cache.bands = NULL;
 	copy->cache_runs = NULL;
 	copy->maxcache = 0;
+	copy->cache.ngroups = 0;
+	copy->cache.groups = NULL;
+	copy->gcache = NULL;
+	copy->gcache_runs = NULL;
 	return copy;
 }
 
@@ -627,6 +636,13 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 			 meta->last.map != fc->bands.bands[b].map))
 			AddGrave(meta, SCBF_GRAVE_BAND, meta->last.map, meta->last.pages,
 					 InvalidBlockNumber, safexid);
+		/* a group's summary written anew: likewise */
+		for (b = 0; b < meta->ngroups; b++)
+			if (meta->groups[b].pages > 0 &&
+				(b >= fc->bands.ngroups ||
+				 meta->groups[b].map != fc->bands.groups[b].map))
+				AddGrave(meta, SCBF_GRAVE_SUMMARY, meta->groups[b].map,
+						 meta->groups[b].pages, InvalidBlockNumber, safexid);
 		SetMetaBands(meta, &fc->bands);
 		meta->dir = fc->dir;
 	}
@@ -795,13 +811,15 @@ FreeGrave(Relation index, const ScbfGrave *g, BlockNumber nblocks)
 {
 	BlockNumber blkno = g->first;
 
-	if (g->kind == SCBF_GRAVE_BAND)
+	if (g->kind == SCBF_GRAVE_BAND || g->kind == SCBF_GRAVE_SUMMARY)
 	{
 		ScbfBand	band;
 		uint32		r;
 		uint32		p;
 
 		memset(&band, 0, sizeof(band));
+		band.kind = g->kind == SCBF_GRAVE_BAND ? SCBF_BAND_ROWS :
+			SCBF_BAND_SUMMARY;
 		band.map = g->first;
 		band.pages = g->n;
 		if (ReadBandMap(index, &band, false, nblocks, NULL))
@@ -809,12 +827,13 @@ FreeGrave(Relation index, const ScbfGrave *g, BlockNumber nblocks)
 			for (r = 0; r < band.nruns; r++)
 				for (p = 0; p < band.runs[r].npages; p++)
 					if (!FreeGravePage(index, band.runs[r].start + p,
-									   SCBF_PAGE_ROWS, NULL, nblocks))
+									   ScbfBandPageType(&band), NULL,
+									   nblocks))
 					{
 						blkno = band.runs[r].start + p;
 						goto early;
 					}
-			if (FreeGravePage(index, band.map, SCBF_PAGE_BANDMAP, NULL,
+			if (FreeGravePage(index, band.map, BandMapType(&band), NULL,
 							  nblocks))
 				return;
 		}
@@ -894,6 +913,16 @@ ScbfRecycleGraves(Relation index)
 }
 
 /*
+ * The page type of a band's map: a band map, or a summary's.
+ */
+static uint8
+BandMapType(const ScbfBand *band)
+{
+	return band->kind == SCBF_BAND_SUMMARY ? SCBF_PAGE_SUMMARYMAP :
+		SCBF_PAGE_BANDMAP;
+}
+
+/*
  * The descriptor of a band.
  */
 static void
@@ -916,6 +945,7 @@ BandDesc(const ScbfBand *b, ScbfBandDesc *d)
 static void
 DescBand(const ScbfMeta *meta, const ScbfBandDesc *d, ScbfBand *band)
 {
+	band->kind = SCBF_BAND_ROWS;
 	band->geom.k = meta->k;
 	band->geom.m = d->m;
 	band->capacity = d->capacity;
@@ -930,12 +960,34 @@ DescBand(const ScbfMeta *meta, const ScbfBandDesc *d, ScbfBand *band)
 }
 
 /*
+ * The group a metapage's descriptor describes, its map not read.
+ */
+static void
+DescGroup(const ScbfBandDesc *d, ScbfBand *group)
+{
+	group->kind = SCBF_BAND_SUMMARY;
+	group->geom.k = 1;
+	group->geom.m = d->m;
+	group->capacity = d->capacity;
+	group->first = d->first;
+	group->map = d->map;
+	group->pages = d->pages;
+	group->width = d->width;
+	group->rows_per_page = d->rows_per_page;
+	group->serial = d->serial;
+	group->nruns = 0;
+	group->runs = NULL;
+}
+
+/*
  * Describe bands in a metapage: their number and the last one (the others
- * are in the band directory, ScbfBandDirWrite).
+ * are in the band directory, ScbfBandDirWrite), and their groups.
  */
 static void
 SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
 {
+	uint32		g;
+
 	meta->nbands = bands->nbands;
 	memset(&meta->last, 0, sizeof(meta->last));
 	if (bands->nbands > 0)
@@ -943,6 +995,46 @@ SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
 		Assert(bands->bands[bands->nbands - 1].geom.k == meta->k);
 		BandDesc(&bands->bands[bands->nbands - 1], &meta->last);
 	}
+	Assert(bands->ngroups <= SCBF_MAX_GROUPS);
+	meta->ngroups = bands->ngroups;
+	memset(meta->groups, 0, sizeof(meta->groups));
+	for (g = 0; g < bands->ngroups; g++)
+		BandDesc(&bands->groups[g], &meta->groups[g]);
+}
+
+/*
+ * The groups a metapage copy counts, into groups (room for
+ * SCBF_MAX_GROUPS), their maps not read; returns how many.  A group that
+ * does not continue the one before it, or that holds no band, is
+ * corruption.
+ */
+static uint32
+MetaGroups(Relation index, const ScbfMeta *meta, ScbfBand *groups)
+{
+	uint32		g;
+
+	if (meta->ngroups > SCBF_MAX_GROUPS)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage has more groups of bands than it holds.");
+	for (g = 0; g < meta->ngroups; g++)
+	{
+		const ScbfBandDesc *d = &meta->groups[g];
+
+		if (d->width == 0 || d->width % SCBF_ROWS_WIDTH_ALIGN != 0 ||
+			d->rows_per_page == 0 ||
+			d->rows_per_page % SCBF_SUMMARY_BLOCK_BITS != 0 ||
+			(uint64) d->rows_per_page * d->width > (uint64) SCBF_PAGE_SPACE * 8 ||
+			d->m != d->capacity * SCBF_SUMMARY_BLOCK_BITS || d->m == 0 ||
+			d->pages != (d->m + d->rows_per_page - 1) / d->rows_per_page ||
+			d->first != (g == 0 ? 0 :
+						 meta->groups[g - 1].first + meta->groups[g - 1].width) ||
+			d->first >= meta->nbands)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  psprintf("The metapage's group %u of bands is impossible.",
+									   g));
+		DescGroup(d, &groups[g]);
+	}
+	return meta->ngroups;
 }
 
 /*
@@ -979,6 +1071,8 @@ ScbfMetaBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
 {
 	bands->bands = palloc(sizeof(ScbfBand) * (meta->nbands + 1));
 	ReadBandDir(index, meta, 0, bands, nblocks);
+	bands->groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+	bands->ngroups = MetaGroups(index, meta, bands->groups);
 }
 
 /*
@@ -1261,7 +1355,7 @@ ReadBandMap(Relation index, ScbfBand *band, bool check, BlockNumber nblocks,
 	page = BufferGetPage(buf);
 	map = ScbfPageGetBandMap(page);
 	ok = ScbfPageHasOpaque(page) &&
-		ScbfPageGetOpaque(page)->type == SCBF_PAGE_BANDMAP &&
+		ScbfPageGetOpaque(page)->type == BandMapType(band) &&
 		(!check ||
 		 ScbfPageGetOpaque(page)->ident.map.band_serial == band->serial) &&
 		map->npages == band->pages &&
@@ -1302,6 +1396,58 @@ ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
 		return true;
 	}
 	return ReadBandMap(index, band, true, nblocks, NULL);
+}
+
+/*
+ * The groups a metapage copy counts into state->cache, their maps read:
+ * from state->gcache_runs for a group whose map, serial and pages are
+ * those gcache holds, else read and kept there.  False if a map is not its
+ * group's (see ScbfBandLoad).
+ */
+static bool
+CachedGroups(Relation index, ScbfState *state, const ScbfMeta *meta,
+			 BlockNumber nblocks)
+{
+	uint32		n;
+	uint32		g;
+
+	if (meta->ngroups == 0)
+		return true;
+	if (state->gcache == NULL)
+	{
+		state->gcache = MemoryContextAllocZero(index->rd_indexcxt,
+											   sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+		state->gcache_runs =
+			MemoryContextAllocZero(index->rd_indexcxt,
+								   sizeof(ScbfBandRun *) * SCBF_MAX_GROUPS);
+		state->cache.groups =
+			MemoryContextAllocZero(index->rd_indexcxt,
+								   sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+	}
+	n = MetaGroups(index, meta, state->cache.groups);
+	for (g = 0; g < n; g++)
+	{
+		ScbfBand   *group = &state->cache.groups[g];
+		ScbfBand   *had = &state->gcache[g];
+
+		if (had->nruns > 0 && had->map == group->map &&
+			had->serial == group->serial && had->pages == group->pages)
+		{
+			group->nruns = had->nruns;
+			group->runs = had->runs;
+			continue;
+		}
+		had->nruns = 0;
+		if (state->gcache_runs[g] == NULL)
+			state->gcache_runs[g] =
+				MemoryContextAlloc(index->rd_indexcxt,
+								   sizeof(ScbfBandRun) * SCBF_BAND_MAX_RUNS);
+		if (!ReadBandMap(index, group, true, nblocks, state->gcache_runs[g]))
+			return false;
+		*had = *group;
+	}
+	state->cache.ngroups = n;
+	return true;
 }
 
 /*
@@ -1355,9 +1501,15 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 	if (state->cache.nbands > 0)
 		oldlast = state->cache.bands[state->cache.nbands - 1];
 	state->cache.nbands = 0;
+	state->cache.ngroups = 0;
 	if (n == 0)
 		return &state->cache;
 	ReadBandDir(index, meta, have, &state->cache, nblocks);
+	if (!CachedGroups(index, state, meta, nblocks))
+	{
+		state->cache.nbands = 0;
+		return NULL;
+	}
 
 	for (i = have; i < n; i++)
 	{
@@ -1454,7 +1606,7 @@ ScbfWriteBandMap(Relation index, ScbfBand *band, bool logged)
 	}
 	else
 		page = BufferGetPage(buf);
-	opaque = ScbfInitPage(page, SCBF_PAGE_BANDMAP,
+	opaque = ScbfInitPage(page, BandMapType(band),
 						  offsetof(ScbfBandMapPageData, runs) +
 						  sizeof(ScbfBandRun) * band->nruns);
 	opaque->ident.map.band_serial = band->serial;
@@ -1529,8 +1681,8 @@ NameRange(BlockNumber first, uint32 n, ScbfBlockRef *ref, ScbfCensusFn fn,
  * -1).  A map that cannot be read names no pages.
  */
 static void
-NameBand(Relation index, BlockNumber map, uint32 pages, uint32 serial,
-		 int bandno, int grave, ScbfCensusFn fn, void *arg,
+NameBand(Relation index, uint8 kind, BlockNumber map, uint32 pages,
+		 uint32 serial, int bandno, int grave, ScbfCensusFn fn, void *arg,
 		 BlockNumber nblocks)
 {
 	ScbfBlockRef ref;
@@ -1541,19 +1693,22 @@ NameBand(Relation index, BlockNumber map, uint32 pages, uint32 serial,
 
 	if (pages == 0)
 		return;
-	ScbfBlockRefInit(&ref, SCBF_KIND_BANDMAP);
+	ScbfBlockRefInit(&ref, kind == SCBF_BAND_SUMMARY ? SCBF_KIND_SUMMARYMAP :
+					 SCBF_KIND_BANDMAP);
 	ref.grave = grave;
 	ref.serial = grave < 0 ? serial : -1;
 	ref.pageno = bandno;
 	if (!fn(map, &ref, arg))
 		return;
 	memset(&band, 0, sizeof(band));
+	band.kind = kind;
 	band.map = map;
 	band.pages = pages;
 	band.serial = serial;
 	if (!ReadBandMap(index, &band, grave < 0, nblocks, NULL))
 		return;
-	ScbfBlockRefInit(&ref, SCBF_KIND_ROWS);
+	ScbfBlockRefInit(&ref, kind == SCBF_BAND_SUMMARY ? SCBF_KIND_SUMMARY :
+					 SCBF_KIND_ROWS);
 	ref.grave = grave;
 	ref.serial = grave < 0 ? serial : -1;
 	for (r = 0; r < band.nruns; r++)
@@ -1599,14 +1754,22 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 	}
 	ScbfMetaBands(index, meta, &bands, nblocks);
 	for (i = 0; i < bands.nbands; i++)
-		NameBand(index, bands.bands[i].map, bands.bands[i].pages,
-				 bands.bands[i].serial, (int) i, -1, fn, arg, nblocks);
+		NameBand(index, SCBF_BAND_ROWS, bands.bands[i].map,
+				 bands.bands[i].pages, bands.bands[i].serial, (int) i, -1,
+				 fn, arg, nblocks);
+	for (i = 0; i < bands.ngroups; i++)
+		NameBand(index, SCBF_BAND_SUMMARY, bands.groups[i].map,
+				 bands.groups[i].pages, bands.groups[i].serial, (int) i, -1,
+				 fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
 	for (i = 0; i < meta->ngraves && i < SCBF_GRAVES; i++)
-		if (meta->graves[i].kind == SCBF_GRAVE_BAND)
-			NameBand(index, meta->graves[i].first, meta->graves[i].n, 0, -1,
+		if (meta->graves[i].kind == SCBF_GRAVE_BAND ||
+			meta->graves[i].kind == SCBF_GRAVE_SUMMARY)
+			NameBand(index, meta->graves[i].kind == SCBF_GRAVE_BAND ?
+					 SCBF_BAND_ROWS : SCBF_BAND_SUMMARY,
+					 meta->graves[i].first, meta->graves[i].n, 0, -1,
 					 (int) i, fn, arg, nblocks);
 }
 
@@ -1646,6 +1809,7 @@ ScbfFreeUnnamed(Relation index, const uint8 *named, BlockNumber nblocks,
 		type = ScbfPageHasOpaque(page) ? ScbfPageGetOpaque(page)->type : 0;
 		if (type == SCBF_PAGE_TABLE || type == SCBF_PAGE_ROWS ||
 			type == SCBF_PAGE_BANDMAP || type == SCBF_PAGE_BANDDIR ||
+			type == SCBF_PAGE_SUMMARY || type == SCBF_PAGE_SUMMARYMAP ||
 			type == SCBF_PAGE_ROOT || type == SCBF_PAGE_LEAF ||
 			type == SCBF_PAGE_DELTA)
 		{
@@ -1715,7 +1879,8 @@ ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi)
 	{
 		const ScbfGrave *g = &meta->graves[i];
 
-		mi->graves[i].band = g->kind == SCBF_GRAVE_BAND;
+		mi->graves[i].band = g->kind == SCBF_GRAVE_BAND ||
+			g->kind == SCBF_GRAVE_SUMMARY;
 		mi->graves[i].kind = g->kind;
 		mi->graves[i].first = g->first;
 		mi->graves[i].n = g->n;
@@ -1770,6 +1935,13 @@ ScbfInspectPage(Relation index, BlockNumber blkno, ScbfPageInfo *pi)
 				break;
 			case SCBF_PAGE_BANDMAP:
 				pi->kind = SCBF_KIND_BANDMAP;
+				pi->count = ScbfPageGetBandMap(page)->nruns;
+				break;
+			case SCBF_PAGE_SUMMARY:
+				pi->kind = SCBF_KIND_SUMMARY;
+				break;
+			case SCBF_PAGE_SUMMARYMAP:
+				pi->kind = SCBF_KIND_SUMMARYMAP;
 				pi->count = ScbfPageGetBandMap(page)->nruns;
 				break;
 			case SCBF_PAGE_BANDDIR:

@@ -24,7 +24,9 @@
  *	  - invariant I4 (src/README): for every entry of a visible run,
  *		all k bits of its hash are set in its filter's column of the band,
  *		or the delta names its key; else probes would miss the entry (a
- *		false negative);
+ *		false negative); and the summary of its band's group has its key;
+ *	  - the groups of bands: each summary's map and pages, and a group for
+ *		every band once there are two (up to SCBF_MAX_GROUPS);
  *	  - the delta: pages of their partition, entries of a known column in
  *		the partition of their key;
  *	  - the pending chains: pages of their partition with consecutive
@@ -374,7 +376,7 @@ VerifyMeta(ScbfVerifyState *vs)
 	{
 		ScbfGraveInfo *g = &mi->graves[i];
 
-		if (g->kind != 1 && g->kind != 2)
+		if (g->kind != 1 && g->kind != 2 && g->kind != 3)
 			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						 "has a grave of an unknown kind",
 						 psprintf("Grave %u has kind %u.", i, g->kind));
@@ -464,6 +466,51 @@ VerifyBand(ScbfVerifyState *vs, uint32 b)
 						 psprintf("Block %u should be page %u of the band of serial %u.",
 								  ScbfBandBlock(band, p), p, band->serial));
 	}
+	pfree(scratch);
+}
+
+/*
+ * The groups of bands: a group for every band once there are two (until
+ * SCBF_MAX_GROUPS are open), each summary's map its own, each page the
+ * group's page there.  The metapage's descriptors were checked as they
+ * were read (ScbfMetaBands).
+ */
+static void
+VerifyGroups(ScbfVerifyState *vs)
+{
+	ScbfBands  *bands = &vs->mi.bands;
+	uint8	   *scratch = palloc(BLCKSZ);
+	uint32		covered = 0;
+	uint32		g;
+	uint32		p;
+
+	for (g = 0; g < bands->ngroups; g++)
+	{
+		ScbfBand   *group = &bands->groups[g];
+
+		covered = group->first + group->width;
+		if (!ScbfBandLoad(vs->index, group, vs->nblocks))
+			ScbfCorrupt(vs, group->map,
+						"has a summary map that is not its group's",
+						psprintf("Block %u should be the map of the summary of serial %u and %u pages, its runs inside the index.",
+								 group->map, group->serial, group->pages));
+		for (p = 0; p < group->pages; p++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!ScbfBandReadPage(vs->index, group, p, scratch, vs->nblocks))
+				ScbfCorrupt(vs, ScbfBandBlock(group, p),
+							"has a summary page that is not its group's",
+							psprintf("Block %u should be page %u of the summary of serial %u.",
+									 ScbfBandBlock(group, p), p,
+									 group->serial));
+		}
+	}
+	if (bands->nbands >= 2 && covered < bands->nbands &&
+		bands->ngroups < SCBF_MAX_GROUPS)
+		ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+					"has bands that no summary covers",
+					psprintf("The index has %u bands; its %u groups summarize %u.",
+							 bands->nbands, bands->ngroups, covered));
 	pfree(scratch);
 }
 
@@ -569,7 +616,10 @@ VerifyGraves(ScbfVerifyState *vs)
 			ScbfPageInfo pi;
 			uint32		p;
 
+			bool		summary = g->kind == 3;		/* SCBF_GRAVE_SUMMARY */
+
 			memset(&old, 0, sizeof(old));
+			old.kind = summary ? SCBF_BAND_SUMMARY : SCBF_BAND_ROWS;
 			old.map = g->first;
 			old.pages = g->n;
 			if (g->first != SCBF_METAPAGE_BLKNO && g->first < vs->nblocks)
@@ -577,8 +627,8 @@ VerifyGraves(ScbfVerifyState *vs)
 			else
 				pi.kind = SCBF_KIND_UNKNOWN;
 			old.serial = pi.ident.map.band_serial;
-			if (pi.kind != SCBF_KIND_BANDMAP ||
-				BandOfSerial(&vs->mi.bands, old.serial) ||
+			if (pi.kind != (summary ? SCBF_KIND_SUMMARYMAP : SCBF_KIND_BANDMAP) ||
+				(!summary && BandOfSerial(&vs->mi.bands, old.serial)) ||
 				!ScbfBandLoad(vs->index, &old, vs->nblocks))
 				ScbfCorrupt(vs, g->first,
 							 "has a superseded band whose map is not one",
@@ -590,7 +640,7 @@ VerifyGraves(ScbfVerifyState *vs)
 
 				CHECK_FOR_INTERRUPTS();
 				ScbfInspectPage(vs->index, blkno, &pi);
-				if (pi.kind != SCBF_KIND_ROWS ||
+				if (pi.kind != (summary ? SCBF_KIND_SUMMARY : SCBF_KIND_ROWS) ||
 					pi.ident.rows.band_serial != old.serial)
 					ScbfCorrupt(vs, blkno,
 								 "has a superseded band page that is not one",
@@ -877,6 +927,32 @@ typedef struct ScbfR1Arg
 } ScbfR1Arg;
 
 /*
+ * Invariant I4 for the summary: the key of hash in the current column and
+ * filter has its bits in the summary of the group of its band (if a group
+ * summarizes it), else probes would skip the band.
+ */
+static void
+CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, uint32 hash)
+{
+	uint32		bandno = (uint32) (band - vs->mi.bands.bands);
+	const ScbfBand *group = ScbfGroupOf(&vs->mi.bands, bandno);
+	bool		ok;
+
+	if (group == NULL)
+		return;
+	if (!ScbfSummaryHas(vs->index, group, bandno,
+						scbf_filter_key(hash, vs->state->seeds[vs->col]),
+						vs->nblocks, &ok))
+		ScbfCorrupt(vs, group->map,
+					ok ? "is missing a summary bit of a ledger entry" :
+					"has a summary page that is not its group's",
+					psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the summary of band %u does not hold the key; probes would skip the band.",
+							 vs->filterno,
+							 ScbfFilterSegment(vs->table[vs->filterno]),
+							 vs->col + 1, hash, bandno));
+}
+
+/*
  * ScbfLedgerScan callback: check invariant I4 for one posting list, and
  * count its items and hash.
  */
@@ -954,6 +1030,7 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 								  ScbfFilterSegment(vs->table[vs->filterno]),
 								  vs->col + 1, hash, i, pos[i]));
 	}
+	CheckSummaryBits(vs, band, hash);
 }
 
 /*
@@ -1293,6 +1370,7 @@ VerifyCheck(Relation index, Relation heap, bool heapallindexed)
 	VerifyMeta(&vs);
 	ScbfCensus(index, vs.state, vs.meta, ClaimBlock, &vs, vs.nblocks);
 	VerifyBands(&vs);
+	VerifyGroups(&vs);
 	VerifyDelta(&vs);
 	VerifyGraves(&vs);
 	VerifyTable(&vs);

@@ -973,6 +973,10 @@ SKIP:
 	my $unreferenced = sub {
 		return q1("SELECT count(*) FROM scbf_pages('$_[0]') WHERE kind = 'unreferenced'");
 	};
+	# the summaries of groups of bands the metapage names
+	my $summaries = sub {
+		return q1("SELECT count(*) FROM scbf_pages('$_[0]') WHERE kind = 'summary map' AND block_index IS NOT NULL");
+	};
 	my $info = sub {
 		return q1("SELECT format('%s filters, %s live, %s pending', filters, entries_live, entries_pending) "
 			  . "FROM scbf_index_info('$_[0]')");
@@ -998,6 +1002,7 @@ SKIP:
 	like($out // '', qr/ScbfBandOpen.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bFoldRun\b/s,
 		'band open: the fold opened a band and stopped at its commit');
 	is($maps->('bo_a'), '1', 'band open: at the crash, the metapage names the one band');
+	is($summaries->('bo_a'), 0, 'band open: at the crash, no summary of bands is named yet');
 	cmp_ok($unreferenced->('bo_a'), '>', 0, 'band open: at the crash, the new band\'s pages are written, named by nothing');
 	scbf_same($node, 'postgres', \@probes, name => 'band open: answers during the fold');
 	flush_wal($node);
@@ -1010,6 +1015,7 @@ SKIP:
 	is(q1("SELECT scbf_clean_pending('bo_a')"), 2000, 'band open: the next fold folds the pending entries');
 	like($info->('bo_a'), qr/^(1[7-9]|2\d) filters, 30000 live, 0 pending$/, 'band open: the next fold added filters');
 	is($maps->('bo_a'), '1,2', 'band open: the next fold opened the second band');
+	is($summaries->('bo_a'), 1, 'band open: the next fold opened the first group of bands, summarizing both');
 	is($bands->('bo_a'), 2, 'band open: two bands of rows');
 	scbf_same($node, 'postgres', \@probes, name => 'band open: answers after the next fold');
 	verify_clean($node, 'bo_a', 'band open: after the next fold', leftovers => ['pages']);

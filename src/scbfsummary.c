@@ -1,0 +1,381 @@
+/*-------------------------------------------------------------------------
+ *
+ * scbfsummary.c
+ *	  The summaries of groups of bands: which bands a probe may skip.
+ *
+ * NOTES
+ *	  Past one band, a probe that ANDed the k rows of every band would
+ *	  read k pages a band.  So consecutive bands form groups (at most
+ *	  ScbfGroupLimit() bands each), and a group keeps, for each of its
+ *	  bands, a summary: a blocked Bloom filter over the keys of all the
+ *	  band's filters (scbf_summary_rows).  The summaries of a group are
+ *	  stored bit-sliced, as a band's filters are: a group is an ScbfBand of
+ *	  kind SCBF_BAND_SUMMARY whose columns are bands, its rows the blocks'
+ *	  bits, a whole number of blocks a page.  A probe reads the one page of
+ *	  each group that holds its key's block, ANDs the key's rows there, and
+ *	  probes only the bands whose bit survives (ScbfRowsProbe).
+ *
+ *	  A group's blocks are fixed when it opens, from the capacity of its
+ *	  first band's filters; it is written anew, wider, as bands open past
+ *	  its width, until it is ScbfGroupLimit() bands wide, as the last band
+ *	  is (src/README, "Summaries of bands").  The first group opens with
+ *	  the second band: a single band needs no summary.  Bits are set with
+ *	  the rows' (ScbfRowsSet), before the commit that makes their keys
+ *	  visible (invariant I4); they are never cleared, so a key VACUUM
+ *	  removed may still send a probe to its band, never the reverse.
+ *
+ * Portions Copyright (c) 2026, scbf developers
+ *
+ * IDENTIFICATION
+ *	  src/scbfsummary.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+#include "scbf.h"
+#include "scbf_page.h"
+
+/*
+ * The bands a group holds at most: 120 bands of one bit each leave room
+ * for one block of rows on a page (SCBF_SUMMARY_BLOCK_BITS rows).
+ */
+#define SCBF_GROUP_BANDS			120
+
+/*
+ * scbf.test_group_bands: the bands a group holds at most, if not 0 (a
+ * setting only the tests use, so that they cross groups with few rows);
+ * else SCBF_GROUP_BANDS.
+ */
+int			scbf_test_group_bands = 0;
+
+/* What a group's write asks for: the keys of the bands it summarizes */
+typedef struct ScbfGroupKeys
+{
+	const ScbfBands *bands;
+	uint32		nfilters;		/* filters whose keys count */
+	ScbfKeysFn	keys;			/* a filter's keys */
+	void	   *arg;
+} ScbfGroupKeys;
+
+StaticAssertDecl(SCBF_GROUP_BANDS * SCBF_SUMMARY_BLOCK_BITS <=
+				 SCBF_PAGE_SPACE * 8,
+				 "a page must hold a block of rows of a full group");
+
+/*
+ * ScbfGroupLimit
+ *		The bands a group may hold: SCBF_GROUP_BANDS, or what
+ *		scbf.test_group_bands says, rounded down to a multiple of 8.
+ */
+uint32
+ScbfGroupLimit(void)
+{
+	uint32		limit = SCBF_GROUP_BANDS;
+
+	if (scbf_test_group_bands > 0)
+		limit = Min(limit, Max(TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
+											  scbf_test_group_bands),
+							   SCBF_ROWS_WIDTH_ALIGN));
+	return limit;
+}
+
+/*
+ * The blocks of a group whose bands' filters are sized for capacity keys:
+ * SCBF_SUMMARY_KEY_BITS bits for each key a full band holds, at most what
+ * 32-bit row numbers address (past it, the summary's rate rises).
+ */
+static uint32
+GroupBlocks(uint32 capacity)
+{
+	uint64		bits = (uint64) ScbfBandLimit() * Max(capacity, 1) *
+		SCBF_SUMMARY_KEY_BITS;
+	uint64		blocks = (bits + SCBF_SUMMARY_BLOCK_BITS - 1) /
+		SCBF_SUMMARY_BLOCK_BITS;
+
+	return (uint32) Max(Min(blocks, PG_UINT32_MAX / SCBF_SUMMARY_BLOCK_BITS),
+						1);
+}
+
+/*
+ * Plan the group from band first on of blocks blocks, for nbands bands in
+ * all and half as many more (at least 8), up to ScbfGroupLimit() wide: as
+ * many rows a page as the width leaves room for, in whole blocks.
+ */
+static void
+GroupPlan(uint32 first, uint32 nbands, uint32 blocks, uint32 serial,
+		  ScbfBand *group)
+{
+	uint32		n = nbands > first ? nbands - first : 0;
+	uint64		width = (uint64) n + Max(n / 2, 8);
+
+	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), ScbfGroupLimit());
+	memset(group, 0, sizeof(ScbfBand));
+	group->kind = SCBF_BAND_SUMMARY;
+	group->geom.k = 1;
+	group->geom.m = blocks * SCBF_SUMMARY_BLOCK_BITS;
+	group->capacity = blocks;
+	group->first = first;
+	group->width = (uint32) width;
+	group->rows_per_page =
+		TYPEALIGN_DOWN(SCBF_SUMMARY_BLOCK_BITS,
+					   (uint32) (((uint64) SCBF_PAGE_SPACE * 8) / width));
+	group->pages = (group->geom.m + group->rows_per_page - 1) /
+		group->rows_per_page;
+	group->map = InvalidBlockNumber;
+	group->serial = serial;
+}
+
+/*
+ * ScbfGroupOf
+ *		The group that summarizes band bandno, or NULL if none does.
+ */
+const ScbfBand *
+ScbfGroupOf(const ScbfBands *bands, uint32 bandno)
+{
+	uint32		g;
+
+	for (g = 0; g < bands->ngroups; g++)
+		if (bandno >= bands->groups[g].first &&
+			bandno - bands->groups[g].first < bands->groups[g].width)
+			return &bands->groups[g];
+	return NULL;
+}
+
+/*
+ * ScbfSummaryProbe
+ *		mask |= the bands of group (bit b for band b) whose summary may
+ *		hold the filter key fkey: the AND of its rows, on the one page of
+ *		the group that holds its block.  False if that page is not the
+ *		group's (a fold wrote the group anew and its old pages were
+ *		recycled): the caller starts over from a new metapage copy.
+ */
+bool
+ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
+				 uint8 *mask, BlockNumber nblocks)
+{
+	uint32		rows[SCBF_SUMMARY_K];
+	uint8		one[SCBF_PAGE_SPACE * 8 / SCBF_SUMMARY_BLOCK_BITS / 8 + 1];
+	uint32		pageno;
+	BlockNumber blkno;
+	Buffer		buf;
+	Page		page;
+	uint32		i;
+
+	scbf_summary_rows(fkey, group->capacity, rows);
+	pageno = rows[0] / group->rows_per_page;
+	blkno = ScbfBandBlock(group, pageno);
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
+		group->width / 8 > sizeof(one))
+		ScbfReportCorrupt(index, blkno,
+						  "The summary of a group of bands leaves the index.");
+	buf = ReadBuffer(index, blkno);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (!ScbfPageHasOpaque(page) ||
+		ScbfPageGetOpaque(page)->type != SCBF_PAGE_SUMMARY ||
+		ScbfPageGetOpaque(page)->ident.rows.band_serial != group->serial ||
+		ScbfPageGetOpaque(page)->ident.rows.pageno != pageno)
+	{
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	memset(one, 0xFF, group->width / 8);
+	for (i = 0; i < SCBF_SUMMARY_K; i++)
+		scbf_rows_and(one, ScbfPageGetRows(page),
+					  rows[i] % group->rows_per_page, group->width);
+	UnlockReleaseBuffer(buf);
+	for (i = 0; i < group->width / 8; i++)
+		mask[group->first / 8 + i] |= one[i];
+	return true;
+}
+
+/*
+ * ScbfSummaryHas
+ *		True if the summary of group has the filter key fkey's bits for
+ *		band bandno (the verifier's check of invariant I4).  *ok becomes
+ *		false if the page is not the group's.
+ */
+bool
+ScbfSummaryHas(Relation index, const ScbfBand *group, uint32 bandno,
+			   uint64 fkey, BlockNumber nblocks, bool *ok)
+{
+	uint8		mask[SCBF_MAX_GROUPS * SCBF_GROUP_BANDS / 8 + 1];
+
+	memset(mask, 0, sizeof(mask));
+	*ok = group->first / 8 + group->width / 8 < sizeof(mask) &&
+		ScbfSummaryProbe(index, group, fkey, mask, nblocks);
+	return *ok && (mask[bandno / 8] & (1 << (bandno % 8))) != 0;
+}
+
+/*
+ * ScbfSummarySet
+ *		Set the summary bits of filter keys fkeys[0 .. n), each for its
+ *		band bandof[i], in the groups of those bands (maps read as
+ *		needed), WAL-logged, one record per summary page touched.  Bands
+ *		past the last group have no summary.  Under the fold lock, before
+ *		the commit that makes the keys visible.
+ */
+void
+ScbfSummarySet(Relation index, const ScbfBands *bands, const uint32 *bandof,
+			   const uint64 *fkeys, int n, BlockNumber nblocks)
+{
+	uint32	   *rows;
+	uint32	   *cols;
+	uint32		g;
+
+	if (bands->ngroups == 0 || n == 0)
+		return;
+	rows = palloc(sizeof(uint32) * SCBF_SUMMARY_K * n);
+	cols = palloc(sizeof(uint32) * SCBF_SUMMARY_K * n);
+	for (g = 0; g < bands->ngroups; g++)
+	{
+		const ScbfBand *group = &bands->groups[g];
+		ScbfBand	copy;
+		Size		nops = 0;
+		int			j;
+		int			i;
+
+		for (j = 0; j < n; j++)
+		{
+			if (bandof[j] < group->first ||
+				bandof[j] - group->first >= group->width)
+				continue;
+			scbf_summary_rows(fkeys[j], group->capacity, rows + nops);
+			for (i = 0; i < SCBF_SUMMARY_K; i++)
+				cols[nops + i] = bandof[j];
+			nops += SCBF_SUMMARY_K;
+		}
+		if (nops == 0)
+			continue;
+		group = ScbfBandMapped(index, group, &copy, nblocks);
+		ScbfBandSetBits(index, group, rows, cols, nops, nblocks);
+	}
+	pfree(rows);
+	pfree(cols);
+}
+
+/*
+ * ScbfKeysFn of a group's write: the keys of every filter of band bandno
+ * (below gk->nfilters).
+ */
+static void
+GroupBandKeys(uint32 bandno, ScbfKeyFn emit, void *emit_arg, void *arg)
+{
+	ScbfGroupKeys *gk = (ScbfGroupKeys *) arg;
+	const ScbfBand *band = &gk->bands->bands[bandno];
+	uint32		end = Min(gk->nfilters, band->first + band->width);
+	uint32		f;
+
+	for (f = band->first; f < end; f++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		gk->keys(f, emit, emit_arg, gk->arg);
+	}
+}
+
+/*
+ * ScbfGroupsCover
+ *		The groups a fold's bands need, into bands->groups (room for
+ *		SCBF_MAX_GROUPS): committed's, the last one written anew, wider,
+ *		or new ones opened after it, until they summarize every band of
+ *		bands (or SCBF_MAX_GROUPS are open).  The first group opens when
+ *		there are two bands.  A new group is written with the summaries of
+ *		the bands committed holds, from their filters' keys (`keys`, below
+ *		nfilters: band 0's, for the first); the summaries of the bands
+ *		opened since are empty, and the fold sets their keys' bits
+ *		(ScbfRowsSet).  WAL-logged; the
+ *		groups replaced stay for the probes that still read them, and the
+ *		fold's commit hands them to the graveyard.
+ */
+void
+ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
+				ScbfBands *bands, uint32 nfilters, ScbfKeysFn keys,
+				void *arg, BlockNumber nblocks)
+{
+	uint32		nb = bands->nbands;
+	uint32		ng = committed->ngroups;
+
+	ScbfGroupKeys gk;
+
+	memcpy(bands->groups, committed->groups, sizeof(ScbfBand) * ng);
+	bands->ngroups = ng;
+	if (nb < 2)
+		return;
+	gk.bands = bands;
+	gk.nfilters = nfilters;
+	gk.keys = keys;
+	gk.arg = arg;
+	for (;;)
+	{
+		ScbfBand   *last = ng > 0 ? &bands->groups[ng - 1] : NULL;
+		uint32		end = last != NULL ? last->first + last->width : 0;
+		ScbfBand	next;
+
+		if (end >= nb)
+			break;
+		if (last == NULL ||
+			(last->width >= ScbfGroupLimit() && ng < SCBF_MAX_GROUPS))
+		{
+			/*
+			 * a new group after the last, with the summaries of the
+			 * committed bands it holds (the first group's, band 0's)
+			 */
+			GroupPlan(end, nb, GroupBlocks(bands->bands[end].capacity),
+					  last != NULL ? last->serial + 1 : 1, &next);
+			ScbfBandWrite(index, state, &next, committed->nbands,
+						  GroupBandKeys, &gk, NULL);
+			bands->groups[ng++] = next;
+			bands->ngroups = ng;
+		}
+		else if (last->width < ScbfGroupLimit())
+		{
+			ScbfBand	copy;
+			const ScbfBand *old = ScbfBandMapped(index, last, &copy, nblocks);
+
+			/* the last group, wider, its summaries copied */
+			GroupPlan(last->first, nb, last->capacity, last->serial + 1,
+					  &next);
+			ScbfBandCopy(index, old, &next, nblocks);
+			*last = next;
+		}
+		else
+			break;
+	}
+}
+
+/*
+ * ScbfGroupsBuild
+ *		The groups of a new index's bands (none for a single band), each
+ *		written at the relation's end from the keys of its bands' filters
+ *		(`keys`, below nfilters), unlogged: the build WAL-logs the whole
+ *		index at its end.
+ */
+void
+ScbfGroupsBuild(Relation index, ScbfState *state, ScbfBands *bands,
+				uint32 nfilters, ScbfKeysFn keys, void *arg)
+{
+	ScbfGroupKeys gk;
+	uint32		nb = bands->nbands;
+	uint32		first = 0;
+	uint32		serial = 1;
+
+	bands->ngroups = 0;
+	if (nb < 2)
+		return;
+	gk.bands = bands;
+	gk.nfilters = nfilters;
+	gk.keys = keys;
+	gk.arg = arg;
+	while (first < nb && bands->ngroups < SCBF_MAX_GROUPS)
+	{
+		ScbfBand   *group = &bands->groups[bands->ngroups++];
+
+		GroupPlan(first, nb, GroupBlocks(bands->bands[first].capacity),
+				  serial++, group);
+		ScbfBandBuild(index, state, group, nb, GroupBandKeys, &gk, NULL);
+		first += group->width;
+	}
+}
