@@ -341,6 +341,8 @@ typedef struct ScbfBand
 	uint32		serial;			/* above every band's before it */
 	uint32		nruns;			/* 0 until the map is read */
 	const ScbfBandRun *runs;
+	uint64		removed;		/* a group: keys VACUUM took out of its
+								 * bands since its summary was written */
 } ScbfBand;
 
 /*
@@ -925,6 +927,11 @@ extern void ScbfGroupsCover(Relation index, ScbfState *state,
 extern void ScbfGroupsBuild(Relation index, ScbfState *state,
 							ScbfBands *bands, uint32 nfilters,
 							ScbfKeysFn keys, void *arg);
+extern uint32 ScbfGroupNextSerial(const ScbfBands *bands);
+extern void ScbfGroupRebuild(Relation index, ScbfState *state,
+							 const ScbfBands *bands, uint32 g,
+							 uint32 nfilters, ScbfKeysFn keys, void *arg,
+							 ScbfBand *group);
 extern bool ScbfSummaryHas(Relation index, const ScbfBand *group,
 						   uint32 bandno, uint64 fkey, BlockNumber nblocks,
 						   bool *ok);

@@ -229,6 +229,9 @@ typedef struct ScbfMetaPageData
 	uint32		ngroups;
 	uint32		unused5;
 	ScbfBandDesc groups[SCBF_MAX_GROUPS];
+	uint64		group_removed[SCBF_MAX_GROUPS]; /* keys VACUUM took out of
+												 * each group's bands since
+												 * its summary was written */
 } ScbfMetaPageData;
 
 #define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))

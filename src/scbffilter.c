@@ -269,8 +269,9 @@ bool
 scbf_rows_set(uint8_t *space, uint32_t row_in_page, uint32_t width,
 			  uint32_t col)
 {
-	uint8_t    *byte = space + ((size_t) row_in_page * width + col) / 8;
-	uint8_t		bit = (uint8_t) (1u << (col % 8));
+	size_t		b = (size_t) row_in_page * width + col;
+	uint8_t    *byte = space + b / 8;
+	uint8_t		bit = (uint8_t) (1u << (b % 8));
 	bool		was_clear = (*byte & bit) == 0;
 
 	*byte |= bit;
@@ -285,8 +286,9 @@ void
 scbf_rows_clear(uint8_t *space, uint32_t row_in_page, uint32_t width,
 				uint32_t col)
 {
-	space[((size_t) row_in_page * width + col) / 8] &=
-		(uint8_t) ~(1u << (col % 8));
+	size_t		b = (size_t) row_in_page * width + col;
+
+	space[b / 8] &= (uint8_t) ~(1u << (b % 8));
 }
 
 /*
@@ -297,8 +299,9 @@ bool
 scbf_rows_test(const uint8_t *space, uint32_t row_in_page, uint32_t width,
 			   uint32_t col)
 {
-	return (space[((size_t) row_in_page * width + col) / 8] &
-			(1u << (col % 8))) != 0;
+	size_t		b = (size_t) row_in_page * width + col;
+
+	return (space[b / 8] & (1u << (b % 8))) != 0;
 }
 
 /*

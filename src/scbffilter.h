@@ -117,8 +117,9 @@ extern void scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows);
 
 /* ---- row bits ---- */
 
-/* Set bit col of row number row_in_page of a page's row space; returns
- * true if it was clear. */
+/* Set bit col of row number row_in_page of a page's row space, rows of
+ * width bits packed one after the other (bit row_in_page * width + col,
+ * any width); returns true if it was clear. */
 extern bool scbf_rows_set(uint8_t *space, uint32_t row_in_page,
 						  uint32_t width, uint32_t col);
 
@@ -130,7 +131,7 @@ extern void scbf_rows_clear(uint8_t *space, uint32_t row_in_page,
 extern bool scbf_rows_test(const uint8_t *space, uint32_t row_in_page,
 						   uint32_t width, uint32_t col);
 
-/* acc[0 .. width/8) &= that row. */
+/* acc[0 .. width/8) &= that row (width a multiple of 8). */
 extern void scbf_rows_and(uint8_t *acc, const uint8_t *space,
 						  uint32_t row_in_page, uint32_t width);
 

@@ -124,7 +124,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
 
 		covered = Min(lastg->first + lastg->width, bands->nbands);
-		mask = palloc((lastg->first + lastg->width) / 8 + 1);
+		mask = palloc((lastg->first + lastg->width + 7) / 8 + 1);
 	}
 	for (h = 0; h < nhashes; h++)
 	{
@@ -137,7 +137,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 			uint64		fkey = scbf_filter_key(hashes[h], state->seeds[col]);
 			const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
 
-			memset(mask, 0, (lastg->first + lastg->width) / 8 + 1);
+			memset(mask, 0, (lastg->first + lastg->width + 7) / 8 + 1);
 			for (g = 0; g < bands->ngroups; g++)
 				if (!ScbfSummaryProbe(index, &bands->groups[g], fkey, mask,
 									  nblocks))
@@ -387,7 +387,7 @@ ScbfInitRowPage(Page page, const ScbfBand *band, uint32 pageno)
 	ScbfPageOpaque opaque;
 
 	opaque = ScbfInitPage(page, ScbfBandPageType(band),
-						  (band->rows_per_page * band->width) / 8);
+						  ScbfBandPageBytes(band));
 	opaque->ident.rows.band_serial = band->serial;
 	opaque->ident.rows.pageno = pageno;
 }
@@ -464,7 +464,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 			LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 			memcpy(ScbfPageGetRows(BufferGetPage(buf)),
 				   rp.chunk + (Size) p * BLCKSZ,
-				   (band->rows_per_page * band->width) / 8);
+				   ScbfBandPageBytes(band));
 			MarkBufferDirty(buf);
 			UnlockReleaseBuffer(buf);
 		}
@@ -944,11 +944,25 @@ RelayoutRowPage(Buffer buf, uint32 pageno, void *arg)
 								  "A row page is not the one the band has there.");
 			rl->oldpage = op;
 		}
-		memcpy(ScbfPageGetRows(page) +
-			   (Size) (r % band->rows_per_page) * band->width / 8,
-			   ScbfPageGetRows(rl->oldcopy) +
-			   (Size) (r % old->rows_per_page) * old->width / 8,
-			   old->width / 8);
+		if (old->width % 8 == 0 && band->width % 8 == 0)
+			memcpy(ScbfPageGetRows(page) +
+				   (Size) (r % band->rows_per_page) * band->width / 8,
+				   ScbfPageGetRows(rl->oldcopy) +
+				   (Size) (r % old->rows_per_page) * old->width / 8,
+				   old->width / 8);
+		else
+		{
+			uint32		c;
+
+			/* a group's rows of any width: bit by bit */
+			for (c = 0; c < old->width; c++)
+				if (scbf_rows_test(ScbfPageGetRows(rl->oldcopy),
+								   (uint32) (r % old->rows_per_page),
+								   old->width, c))
+					scbf_rows_set(ScbfPageGetRows(page),
+								  (uint32) (r % band->rows_per_page),
+								  band->width, c);
+		}
 	}
 	GenericXLogFinish(xlog);
 }
@@ -1072,7 +1086,7 @@ ScbfBandCount(Relation index, ScbfState *state, const ScbfBand *band,
 Size
 ScbfBandPageBytes(const ScbfBand *band)
 {
-	return ((Size) band->rows_per_page * band->width) / 8;
+	return ((Size) band->rows_per_page * band->width + 7) / 8;
 }
 
 /*

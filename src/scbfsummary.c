@@ -101,17 +101,20 @@ GroupBlocks(uint32 capacity)
 
 /*
  * Plan the group from band first on of blocks blocks, for nbands bands in
- * all and half as many more (at least 8), up to ScbfGroupLimit() wide: as
- * many rows a page as the width leaves room for, in whole blocks.
+ * all and half as many more (at least one), up to ScbfGroupLimit() wide:
+ * as many rows a page as the width leaves room for, in whole blocks.  A
+ * column costs a band's summary whether the band exists yet or not, so
+ * the spare is kept small and the width is any number of bits, not whole
+ * bytes as a band's.
  */
 static void
 GroupPlan(uint32 first, uint32 nbands, uint32 blocks, uint32 serial,
 		  ScbfBand *group)
 {
 	uint32		n = nbands > first ? nbands - first : 0;
-	uint64		width = (uint64) n + Max(n / 2, 8);
+	uint64		width = (uint64) n + Max(n / 2, 1);
 
-	width = Min(TYPEALIGN(SCBF_ROWS_WIDTH_ALIGN, width), ScbfGroupLimit());
+	width = Min(width, ScbfGroupLimit());
 	memset(group, 0, sizeof(ScbfBand));
 	group->kind = SCBF_BAND_SUMMARY;
 	group->geom.k = 1;
@@ -126,6 +129,22 @@ GroupPlan(uint32 first, uint32 nbands, uint32 blocks, uint32 serial,
 		group->rows_per_page;
 	group->map = InvalidBlockNumber;
 	group->serial = serial;
+}
+
+/*
+ * ScbfGroupNextSerial
+ *		The serial of a group written next: above every group's, so that a
+ *		summary page's serial and page number name one group's page.
+ */
+uint32
+ScbfGroupNextSerial(const ScbfBands *bands)
+{
+	uint32		serial = 0;
+	uint32		g;
+
+	for (g = 0; g < bands->ngroups; g++)
+		serial = Max(serial, bands->groups[g].serial);
+	return serial + 1;
 }
 
 /*
@@ -157,18 +176,18 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 				 uint8 *mask, BlockNumber nblocks)
 {
 	uint32		rows[SCBF_SUMMARY_K];
-	uint8		one[SCBF_PAGE_SPACE * 8 / SCBF_SUMMARY_BLOCK_BITS / 8 + 1];
 	uint32		pageno;
 	BlockNumber blkno;
 	Buffer		buf;
 	Page		page;
+	const uint8 *space;
+	uint32		c;
 	uint32		i;
 
 	scbf_summary_rows(fkey, group->capacity, rows);
 	pageno = rows[0] / group->rows_per_page;
 	blkno = ScbfBandBlock(group, pageno);
-	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks ||
-		group->width / 8 > sizeof(one))
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno,
 						  "The summary of a group of bands leaves the index.");
 	buf = ReadBuffer(index, blkno);
@@ -182,13 +201,18 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 		UnlockReleaseBuffer(buf);
 		return false;
 	}
-	memset(one, 0xFF, group->width / 8);
-	for (i = 0; i < SCBF_SUMMARY_K; i++)
-		scbf_rows_and(one, ScbfPageGetRows(page),
-					  rows[i] % group->rows_per_page, group->width);
+	/* a band whose bit is set in all the key's rows (few bands: bit by bit) */
+	space = ScbfPageGetRows(page);
+	for (c = 0; c < group->width; c++)
+	{
+		for (i = 0; i < SCBF_SUMMARY_K; i++)
+			if (!scbf_rows_test(space, rows[i] % group->rows_per_page,
+								group->width, c))
+				break;
+		if (i == SCBF_SUMMARY_K)
+			mask[(group->first + c) / 8] |= 1 << ((group->first + c) % 8);
+	}
 	UnlockReleaseBuffer(buf);
-	for (i = 0; i < group->width / 8; i++)
-		mask[group->first / 8 + i] |= one[i];
 	return true;
 }
 
@@ -205,7 +229,7 @@ ScbfSummaryHas(Relation index, const ScbfBand *group, uint32 bandno,
 	uint8		mask[SCBF_MAX_GROUPS * SCBF_GROUP_BANDS / 8 + 1];
 
 	memset(mask, 0, sizeof(mask));
-	*ok = group->first / 8 + group->width / 8 < sizeof(mask) &&
+	*ok = (group->first + group->width) / 8 < sizeof(mask) &&
 		ScbfSummaryProbe(index, group, fkey, mask, nblocks);
 	return *ok && (mask[bandno / 8] & (1 << (bandno % 8))) != 0;
 }
@@ -324,7 +348,7 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 			 * committed bands it holds (the first group's, band 0's)
 			 */
 			GroupPlan(end, nb, GroupBlocks(bands->bands[end].capacity),
-					  last != NULL ? last->serial + 1 : 1, &next);
+					  ScbfGroupNextSerial(bands), &next);
 			ScbfBandWrite(index, state, &next, committed->nbands,
 						  GroupBandKeys, &gk, NULL);
 			bands->groups[ng++] = next;
@@ -336,14 +360,47 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 			const ScbfBand *old = ScbfBandMapped(index, last, &copy, nblocks);
 
 			/* the last group, wider, its summaries copied */
-			GroupPlan(last->first, nb, last->capacity, last->serial + 1,
-					  &next);
+			GroupPlan(last->first, nb, last->capacity,
+					  ScbfGroupNextSerial(bands), &next);
 			ScbfBandCopy(index, old, &next, nblocks);
+			next.removed = last->removed;
 			*last = next;
 		}
 		else
 			break;
 	}
+}
+
+/*
+ * ScbfGroupRebuild
+ *		Group g of bands written anew, as wide and as many blocks, with a
+ *		new serial, from the keys `keys` gives for the filters of its bands
+ *		(below nfilters): what VACUUM does once the group's bands lost
+ *		enough keys that its summary sends probes to bands that no longer
+ *		hold them.  In free pages first, WAL-logged; the old group stays
+ *		for the probes that still read it, until the commit that names the
+ *		new one hands it to the graveyard.
+ */
+void
+ScbfGroupRebuild(Relation index, ScbfState *state, const ScbfBands *bands,
+				 uint32 g, uint32 nfilters, ScbfKeysFn keys, void *arg,
+				 ScbfBand *group)
+{
+	ScbfGroupKeys gk;
+
+	*group = bands->groups[g];
+	group->serial = ScbfGroupNextSerial(bands);
+	group->map = InvalidBlockNumber;
+	group->nruns = 0;
+	group->runs = NULL;
+	group->removed = 0;
+	gk.bands = bands;
+	gk.nfilters = nfilters;
+	gk.keys = keys;
+	gk.arg = arg;
+	ScbfBandWrite(index, state, group,
+				  Min(bands->nbands, group->first + group->width),
+				  GroupBandKeys, &gk, NULL);
 }
 
 /*

@@ -977,6 +977,7 @@ DescGroup(const ScbfBandDesc *d, ScbfBand *group)
 	group->serial = d->serial;
 	group->nruns = 0;
 	group->runs = NULL;
+	group->removed = 0;
 }
 
 /*
@@ -998,8 +999,12 @@ SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
 	Assert(bands->ngroups <= SCBF_MAX_GROUPS);
 	meta->ngroups = bands->ngroups;
 	memset(meta->groups, 0, sizeof(meta->groups));
+	memset(meta->group_removed, 0, sizeof(meta->group_removed));
 	for (g = 0; g < bands->ngroups; g++)
+	{
 		BandDesc(&bands->groups[g], &meta->groups[g]);
+		meta->group_removed[g] = bands->groups[g].removed;
+	}
 }
 
 /*
@@ -1020,8 +1025,7 @@ MetaGroups(Relation index, const ScbfMeta *meta, ScbfBand *groups)
 	{
 		const ScbfBandDesc *d = &meta->groups[g];
 
-		if (d->width == 0 || d->width % SCBF_ROWS_WIDTH_ALIGN != 0 ||
-			d->rows_per_page == 0 ||
+		if (d->width == 0 || d->rows_per_page == 0 ||
 			d->rows_per_page % SCBF_SUMMARY_BLOCK_BITS != 0 ||
 			(uint64) d->rows_per_page * d->width > (uint64) SCBF_PAGE_SPACE * 8 ||
 			d->m != d->capacity * SCBF_SUMMARY_BLOCK_BITS || d->m == 0 ||
@@ -1033,6 +1037,7 @@ MetaGroups(Relation index, const ScbfMeta *meta, ScbfBand *groups)
 							  psprintf("The metapage's group %u of bands is impossible.",
 									   g));
 		DescGroup(d, &groups[g]);
+		groups[g].removed = meta->group_removed[g];
 	}
 	return meta->ngroups;
 }

@@ -81,6 +81,9 @@ typedef struct ScbfVacState
 	int			maxbits;
 	int64		nentries_delta;
 	int64		npages_delta;
+
+	/* per group of bands, the keys the pass took out of its bands */
+	uint64		removed[SCBF_MAX_GROUPS];
 } ScbfVacState;
 
 /*
@@ -128,20 +131,51 @@ VacBand(ScbfVacState *vs, uint32 c)
 
 /*
  * Commit the group: the changed table entries, then the metapage record of
- * its serial, then the bits no entry needs any more.
+ * its serial (naming newbands' groups, if not NULL, and adding the keys
+ * the group took out of each group of bands to its count), then the bits
+ * no entry needs any more.
  */
 static void
-VacCommit(ScbfVacState *vs)
+VacCommit(ScbfVacState *vs, const ScbfBands *newbands)
 {
 	ScbfCommit	fc;
 	ScbfBands	bands;
+	ScbfBands	counted;
 	int			part;
+	uint32		g;
+	bool		removed = false;
+
+	for (g = 0; g < vs->bands.ngroups; g++)
+		removed |= vs->removed[g] > 0;
+	if (newbands == NULL && removed)
+	{
+		/* the groups as they are, with their counts */
+		counted = vs->bands;
+		counted.groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+		memcpy(counted.groups, vs->bands.groups,
+			   sizeof(ScbfBand) * vs->bands.ngroups);
+		newbands = &counted;
+	}
+	if (newbands != NULL)
+	{
+		/* the counts of the committed groups: a rebuilt one starts at 0 */
+		for (g = 0; g < newbands->ngroups && g < vs->bands.ngroups; g++)
+			if (newbands->groups[g].serial == vs->bands.groups[g].serial)
+				newbands->groups[g].removed =
+					vs->bands.groups[g].removed + vs->removed[g];
+		memset(vs->removed, 0, sizeof(vs->removed));
+	}
 
 	memset(&fc, 0, sizeof(fc));
 	fc.serial = vs->serial;
 	for (part = 0; part < SCBF_NPENDING; part++)
 		fc.cuts[part].blkno = InvalidBlockNumber;
-	fc.band_changed = false;
+	fc.band_changed = newbands != NULL;
+	if (newbands != NULL)
+	{
+		fc.bands = *newbands;
+		ScbfBandDirWrite(vs->index, vs->meta, &fc.bands, &fc.dir);
+	}
 	fc.delta_changed = false;
 	fc.nfilters = vs->nfilters;
 	ScbfUpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
@@ -392,6 +426,16 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	for (i = 0; i < nnew; i++)
 		nset[Min(newrows[i] / band->geom.m, SCBF_ROWS_MAX_K - 1)]++;
 	ScbfFilterSetEntries(f, (uint32) nkept);
+	if (nkeys < ScbfFilterKeys(f))
+	{
+		const ScbfBand *group = ScbfGroupOf(&vs->bands,
+											(uint32) (band - vs->bands.bands));
+
+		/* keys its band's summary holds, and no entry needs any more */
+		if (group != NULL)
+			vs->removed[group - vs->bands.groups] +=
+				ScbfFilterKeys(f) - nkeys;
+	}
 	ScbfFilterSetKeys(f, nkeys);
 	ScbfFilterSetBits(f, k, nset);
 	vs->changed[c] = true;
@@ -588,7 +632,7 @@ VacConsolidate(ScbfVacState *vs)
 			MemoryContextReset(vs->filtercxt);
 			if (vs->ngroup >= SCBF_VACUUM_GROUP)
 			{
-				VacCommit(vs);
+				VacCommit(vs, NULL);
 				/* the table is read again; its order by chain still holds */
 				VacStart(vs);
 			}
@@ -617,6 +661,114 @@ VacMergeDelta(Relation index)
 	ScbfDeltaMerge(index, state, &delta, &bands, NULL, 0,
 					RelationGetNumberOfBlocks(index));
 	pfree(meta);
+}
+
+/* What a summary's rebuild asks VACUUM for: a filter's keys */
+typedef struct ScbfVacKeys
+{
+	ScbfVacState *vs;
+	ScbfKeyFn	emit;
+	void	   *emit_arg;
+	int			col;
+} ScbfVacKeys;
+
+/*
+ * ScbfLedgerScan callback of VacFilterKeys: a posting list's hash is a
+ * key of the filter.
+ */
+static void
+VacLedgerKey(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	ScbfVacKeys *vk = (ScbfVacKeys *) arg;
+
+	vk->emit(vk->col, hash, vk->emit_arg);
+}
+
+/*
+ * ScbfKeysFn of a summary's rebuild: the keys of filter filterno in the
+ * ledger runs a reader at the committed serial sees; none for a filter
+ * free or merged into another.
+ */
+static void
+VacFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
+{
+	ScbfVacState *vs = (ScbfVacState *) arg;
+	ScbfFilter *f = vs->filters[filterno];
+	ScbfVacKeys vk;
+
+	if (!ScbfFilterInUse(f) || !ScbfFilterVisible(f, vs->serial - 1))
+		return;
+	vk.vs = vs;
+	vk.emit = emit;
+	vk.emit_arg = emit_arg;
+	for (vk.col = 0; vk.col < vs->state->ncols; vk.col++)
+		if (!ScbfLedgerScan(vs->index, ScbfFilterRoot(f, vk.col), vk.col,
+							vs->serial - 1, VacLedgerKey, &vk,
+							RelationGetNumberOfBlocks(vs->index)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("a ledger of index \"%s\" changed under the fold lock",
+							RelationGetRelationName(vs->index)),
+					 errhint("Please REINDEX it.")));
+}
+
+/*
+ * After a pass (whose commits added the keys they took out of each group's
+ * bands to the group's count): write anew the summary of each group whose
+ * count reached a quarter of the keys its bands hold now (a fifth of
+ * those they held, fewer the ones since added), from the ledgers at the
+ * committed serial; one commit names the new groups, whose counts start
+ * at 0, and hands the old ones to the graveyard.  A crash before it leaves
+ * the old summaries and their counts: the next VACUUM writes them anew.
+ */
+static void
+VacSummaries(ScbfVacState *vs)
+{
+	ScbfBands	newbands;
+	uint64	   *keys;
+	bool		any = false;
+	bool		rebuilt = false;
+	uint32		g;
+	uint32		f;
+
+	VacStart(vs);
+	for (g = 0; g < vs->bands.ngroups; g++)
+		any |= vs->bands.groups[g].removed > 0;
+	if (!any)
+		return;
+	keys = palloc0(sizeof(uint64) * vs->bands.ngroups);
+	for (f = 0; f < vs->nfilters; f++)
+	{
+		const ScbfBand *band;
+		const ScbfBand *group;
+
+		if (!ScbfFilterInUse(vs->filters[f]) ||
+			!ScbfFilterVisible(vs->filters[f], vs->serial))
+			continue;
+		band = VacBand(vs, f);
+		group = ScbfGroupOf(&vs->bands, (uint32) (band - vs->bands.bands));
+		if (group != NULL)
+			keys[group - vs->bands.groups] += ScbfFilterKeys(vs->filters[f]);
+	}
+	newbands = vs->bands;
+	newbands.groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+	memcpy(newbands.groups, vs->bands.groups,
+		   sizeof(ScbfBand) * vs->bands.ngroups);
+	for (g = 0; g < newbands.ngroups; g++)
+	{
+		ScbfBand	group;
+
+		if (newbands.groups[g].removed == 0 ||
+			newbands.groups[g].removed < keys[g] / 4)
+			continue;
+		ScbfGroupRebuild(vs->index, vs->state, &newbands, g, vs->nfilters,
+						 VacFilterKeys, vs, &group);
+		newbands.groups[g] = group;
+		rebuilt = true;
+	}
+	if (rebuilt)
+		VacCommit(vs, &newbands);
+	pfree(keys);
 }
 
 /*
@@ -660,20 +812,23 @@ VacuumPass(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		MemoryContextReset(vs.filtercxt);
 		if (vs.ngroup >= SCBF_VACUUM_GROUP || vs.nbits >= SCBF_VACUUM_BITS)
 		{
-			VacCommit(&vs);
+			VacCommit(&vs, NULL);
 			VacStart(&vs);
 		}
 		/* interrupts; and VACUUM's cost delay, between filters */
 		ScbfVacuumDelayPoint();
 	}
 	if (vs.ngroup > 0)
-		VacCommit(&vs);
+		VacCommit(&vs, NULL);
 
 	/* then segments whose filters fit in one */
 	VacStart(&vs);
 	VacConsolidate(&vs);
 	if (vs.ngroup > 0)
-		VacCommit(&vs);
+		VacCommit(&vs, NULL);
+
+	/* then the summaries of groups that lost too many keys */
+	VacSummaries(&vs);
 
 	MemoryContextDelete(vs.passcxt);
 	UnlockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);

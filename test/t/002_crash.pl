@@ -959,6 +959,13 @@ SKIP:
 #      (ScbfBandRelayout called from FoldBands itself, not from
 #      ScbfBandOpen) and is stopped at its commit likewise: the old band
 #      stays, the next fold writes the band anew and commits it.
+#   c. An index of three bands of 16 filters has a group summarizing them
+#      (src/README, "Summaries of bands"); deletes take a third of the
+#      keys out, and the VACUUM that writes the group's summary anew from
+#      the ledgers (ScbfGroupRebuild) is stopped at the commit that names
+#      it, then the server crashes.  The old summary stays named, with
+#      the count of keys removed, the answers exact; the new summary's
+#      pages are a leftover; the next VACUUM writes it anew and commits.
 SKIP:
 {
 	skip "crashes in a fold that grows the bands: $gdb_why", 1 if $gdb_why;
@@ -1077,6 +1084,47 @@ SKIP:
 	scbf_same($node, 'postgres', \@probes, name => 'relayout: answers after VACUUM');
 	exact_tids('relayout', 'bl', 0, 999, 5000, 5999);
 	verify_clean($node, 'bl_a', 'relayout: after VACUUM');
+
+	# c. a VACUUM that writes a group's summary anew
+	set_band_filters(16);
+	my $groups = sub {
+		return q1("SELECT string_agg(serial::text, ',' ORDER BY serial) FROM scbf_pages('$_[0]') "
+			  . "WHERE kind = 'summary map' AND block_index IS NOT NULL");
+	};
+	q1(q{
+		CREATE TABLE bs (id int, a int) WITH (autovacuum_enabled = off);
+		INSERT INTO bs SELECT g, g % 1000 FROM generate_series(1, 60000) g;
+		CREATE INDEX bs_a ON bs USING scbf (a) WITH (pages_per_segment = 8);
+	});
+	cmp_ok(q1("SELECT count(*) FROM scbf_pages('bs_a') WHERE kind = 'band map'"), '>=', 2, 'summary rebuild: the index has several bands');
+	is($groups->('bs_a'), '1', 'summary rebuild: one group summarizes them');
+	q1('DELETE FROM bs WHERE a % 3 = 0');
+	@probes = ('SELECT * FROM bs WHERE a IN (1, 500, 998)', 'SELECT * FROM bs WHERE a = 7',
+		[ 'SELECT * FROM bs WHERE a IN (0, 3, 999, 1000)', 'empty' ]);
+	($s, $pid) = gdb_session('bs_a');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'ScbfGroupRebuild', 'ScbfCommitSerial' ], start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) bs;\n");
+	});
+	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bVacSummaries\b/s,
+		'summary rebuild: VACUUM wrote the summary anew and stopped at its commit');
+	is($groups->('bs_a'), '1', 'summary rebuild: at the crash, the metapage names the old summary');
+	cmp_ok($unreferenced->('bs_a'), '>', 0, 'summary rebuild: at the crash, the new summary\'s pages are written, named by nothing');
+	scbf_same($node, 'postgres', \@probes, name => 'summary rebuild: answers during the VACUUM');
+	flush_wal($node);
+	gdb_crash($node, $g, 'summary rebuild');
+	end_session($s);
+	is($groups->('bs_a'), '1', 'summary rebuild: after the crash, the old summary');
+	scbf_same($node, 'postgres', \@probes, name => 'summary rebuild: answers after the crash');
+	verify_clean($node, 'bs_a', 'summary rebuild: after the crash', leftovers => ['pages']);
+	q1('VACUUM bs');
+	is($groups->('bs_a'), '2', 'summary rebuild: the next VACUUM wrote the summary anew and committed it');
+	scbf_same($node, 'postgres', \@probes, name => 'summary rebuild: answers after the next VACUUM');
+	q1('SELECT txid_current()');
+	q1('VACUUM bs');
+	is($unreferenced->('bs_a'), 0, 'summary rebuild: VACUUM freed the pages the crash left');
+	exact_tids('summary rebuild', 'bs', 0, 1, 3, 7, 500, 998, 999);
+	verify_clean($node, 'bs_a', 'summary rebuild: after VACUUM');
 	set_band_filters(0);
 }
 

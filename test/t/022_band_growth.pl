@@ -6,7 +6,9 @@
 # a new band and answer as a sequential scan does in the same snapshot.
 # A second table grows so with scbf.test_band_filters = 16 on both servers:
 # its folds open band after band (src/README, "Growth beyond one band"),
-# each replayed while the sessions probe.  WAL is checked page by page on
+# and, with scbf.test_group_bands = 8, group after group of their
+# summaries (src/README, "Summaries of bands"), each replayed while the
+# sessions probe.  WAL is checked page by page on
 # replay (wal_consistency_checking).
 use strict;
 use warnings;
@@ -48,9 +50,11 @@ sub grow
 		CREATE INDEX ${t}_s ON $t USING scbf (s) WITH (pages_per_segment = 8);
 	});
 	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s', indexrelid::regclass, i.slice_counters,
+	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s groups %s', indexrelid::regclass, i.slice_counters,
 			(SELECT max(serial) FROM scbf_pages(indexrelid) WHERE kind = 'band map'),
-			(SELECT count(DISTINCT serial) FROM scbf_pages(indexrelid) WHERE kind = 'rows')), ', ' ORDER BY 1)
+			(SELECT count(DISTINCT serial) FROM scbf_pages(indexrelid) WHERE kind = 'rows'),
+			(SELECT format('%s of %s', count(*) FILTER (WHERE kind = 'summary map'), count(*) FILTER (WHERE kind = 'band map'))
+			 FROM scbf_pages(indexrelid) WHERE block_index IS NOT NULL)), ', ' ORDER BY 1)
 		FROM pg_index, scbf_index_info(indexrelid) i WHERE indrelid = '$t'::regclass};
 	$sess{$_}->query_safe("SET enable_seqscan = off; SET enable_indexscan = off; SELECT count(*) FROM $t WHERE a = 1")
 	  for keys %sess;
@@ -100,6 +104,12 @@ sub grow
 	my %m1 = $last =~ /(\w+) m (\d+)/g;
 	my %serial = $last =~ /(\w+) m \d+ serial (\d+)/g;
 	my %bands = $last =~ /(\w+) m \d+ serial \d+ bands (\d+)/g;
+	# groups, and the live bands they summarize
+	my %groups;
+	while ($last =~ /(\w+) m \d+ serial \d+ bands \d+ groups (\d+) of (\d+)/g)
+	{
+		$groups{$1} = [ $2, $3 ];
+	}
 
 	# the same answers from fresh sessions, and the verifier, on both servers
 	for my $node ($primary, $standby)
@@ -109,7 +119,7 @@ sub grow
 			name => $node->name . ": $t after the growth");
 		verify_clean($node, "${t}_$_", $node->name . ": $t after the growth") for qw(a s);
 	}
-	return (\%m0, \%m1, \%serial, \%bands);
+	return (\%m0, \%m1, \%serial, \%bands, \%groups);
 }
 
 # 1. one band (no band limit): relayouts and regeometries
@@ -118,18 +128,23 @@ cmp_ok($m1->{g_a}, '<', $m0->{g_a}, "g_a (20 rows a value): a regeometry chose a
 cmp_ok($m1->{g_s}, '>', $m0->{g_s}, "g_s (unique text): a regeometry chose a larger m ($m0->{g_s} -> $m1->{g_s})");
 cmp_ok($serial->{$_}, '>=', 3, "$_: the band was written anew at least twice (serial $serial->{$_})") for qw(g_a g_s);
 
-# 2. bands of at most 16 filters (scbf.test_band_filters on both servers):
-# the folds open band after band, replayed while the sessions probe
+# 2. bands of at most 16 filters and groups of at most 8 bands
+# (scbf.test_band_filters, scbf.test_group_bands on both servers): the
+# folds open band after band, and the groups that summarize them, replayed
+# while the sessions probe
 for my $node ($primary, $standby)
 {
-	$node->append_conf('postgresql.conf', "scbf.test_band_filters = 16\n");
+	$node->append_conf('postgresql.conf', "scbf.test_band_filters = 16\nscbf.test_group_bands = 8\n");
 	$node->reload;
-	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '16'")
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '16' "
+		  . "AND current_setting('scbf.test_group_bands') = '8'")
 	  or die $node->name . ': scbf.test_band_filters = 16 did not take effect';
 }
-my $bands;
-(undef, undef, undef, $bands) = grow('h');
+my ($bands, $groups);
+(undef, undef, undef, $bands, $groups) = grow('h');
 cmp_ok($bands->{$_}, '>', 3, "$_: the growth opened band after band ($bands->{$_} bands of 16 filters)") for qw(h_a h_s);
+is($groups->{$_}[0], int(($groups->{$_}[1] + 7) / 8),
+	"$_: a group summarizes every 8 bands ($groups->{$_}[0] groups of $groups->{$_}[1] bands)") for qw(h_a h_s);
 
 $sess{$_}->quit for keys %sess;
 $standby->stop;

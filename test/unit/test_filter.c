@@ -581,6 +581,124 @@ TestRowsBand(void)
 			  F, geom.k, geom.m, cap, measured, fpr);
 }
 
+/*
+ * Rows of any width (a group of bands' summary): set, clear and test touch
+ * bit row * width + col and no other, as a model says.
+ */
+static void
+TestRowsOddWidths(void)
+{
+	for (uint32_t width = 1; width <= 13; width += 2)
+	{
+		enum
+		{
+			ROWS = 97
+		};
+		uint8_t		space[(ROWS * 13 + 7) / 8];
+		uint8_t		model[ROWS * 13];
+		int			bad = 0;
+
+		memset(space, 0, sizeof(space));
+		memset(model, 0, sizeof(model));
+		for (uint32_t i = 0; i < 400; i++)
+		{
+			uint32_t	r = (i * 7919u) % ROWS;
+			uint32_t	c = (i * 31u) % width;
+			bool		was_clear = scbf_rows_set(space, r, width, c);
+
+			bad += was_clear != !model[r * width + c];
+			model[r * width + c] = 1;
+			if (i % 3 == 0)
+			{
+				scbf_rows_clear(space, (r + 5) % ROWS, width, (c + 1) % width);
+				model[((r + 5) % ROWS) * width + (c + 1) % width] = 0;
+			}
+		}
+		for (uint32_t r = 0; r < ROWS; r++)
+			for (uint32_t c = 0; c < width; c++)
+				bad += scbf_rows_test(space, r, width, c) != model[r * width + c];
+		CHECK(bad == 0, "width %u: %d bits disagree with the model", width, bad);
+	}
+	GroupDone("rows of odd widths (1 .. 13): set, clear and test agree with a model");
+}
+
+/*
+ * A band's summary (scbf_summary_rows): a key's rows lie in one block of
+ * the summary; a summary of n keys at SCBF_SUMMARY_KEY_BITS bits a key
+ * finds every key it holds, and says "maybe" for absent keys at the rate
+ * of a blocked Bloom filter: the mean over the Poisson-spread number j of
+ * keys in a block of (1 - (1 - 1/512)^(9j))^9.
+ */
+static void
+TestSummary(void)
+{
+	enum
+	{
+		N = 200000, PROBES = 400000
+	};
+	uint32_t	nblocks = (uint32_t) ((uint64_t) N * SCBF_SUMMARY_KEY_BITS /
+									  SCBF_SUMMARY_BLOCK_BITS);
+	uint8_t    *bits = calloc((size_t) nblocks * SCBF_SUMMARY_BLOCK_BITS / 8, 1);
+	uint32_t	rows[SCBF_SUMMARY_K];
+	int			outside = 0;
+	int			misses = 0;
+	uint64_t	maybe = 0;
+	double		lambda = (double) N / nblocks;
+	double		expected = 0;
+	double		pj = exp(-lambda);
+	double		measured;
+	double		sigma;
+
+	for (uint32_t i = 0; i < N; i++)
+	{
+		scbf_summary_rows(scbf_filter_key(i, 11), nblocks, rows);
+		for (int b = 0; b < SCBF_SUMMARY_K; b++)
+		{
+			outside += rows[b] / SCBF_SUMMARY_BLOCK_BITS !=
+				rows[0] / SCBF_SUMMARY_BLOCK_BITS ||
+				rows[b] >= nblocks * SCBF_SUMMARY_BLOCK_BITS;
+			(void) scbf_rows_set(bits, rows[b], 1, 0);
+		}
+	}
+	CHECK(outside == 0, "%d rows outside their key's block or the summary", outside);
+	for (uint32_t i = 0; i < N; i += 13)
+	{
+		scbf_summary_rows(scbf_filter_key(i, 11), nblocks, rows);
+		for (int b = 0; b < SCBF_SUMMARY_K; b++)
+			if (!scbf_rows_test(bits, rows[b], 1, 0))
+			{
+				misses++;
+				break;
+			}
+	}
+	CHECK(misses == 0, "%d present keys not found in the summary", misses);
+	for (uint32_t t = 0; t < PROBES; t++)
+	{
+		int			b;
+
+		scbf_summary_rows(scbf_filter_key(800000000u + t, 11), nblocks, rows);
+		for (b = 0; b < SCBF_SUMMARY_K; b++)
+			if (!scbf_rows_test(bits, rows[b], 1, 0))
+				break;
+		maybe += b == SCBF_SUMMARY_K;
+	}
+	for (int j = 0; j < 200; j++)
+	{
+		expected += pj * pow(1 - pow(1 - 1.0 / SCBF_SUMMARY_BLOCK_BITS,
+									 (double) SCBF_SUMMARY_K * j),
+							 SCBF_SUMMARY_K);
+		pj *= lambda / (j + 1);
+	}
+	measured = (double) maybe / PROBES;
+	sigma = sqrt(expected / PROBES);
+	CHECK(fabs(measured - expected) < 4 * sigma + 0.1 * expected,
+		  "summary rate %.2e, a blocked Bloom filter's %.2e", measured, expected);
+	free(bits);
+	GroupDone("summary: %u keys in %u blocks, every key found, rate %.2e "
+			  "(blocked Bloom filter: %.2e)", (uint32_t) N, nblocks, measured,
+			  expected);
+}
+
 int
 main(void)
 {
@@ -590,6 +708,8 @@ main(void)
 	TestPositions();
 	TestRowsBits();
 	TestRowsBand();
+	TestRowsOddWidths();
+	TestSummary();
 
 	if (nfail_total)
 	{
