@@ -67,31 +67,32 @@ StaticAssertDecl(SCBF_GROUP_BANDS * SCBF_SUMMARY_BLOCK_BITS <=
 
 /*
  * ScbfGroupLimit
- *		The bands a group may hold: SCBF_GROUP_BANDS, or what
- *		scbf.test_group_bands says, rounded down to a multiple of 8.
+ *		The bands a group may hold: SCBF_GROUP_BANDS, or fewer if
+ *		scbf.test_group_bands says so.
  */
 uint32
 ScbfGroupLimit(void)
 {
-	uint32		limit = SCBF_GROUP_BANDS;
-
 	if (scbf_test_group_bands > 0)
-		limit = Min(limit, Max(TYPEALIGN_DOWN(SCBF_ROWS_WIDTH_ALIGN,
-											  scbf_test_group_bands),
-							   SCBF_ROWS_WIDTH_ALIGN));
-	return limit;
+		return Min(SCBF_GROUP_BANDS, (uint32) scbf_test_group_bands);
+	return SCBF_GROUP_BANDS;
 }
 
 /*
- * The blocks of a group whose bands' filters are sized for capacity keys:
- * SCBF_SUMMARY_KEY_BITS bits for each key a full band holds, at most what
- * 32-bit row numbers address (past it, the summary's rate rises).
+ * The blocks of a group that opens with band: for each key a full band of
+ * its filters holds (capacity a filter), SCBF_SUMMARY_KEY_BITS bits, or as
+ * many as a filter has a key if fewer (an index built for a high rate:
+ * the summary need not exclude a band more surely than its rows would), at
+ * most what 32-bit row numbers address (past it, the summary's rate rises).
  */
 static uint32
-GroupBlocks(uint32 capacity)
+GroupBlocks(const ScbfBand *band)
 {
-	uint64		bits = (uint64) ScbfBandLimit() * Max(capacity, 1) *
-		SCBF_SUMMARY_KEY_BITS;
+	uint32		capacity = Max(band->capacity, 1);
+	uint64		keybits = Min((uint64) SCBF_SUMMARY_KEY_BITS,
+							  Max((uint64) band->geom.k * band->geom.m / capacity,
+								  1));
+	uint64		bits = (uint64) ScbfBandLimit() * capacity * keybits;
 	uint64		blocks = (bits + SCBF_SUMMARY_BLOCK_BITS - 1) /
 		SCBF_SUMMARY_BLOCK_BITS;
 
@@ -347,7 +348,7 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 			 * a new group after the last, with the summaries of the
 			 * committed bands it holds (the first group's, band 0's)
 			 */
-			GroupPlan(end, nb, GroupBlocks(bands->bands[end].capacity),
+			GroupPlan(end, nb, GroupBlocks(&bands->bands[end]),
 					  ScbfGroupNextSerial(bands), &next);
 			ScbfBandWrite(index, state, &next, committed->nbands,
 						  GroupBandKeys, &gk, NULL);
@@ -430,8 +431,8 @@ ScbfGroupsBuild(Relation index, ScbfState *state, ScbfBands *bands,
 	{
 		ScbfBand   *group = &bands->groups[bands->ngroups++];
 
-		GroupPlan(first, nb, GroupBlocks(bands->bands[first].capacity),
-				  serial++, group);
+		GroupPlan(first, nb, GroupBlocks(&bands->bands[first]), serial++,
+				  group);
 		ScbfBandBuild(index, state, group, nb, GroupBandKeys, &gk, NULL);
 		first += group->width;
 	}

@@ -176,6 +176,10 @@ CheckMetaPage(Relation index, Page page)
 	{
 		CheckBand(index, meta, &meta->last, meta->nbands - 1, SCBF_METAPAGE_BLKNO);
 		end = (uint64) meta->last.first + meta->last.width;
+		/* a band opens for a filter that needs it */
+		if (meta->last.first > meta->nfilters)
+			ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+							  "The last band starts past the metapage's filters.");
 	}
 	if (meta->nfilters > end)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,

@@ -93,7 +93,7 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_BLOCKS		40
+#define FUZZ_MAX_BLOCKS		48
 #define FUZZ_MAX_FILTERS	64	/* table entries looked at */
 #define FUZZ_HASHES			8	/* hashes probed per column */
 
@@ -279,14 +279,6 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 }
 
 /*
- * The filters that may hold any of hashes[0 .. n) in column col, read from
- * the band's bytes directly: per hash, the AND of row slice * m + position
- * of each slice, row r on page r / rows_per_page of the band (the block its
- * map's runs give) at byte (r % rows_per_page) * width / 8.  Only after
- * ScbfRowsProbe succeeded on the same band, so the map and every page it
- * reads are the band's.
- */
-/*
  * The block of page pageno of band, from its map's runs.
  */
 static BlockNumber
@@ -304,6 +296,44 @@ BandBlock(const ScbfBand *band, uint32 pageno)
 	return 0;
 }
 
+/*
+ * Whether a probe of filter key fkey reads band b: no group summarizes
+ * it, or every one of the key's rows of its group's summary has the
+ * band's bit (row r on page r / rows_per_page of the group at bit
+ * (r % rows_per_page) * width + b - first).
+ */
+static bool
+ExpectedBand(const ScbfBands *bands, uint32 b, uint64 fkey)
+{
+	uint32		rows[SCBF_SUMMARY_K];
+
+	for (uint32 g = 0; g < bands->ngroups; g++)
+	{
+		const ScbfBand *group = &bands->groups[g];
+		uint32		rpp = group->rows_per_page;
+		Page		page;
+
+		if (b < group->first || b - group->first >= group->width)
+			continue;
+		scbf_summary_rows(fkey, group->capacity, rows);
+		page = cur_pages[BandBlock(group, rows[0] / rpp)];
+		for (int i = 0; i < SCBF_SUMMARY_K; i++)
+			if (!scbf_rows_test(ScbfPageGetRows(page), rows[i] % rpp,
+								group->width, b - group->first))
+				return false;
+		return true;
+	}
+	return true;
+}
+
+/*
+ * The filters that may hold any of hashes[0 .. n) in column col, read from
+ * the band's bytes directly: per hash and band its summary may hold it in,
+ * the AND of row slice * m + position of each slice, row r on page r /
+ * rows_per_page of the band (the block its map's runs give) at byte
+ * (r % rows_per_page) * width / 8.  Only after ScbfRowsProbe succeeded on
+ * the same bands, so the maps and every page they read are theirs.
+ */
 static void
 ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 			 const uint32 *hashes, int n, uint8 *expected, BlockNumber nblocks)
@@ -327,6 +357,9 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 		}
 		for (int h = 0; h < n; h++)
 		{
+			if (!ExpectedBand(&bands, b,
+							  scbf_filter_key(hashes[h], state->seeds[col])))
+				continue;
 			ScbfKeyPositions(state, band, col, hashes[h], pos);
 			memset(one, 0xFF, nbytes);
 			for (uint32 i = 0; i < band->geom.k; i++)
