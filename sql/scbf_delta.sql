@@ -114,7 +114,7 @@ SELECT scbf_verify('dl_code', true);
 -- larger delta (the old one merged, replaced, freed after the commit); so
 -- does an index whose delta was made as an eighth of its band, before
 -- deltas were a quarter.  Segments of 8 pages make filters, and the band,
--- grow quickly: 19 folds of 8,000 rows take the band past 128 pages, a
+-- grow quickly: 25 folds of 8,000 rows take the band past 128 pages, a
 -- quarter of which is twice the 16-page delta.
 CREATE TABLE dg (id int, code text) WITH (autovacuum_enabled = off);
 INSERT INTO dg SELECT g, md5(g::text) FROM generate_series(1, 20000) g;
@@ -125,7 +125,7 @@ SELECT * FROM dl_delta('dg_code');
 SELECT min(blkno) AS first_delta FROM scbf_pages('dg_code') WHERE kind = 'delta' \gset
 DO $$
 BEGIN
-	FOR lo IN 28001 .. 164001 BY 8000 LOOP
+	FOR lo IN 28001 .. 220001 BY 8000 LOOP
 		INSERT INTO dg SELECT g, md5(g::text) FROM generate_series(lo, lo + 7999) g;
 		PERFORM scbf_clean_pending('dg_code');
 	END LOOP;
@@ -134,10 +134,10 @@ SELECT * FROM dl_delta('dg_code');
 SELECT min(blkno) <> :first_delta AS replaced
 FROM scbf_pages('dg_code') WHERE kind = 'delta';
 SELECT scbf_same('SELECT * FROM dg WHERE code = md5(''27000'')');
-SELECT scbf_same('SELECT * FROM dg WHERE code = md5(''171999'')');
-SELECT scbf_empty('SELECT * FROM dg WHERE code = md5(''172001'')');
+SELECT scbf_same('SELECT * FROM dg WHERE code = md5(''227999'')');
+SELECT scbf_empty('SELECT * FROM dg WHERE code = md5(''228001'')');
 SET enable_seqscan = off;
-SELECT count(*) AS missed FROM generate_series(1, 172000, 7) g
+SELECT count(*) AS missed FROM generate_series(1, 228000, 7) g
 WHERE NOT EXISTS (SELECT 1 FROM dg WHERE code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dg_code', true);

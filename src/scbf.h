@@ -867,7 +867,7 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 							uint32 from);
 /* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
 #define SCBF_BAND_SPARE_BUILT	8
-#define SCBF_BAND_SPARE_GROWN	2
+#define SCBF_BAND_SPARE_GROWN	4
 extern void ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare,
 						 uint32 k, uint32 m, uint32 capacity, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,
