@@ -187,6 +187,12 @@ Namer(const ScbfBlockRef *ref)
 		case SCBF_KIND_BANDDIR:
 			return psprintf("Page " INT64_FORMAT " of the band directory",
 							ref->pageno);
+		case SCBF_KIND_SUMMARY:
+			return psprintf("Page " INT64_FORMAT " of the summary of serial " INT64_FORMAT,
+							ref->pageno, ref->serial);
+		case SCBF_KIND_SUMMARYMAP:
+			return psprintf("The map of the summary of group " INT64_FORMAT,
+							ref->pageno);
 		case SCBF_KIND_DELTA:
 			return psprintf("Partition " INT64_FORMAT " of the delta",
 							ref->pageno);

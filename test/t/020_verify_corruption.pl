@@ -176,6 +176,40 @@ is(q1("SELECT max_count > 0 AND stale_counters = 0 FROM scbf_index_info('v2_a')"
 	scans_survive('a', join(',', 0 .. 499), 'format 2: a cleared row bit', 1);
 }
 
+# ---- a cleared summary bit (invariant I4 for the summary of a group of
+# bands: a probe would skip the band that holds a key).  Bands of at most
+# 8 filters in groups of 2 give the index several bands and groups; a
+# summary page holds rows from 24 up to pd_lower, as a row page does, and
+# every bit a build sets is some key's.
+$node->safe_psql('postgres', q{
+	SET scbf.test_band_filters = 8;
+	SET scbf.test_group_bands = 2;
+	CREATE INDEX v_sum ON v USING scbf (a) WITH (pages_per_segment = 8);
+	CHECKPOINT;
+});
+cmp_ok(q1("SELECT count(*) FROM scbf_pages('v_sum') WHERE kind = 'summary map' AND block_index IS NOT NULL"),
+	'>=', 2, 'v_sum: several groups of bands, each with its summary');
+{
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v_sum', true)");
+	ok($ret == 0 && $err eq '', 'v_sum: the fresh index verifies cleanly');
+	my $blk = page_of('v_sum', 'summary');
+	my $page = read_page('v_sum', $blk);
+	is(u8($page, $SPECIAL + 10), 14, 'summary: a summary page where scbf_pages says');
+	my $lower = u16($page, 12);
+	my ($off, $byte);
+	for my $o (24 .. $lower - 1)
+	{
+		$byte = u8($page, $o);
+		if ($byte) { $off = $o; last; }
+	}
+	ok(defined $off, 'summary: the summary page has a set bit');
+	patch('v_sum', [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
+	verify_fails('v_sum', 'false', qr/is missing a summary bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant I4: filter \d+ .*the summary of band \d+ does not hold the key/,
+		'summary: a cleared summary bit');
+	scans_survive('a', join(',', 0 .. 499), 'summary: a cleared summary bit', 1);
+	q1('DROP INDEX v_sum');
+}
+
 fresh_index('v2_a', '(a)');
 {
 	my $blk = page_of('v2_a', 'leaf');
