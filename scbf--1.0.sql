@@ -1065,3 +1065,17 @@ REVOKE ALL ON FUNCTION scbf_shard_nodes(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_read_shards(text[], name, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_run_on_nodes(text[], int[], text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_schema() FROM PUBLIC;
+
+-- Routing the plain query on Citus (src/scbfroute.c): a worker node's
+-- answer to the coordinator's question, per shard (qualified names) whether
+-- it may hold a row whose column equals one of the values (the text input of
+-- value_type), from the shard's scbf index.  A shard that cannot tell (no
+-- such table or index, a lock not free at once, no SELECT privilege; in
+-- strict mode a transaction holding a write lock on it) answers true.
+-- Executable by every role, since every role that reads a distributed
+-- table routes: what it reveals is already the caller's to read.
+CREATE FUNCTION scbf_route_shards(shards text[], column_name name,
+	value_type regtype, vals text[], strict boolean)
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'scbf_route_shards'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
