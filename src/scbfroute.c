@@ -374,25 +374,32 @@ RouteJob(Node *dplan, Node **job, Query **query, List **tasks)
 	return true;
 }
 
+/* A token of a node's output: where it starts in the output, its length */
+typedef struct RouteToken
+{
+	const char *start;
+	int			len;
+} RouteToken;
+
 /*
- * The next token of a node's output at *p (advanced past it), with its
- * backslash escapes removed, or NULL at the end.  As PostgreSQL's
- * pg_strtok: parentheses and braces are tokens of their own, else a token
- * ends at unescaped white space or one of those.
+ * The next token of a node's output at *p (advanced past it); false at the
+ * end.  As PostgreSQL's pg_strtok: parentheses and braces are tokens of
+ * their own, else a token ends at unescaped white space or one of those; a
+ * backslash escapes the character after it.  Nothing is allocated (the
+ * output of a plan's tasks has many thousands of tokens).
  */
-static char *
-NextToken(const char **p)
+static bool
+NextToken(const char **p, RouteToken *tok)
 {
 	const char *s = *p;
-	StringInfoData buf;
 
 	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
 		s++;
 	if (*s == '\0')
-		return NULL;
-	initStringInfo(&buf);
+		return false;
+	tok->start = s;
 	if (*s == '(' || *s == ')' || *s == '{' || *s == '}')
-		appendStringInfoChar(&buf, *s++);
+		s++;
 	else
 	{
 		while (*s && *s != ' ' && *s != '\n' && *s != '\t' && *s != '\r' &&
@@ -400,11 +407,41 @@ NextToken(const char **p)
 		{
 			if (*s == '\\' && s[1] != '\0')
 				s++;
-			appendStringInfoChar(&buf, *s++);
+			s++;
 		}
 	}
+	tok->len = s - tok->start;
 	*p = s;
-	return buf.data;
+	return true;
+}
+
+/*
+ * Whether tok is the string str (as written: field names and "<>").
+ */
+static inline bool
+TokenIs(const RouteToken *tok, const char *str)
+{
+	return tok->start != NULL && (int) strlen(str) == tok->len &&
+		memcmp(tok->start, str, tok->len) == 0;
+}
+
+/*
+ * The value of tok with its backslash escapes removed, palloc'd.
+ */
+static char *
+TokenValue(const RouteToken *tok)
+{
+	char	   *v = palloc(tok->len + 1);
+	int			n = 0;
+
+	for (int i = 0; i < tok->len; i++)
+	{
+		if (tok->start[i] == '\\' && i + 1 < tok->len)
+			i++;
+		v[n++] = tok->start[i];
+	}
+	v[n] = '\0';
+	return v;
 }
 
 /*
@@ -416,41 +453,38 @@ RouteReadTask(Node *task, RouteTask *rt)
 {
 	char	   *out = nodeToString(task);
 	const char *p = out;
-	char	   *tok;
-	char	   *prev1 = NULL;
-	char	   *prev2 = NULL;
-	char	   *prev3 = NULL;
+	RouteToken	w[4] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 
 	memset(rt, 0, sizeof(*rt));
 	rt->keep = true;
-	/* a window of the last four tokens: ":a x :b y" */
-	while ((tok = NextToken(&p)) != NULL)
+	/* a window of the last four tokens, w[3] the newest: ":a x :b y" */
+	while (NextToken(&p, &w[3]))
 	{
-		if (prev3 && strcmp(prev3, ":relationId") == 0 &&
-			strcmp(prev1, ":shardId") == 0)
+		if (TokenIs(&w[0], ":relationId") && TokenIs(&w[2], ":shardId"))
 		{
 			uint64	   *shardid = palloc(sizeof(uint64));
+			char	   *v = TokenValue(&w[3]);
+			char	   *r = TokenValue(&w[1]);
 
-			*shardid = strtou64(tok, NULL, 10);
-			rt->relids = lappend_oid(rt->relids,
-									 (Oid) strtoul(prev2, NULL, 10));
+			*shardid = strtou64(v, NULL, 10);
+			rt->relids = lappend_oid(rt->relids, (Oid) strtoul(r, NULL, 10));
 			rt->shardids = lappend(rt->shardids, shardid);
 		}
-		else if (prev3 && strcmp(prev3, ":nodeName") == 0 &&
-				 strcmp(prev1, ":nodePort") == 0)
+		else if (TokenIs(&w[0], ":nodeName") && TokenIs(&w[2], ":nodePort"))
 		{
 			if (rt->nplacements++ == 0)
 			{
-				rt->host = pstrdup(prev2);
-				rt->port = atoi(tok);
+				char	   *v = TokenValue(&w[3]);
+
+				rt->host = TokenValue(&w[1]);
+				rt->port = atoi(v);
 			}
 		}
-		else if (prev1 && strcmp(prev1, ":dependentTaskList") == 0 &&
-				 strcmp(tok, "<>") != 0)
+		else if (TokenIs(&w[2], ":dependentTaskList") && !TokenIs(&w[3], "<>"))
 			rt->dependent = true;
-		prev3 = prev2;
-		prev2 = prev1;
-		prev1 = tok;
+		w[0] = w[1];
+		w[1] = w[2];
+		w[2] = w[3];
 	}
 	pfree(out);
 }
