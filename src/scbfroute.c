@@ -888,6 +888,71 @@ RouteWait(PGconn *conn, bool write, TimestampTz deadline)
 }
 
 /*
+ * The schema of scbf's functions: its access method handler's.  Citus
+ * creates the extension in the same schema on every node.
+ */
+static char *
+RouteSchema(void)
+{
+	HeapTuple	tup;
+	Oid			handler;
+
+	tup = SearchSysCache1(AMNAME, CStringGetDatum("scbf"));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for access method \"scbf\"");
+	handler = ((Form_pg_am) GETSTRUCT(tup))->amhandler;
+	ReleaseSysCache(tup);
+	return get_namespace_name(get_func_namespace(handler));
+}
+
+/*
+ * Prepare the routing question, as the statement "scbf_route", on the new
+ * connection conn, waiting until the deadline at most; false if it could
+ * not.  The workers then neither parse nor plan it again.
+ */
+static bool
+RoutePrepare(PGconn *conn, TimestampTz deadline)
+{
+	char	   *sql;
+	bool		ok = false;
+
+	sql = psprintf("SELECT %s.scbf_route_shards($1::pg_catalog.text[], "
+				   "$2::pg_catalog.name, $3::pg_catalog.regtype, "
+				   "$4::pg_catalog.text[], $5::pg_catalog.bool)",
+				   quote_identifier(RouteSchema()));
+	if (!PQsendPrepare(conn, "scbf_route", sql, 5, NULL))
+		return false;
+	for (;;)
+	{
+		int			f = PQflush(conn);
+
+		if (f == 0)
+			break;
+		if (f < 0 || !RouteWait(conn, true, deadline))
+			return false;
+	}
+	for (;;)
+	{
+		PGresult   *res;
+
+		if (!PQconsumeInput(conn))
+			return false;
+		if (PQisBusy(conn))
+		{
+			if (!RouteWait(conn, false, deadline))
+				return false;
+			continue;
+		}
+		res = PQgetResult(conn);
+		if (res == NULL)
+			break;
+		ok = (PQresultStatus(res) == PGRES_COMMAND_OK);
+		PQclear(res);
+	}
+	return ok;
+}
+
+/*
  * Forget the kept connection conn, closing it.
  */
 static void
@@ -912,9 +977,10 @@ RouteDropConn(PGconn *conn)
 
 /*
  * A connection to host:port as the current role to the current database:
- * the kept one if it is idle, else a new one (kept), made before the
- * deadline; NULL if none could be.  The connection string adds Citus's
- * citus.node_conninfo, as Citus's own connections do.
+ * the kept one if it is idle, else a new one (kept, with the question
+ * prepared: RoutePrepare), made before the deadline; NULL if none could
+ * be.  The connection string adds Citus's citus.node_conninfo, as Citus's
+ * own connections do.
  */
 static PGconn *
 RouteConnect(const char *host, int port, TimestampTz deadline)
@@ -994,8 +1060,12 @@ RouteConnect(const char *host, int port, TimestampTz deadline)
 		PQfinish(conn);
 		return NULL;
 	}
-	if (PQsetnonblocking(conn, 1) != 0)
+	if (PQsetnonblocking(conn, 1) != 0 || !RoutePrepare(conn, deadline))
 	{
+		ereport(DEBUG1,
+				(errmsg("scbf routing could not prepare its question on %s:%d",
+						host, port),
+				 errdetail("%s", PQerrorMessage(conn))));
 		PQfinish(conn);
 		return NULL;
 	}
@@ -1079,24 +1149,6 @@ RouteReadAnswer(RouteNode *node, PGresult *res, RouteTask *tasks)
 }
 
 /*
- * The schema of scbf's functions: its access method handler's.  Citus
- * creates the extension in the same schema on every node.
- */
-static char *
-RouteSchema(void)
-{
-	HeapTuple	tup;
-	Oid			handler;
-
-	tup = SearchSysCache1(AMNAME, CStringGetDatum("scbf"));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for access method \"scbf\"");
-	handler = ((Form_pg_am) GETSTRUCT(tup))->amhandler;
-	ReleaseSysCache(tup);
-	return get_namespace_name(get_func_namespace(handler));
-}
-
-/*
  * Ask the nodes, all at once, which of their shards may hold a value of
  * cond, waiting until the deadline; a node that fails or does not answer
  * keeps its tasks.  Connections in use when an error leaves are closed.
@@ -1106,15 +1158,10 @@ RouteAsk(List *nodes, RouteCond *cond, bool strict, RouteTask *tasks)
 {
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   scbf_route_timeout);
-	const char *sql;
 	ListCell   *lc;
 	StringInfoData values;
 	char	   *type = format_type_be_qualified(cond->valtype);
 
-	sql = psprintf("SELECT %s.scbf_route_shards($1::pg_catalog.text[], "
-				   "$2::pg_catalog.name, $3::pg_catalog.regtype, "
-				   "$4::pg_catalog.text[], $5::pg_catalog.bool)",
-				   quote_identifier(RouteSchema()));
 	initStringInfo(&values);
 	RouteArrayLiteral(&values, cond->values);
 
@@ -1139,8 +1186,8 @@ RouteAsk(List *nodes, RouteCond *cond, bool strict, RouteTask *tasks)
 			params[2] = type;
 			params[3] = values.data;
 			params[4] = strict ? "true" : "false";
-			if (!PQsendQueryParams(node->conn, sql, 5, NULL, params, NULL,
-								   NULL, 0))
+			if (!PQsendQueryPrepared(node->conn, "scbf_route", 5, params,
+									 NULL, NULL, 0))
 			{
 				node->failed = true;
 				continue;
