@@ -3,15 +3,14 @@
 # A coordinator and two workers; "orders" distributed on tenant over 8
 # shards, an scbf index on customer_id (a customer lives on one shard) and
 # one on code (a code is on every shard).  The queries run as "reader", a
-# role
-# that may only read the tables (granted on the coordinator only), through
-# the plain query: WHERE customer_id = v, IN, = ANY, with
-# other conditions, joins with a reference and a colocated table, LIMIT,
-# ORDER BY, aggregates, prepared statements.  Each query's task count (the
+# role that may only read the tables (granted on the coordinator only),
+# through the plain query: WHERE customer_id = v, IN, = ANY, with other
+# conditions, joins with a reference and a colocated table, LIMIT, ORDER
+# BY, aggregates, prepared statements.  Each query's task count (the
 # distributed EXPLAIN's "Task Count") must be the number of shards whose
-# sequential scan finds a row (at least 1), every task must scan the shard's
-# scbf index, and the rows must equal those of the unrouted query with
-# sequential scans on every shard.
+# sequential scan finds a row (at least 1), every task must scan the
+# shard's scbf index, and the rows must equal those of the unrouted query
+# with sequential scans on every shard.
 #
 # "app" owns the table (its writes and DDL), "reader" may only read it:
 # neither is a superuser, and nothing was granted on the workers.
