@@ -993,7 +993,7 @@ RouteConnect(const char *host, int port, TimestampTz deadline)
 	char		portstr[16];
 	const char *extra;
 	PQconninfoOption *opts = NULL;
-	PGconn	   *conn;
+	PGconn	   *volatile conn;
 	PostgresPollingStatusType st;
 	RouteConn  *rc;
 
@@ -1044,31 +1044,45 @@ RouteConnect(const char *host, int port, TimestampTz deadline)
 		PQconninfoFree(opts);
 	if (conn == NULL)
 		return NULL;
-	st = PGRES_POLLING_WRITING;
-	while (PQstatus(conn) != CONNECTION_BAD &&
-		   st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
+	/* an interrupt while connecting must not leak the connection */
+	PG_TRY();
 	{
-		if (!RouteWait(conn, st == PGRES_POLLING_WRITING, deadline))
-			break;
-		st = PQconnectPoll(conn);
+		st = PGRES_POLLING_WRITING;
+		while (PQstatus(conn) != CONNECTION_BAD &&
+			   st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
+		{
+			if (!RouteWait(conn, st == PGRES_POLLING_WRITING, deadline))
+				break;
+			st = PQconnectPoll(conn);
+		}
+		if (st != PGRES_POLLING_OK || PQstatus(conn) != CONNECTION_OK)
+		{
+			ereport(DEBUG1,
+					(errmsg("scbf routing could not connect to %s:%d",
+							host, port),
+					 errdetail("%s", PQerrorMessage(conn))));
+			PQfinish(conn);
+			conn = NULL;
+		}
+		else if (PQsetnonblocking(conn, 1) != 0 ||
+				 !RoutePrepare(conn, deadline))
+		{
+			ereport(DEBUG1,
+					(errmsg("scbf routing could not prepare its question on %s:%d",
+							host, port),
+					 errdetail("%s", PQerrorMessage(conn))));
+			PQfinish(conn);
+			conn = NULL;
+		}
 	}
-	if (st != PGRES_POLLING_OK || PQstatus(conn) != CONNECTION_OK)
+	PG_CATCH();
 	{
-		ereport(DEBUG1,
-				(errmsg("scbf routing could not connect to %s:%d", host, port),
-				 errdetail("%s", PQerrorMessage(conn))));
 		PQfinish(conn);
-		return NULL;
+		PG_RE_THROW();
 	}
-	if (PQsetnonblocking(conn, 1) != 0 || !RoutePrepare(conn, deadline))
-	{
-		ereport(DEBUG1,
-				(errmsg("scbf routing could not prepare its question on %s:%d",
-						host, port),
-				 errdetail("%s", PQerrorMessage(conn))));
-		PQfinish(conn);
+	PG_END_TRY();
+	if (conn == NULL)
 		return NULL;
-	}
 	rc = MemoryContextAlloc(TopMemoryContext, sizeof(RouteConn));
 	rc->host = MemoryContextStrdup(TopMemoryContext, host);
 	rc->port = port;
