@@ -554,13 +554,17 @@ $$;
 -- that has the column as a key column; the leaf partitions of a partitioned
 -- table in turn.  True when no such index can rule the value out (none
 -- exists, scbf_probe cannot read it, or a partition is a foreign table).  On a Citus worker, Citus
--- hides shards from queries on pg_class unless told otherwise.
+-- hides shards from queries on pg_class unless told otherwise.  A lock it
+-- waits for more than 5 s is an error, not a wait: the routing functions
+-- ask over connections of their own, and a table locked by DDL earlier in
+-- the caller's transaction would make them wait until statement_timeout.
 CREATE FUNCTION scbf_table_may_contain(tbl regclass, column_name name,
 	value text)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
+SET lock_timeout = '5s'
 AS $$
 DECLARE
 	kind "char";
@@ -793,12 +797,14 @@ $$;
 -- tables) whose column equals the value, read only from those that
 -- scbf_table_may_contain does not rule out, as one JSON object
 -- {"read": <tables read>, "rows": [...]}.  One call answers for all the
--- shards of a node, so a routed lookup costs one round trip per node.
+-- shards of a node, so a routed lookup costs one round trip per node.  As
+-- scbf_table_may_contain, it waits at most 5 s for a lock.
 CREATE FUNCTION scbf_read_shards(shards text[], column_name name, value text)
 RETURNS json
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
+SET lock_timeout = '5s'
 AS $$
 DECLARE
 	s text;

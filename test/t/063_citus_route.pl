@@ -237,6 +237,18 @@ for my $pre ('ALTER TABLE orders ADD COLUMN extra int', 'LOCK TABLE orders IN AC
 	cmp_ok($took, '<', 15, "after $pre in the transaction: no wait (${took}s)");
 }
 
+# the routing functions, which use connections of their own: DDL earlier
+# in the transaction is an error after 5 s, not a wait
+{
+	my $t0 = time;
+	my ($ret, $out, $err) = $coord->psql('postgres', q{SET statement_timeout = '60s'; BEGIN;
+		ALTER TABLE orders ADD COLUMN extra2 int;
+		SELECT count(*) FROM scbf_lookup(NULL::orders, 'customer_id', '5012'); ROLLBACK;});
+	my $took = time - $t0;
+	like($err, qr/lock timeout/, 'scbf_lookup after DDL in the transaction: an error');
+	cmp_ok($took, '<', 20, "scbf_lookup after DDL in the transaction: no wait for statement_timeout (${took}s)");
+}
+
 # a direct write on a shard
 my ($shard, $sport) = split /\|/, $coord->safe_psql('postgres', q{
 	SELECT shard_name('orders'::regclass, s.shardid), p.nodeport FROM pg_dist_shard s
