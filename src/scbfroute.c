@@ -168,10 +168,14 @@ typedef struct RouteConn
 
 static List *route_conns = NIL;		/* of RouteConn *, in TopMemoryContext */
 
-/* offsets of Citus's fields, found once (RouteFieldOffset); -2 unknown */
-static int	off_worker_job = -2;
-static int	off_job_query = -2;
-static int	off_task_list = -2;
+/*
+ * Offsets of Citus's fields (RouteFieldOffset), -1 while unknown: found on
+ * a node whose field is set (a plan's task list is empty when Citus prunes
+ * at execution), then kept for the backend.
+ */
+static int	off_worker_job = -1;
+static int	off_job_query = -1;
+static int	off_task_list = -1;
 
 /* whether this transaction wrote or ran utility commands */
 static bool route_xact_wrote = false;
@@ -347,21 +351,22 @@ FieldAt(Node *node, int off)
 
 /*
  * The worker Job of a DistributedPlan, its query and its task list, checked;
- * false if any is not what it should be.  Finds the offsets on first use.
+ * false if any is not what it should be.  Finds the offsets on first use
+ * (again on later uses while a field is not set).
  */
 static bool
 RouteJob(Node *dplan, Node **job, Query **query, List **tasks)
 {
 	ListCell   *lc;
 
-	if (off_worker_job == -2)
+	if (off_worker_job < 0)
 		off_worker_job = RouteFieldOffset(dplan, "workerJob");
 	*job = FieldAt(dplan, off_worker_job);
 	if (!IsExtensible(*job, "Job"))
 		return false;
-	if (off_job_query == -2)
+	if (off_job_query < 0)
 		off_job_query = RouteFieldOffset(*job, "jobQuery");
-	if (off_task_list == -2)
+	if (off_task_list < 0)
 		off_task_list = RouteFieldOffset(*job, "taskList");
 	*query = (Query *) FieldAt(*job, off_job_query);
 	*tasks = (List *) FieldAt(*job, off_task_list);

@@ -173,6 +173,15 @@ is($as->('SELECT count(*) FROM orders WHERE customer_id = 999999'), '0', 'count(
 	is("@tasks", '1 1', 'prepared statements: routed at every execution');
 }
 
+# a session whose first distributed plans have no tasks yet (a prepared
+# router query, which Citus prunes at each execution): the next query is
+# routed all the same
+like($as->(q{SELECT scbf_optimal_k(0.01);
+	PREPARE r(int) AS SELECT count(*) FROM orders WHERE tenant = $1;
+	EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5);
+	EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012;}),
+	qr/Task Count: 1$/m, 'routed after plans whose tasks Citus chooses at execution');
+
 # routing off
 like($as->('SET scbf.route = off; EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012'),
 	qr/Task Count: 8/, 'scbf.route = off: every shard');
