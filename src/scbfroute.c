@@ -69,6 +69,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/dbcommands.h"
@@ -599,32 +600,90 @@ RouteIndexFits(Oid relid, AttrNumber attnum, Oid opno, Oid collid)
 }
 
 /*
- * The table an entry of the job query's range table reads, for a Var of
- * column attnum: a plain table, or the function entry Citus puts in its
- * place (its extra data names the original query's entry, not the table),
- * matched by the column's name and number to the one table among relids
- * (the tables the tasks read) that has it.  InvalidOid if none or several.
+ * Whether the columns of the table relid, dropped ones included (as empty
+ * names, as a range table entry lists them), are colnames, in order.
+ */
+static bool
+RouteSameColumns(Oid relid, List *colnames)
+{
+	HeapTuple	tup;
+	int			natts;
+	ListCell   *lc;
+	AttrNumber	attnum = 0;
+	bool		same = true;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	natts = ((Form_pg_class) GETSTRUCT(tup))->relnatts;
+	ReleaseSysCache(tup);
+	if (natts != list_length(colnames))
+		return false;
+	foreach(lc, colnames)
+	{
+		const char *want = strVal(lfirst(lc));
+		Form_pg_attribute att;
+
+		tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid),
+							  Int16GetDatum(++attnum));
+		if (!HeapTupleIsValid(tup))
+			return false;
+		att = (Form_pg_attribute) GETSTRUCT(tup);
+		if (want[0] == '\0')
+			same = att->attisdropped;
+		else
+			same = !att->attisdropped && strcmp(NameStr(att->attname), want) == 0;
+		ReleaseSysCache(tup);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The table an entry of the job query's range table reads: a plain table,
+ * or the function entry Citus puts in its place, a call of
+ * citus_extradata_container() whose first argument says it stands for a
+ * table (its extra data names the original query's entry, not the table):
+ * the one table among relids (the tables the tasks read) whose columns the
+ * entry lists.  Not the other function entries Citus makes, such as the
+ * intermediate results of CTEs and subqueries, whose columns may be a
+ * table's.  InvalidOid if none or several.
  */
 static Oid
-RouteRteRelation(RangeTblEntry *rte, AttrNumber attnum, List *relids)
+RouteRteRelation(RangeTblEntry *rte, List *relids)
 {
-	const char *colname;
+	RangeTblFunction *rtfunc;
+	FuncExpr   *call;
+	char	   *fname;
+	Node	   *kind;
 	Oid			found = InvalidOid;
 	ListCell   *lc;
 
 	if (rte->rtekind == RTE_RELATION)
 		return list_member_oid(relids, rte->relid) ? rte->relid : InvalidOid;
 	if (rte->rtekind != RTE_FUNCTION || rte->eref == NULL ||
-		attnum > list_length(rte->eref->colnames))
+		list_length(rte->functions) != 1 || rte->funcordinality)
 		return InvalidOid;
-	colname = strVal(list_nth(rte->eref->colnames, attnum - 1));
-	if (colname[0] == '\0')
+	rtfunc = linitial(rte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr))
+		return InvalidOid;
+	call = (FuncExpr *) rtfunc->funcexpr;
+	fname = get_func_name(call->funcid);
+	if (fname == NULL || strcmp(fname, "citus_extradata_container") != 0 ||
+		get_func_namespace(call->funcid) != PG_CATALOG_NAMESPACE ||
+		list_length(call->args) < 1)
+		return InvalidOid;
+	kind = linitial(call->args);
+	if (!IsA(kind, Const) || ((Const *) kind)->constisnull ||
+		((Const *) kind)->consttype != INT4OID ||
+		DatumGetInt32(((Const *) kind)->constvalue) != (int32) RTE_RELATION)
 		return InvalidOid;
 	foreach(lc, relids)
 	{
 		Oid			relid = lfirst_oid(lc);
 
-		if (relid == found || get_attnum(relid, colname) != attnum)
+		if (relid == found || !RouteSameColumns(relid, rte->eref->colnames))
 			continue;
 		if (OidIsValid(found))
 			return InvalidOid;
@@ -696,7 +755,7 @@ RouteClause(Query *query, Node *clause, ParamListInfo params, List *relids,
 		var->varno < 1 || var->varno > list_length(query->rtable))
 		return false;
 	rte = rt_fetch(var->varno, query->rtable);
-	relid = RouteRteRelation(rte, var->varattno, relids);
+	relid = RouteRteRelation(rte, relids);
 	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
 		return false;
 	if (!RouteValue(other, params, &type, &value))

@@ -145,6 +145,20 @@ check(q{SELECT * FROM orders WHERE code = 'c1234'}, q{code = 'c1234'}, 'a code o
 check('SELECT count(*) FROM orders WHERE customer_id = 999999', 'false', 'count of an absent value');
 is($as->('SELECT count(*) FROM orders WHERE customer_id = 999999'), '0', 'count(*) of an absent value is 0');
 
+# a condition on a CTE's intermediate result whose columns are the table's:
+# not the table's condition, so the query runs on every shard (the CTE,
+# which Citus runs first as a query of its own, is routed by its own)
+{
+	my $q = q{WITH c AS (SELECT * FROM orders WHERE customer_id IN (5012, 7003) ORDER BY id LIMIT 20)
+		SELECT o.id, c.id FROM orders o JOIN c ON o.status = c.status WHERE c.customer_id = 5012};
+	my $out = $as->("EXPLAIN (COSTS OFF) $q");
+	my @tasks = $out =~ /Task Count: (\d+)/g;
+	is("@tasks", '2 8', 'a condition on a CTE of the same columns: the CTE on 2 shards, the query on every shard');
+	my ($routed, $plain) = map { $as->("SET scbf.route = $_; " . rows_hash($q)) } qw(on off);
+	is($routed, $plain, 'a condition on a CTE of the same columns: the rows of the unrouted query');
+	cmp_ok((split /:/, $routed)[0], '>', 8, 'and rows from more than one shard');
+}
+
 # a role that may not read the table: the usual error, nothing routed
 {
 	my ($ret, $out, $err) = $coord->psql('postgres', 'SELECT * FROM orders WHERE customer_id = 5012',
