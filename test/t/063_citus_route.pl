@@ -143,6 +143,9 @@ check('SELECT o.id, t.region FROM orders o JOIN tenants t USING (tenant) WHERE o
 	'customer_id = 12001', 'join with a colocated table', present => 1);
 check(q{SELECT * FROM orders WHERE code = 'c1234'}, q{code = 'c1234'}, 'a code on every shard', present => 1);
 check('SELECT count(*) FROM orders WHERE customer_id = 999999', 'false', 'count of an absent value');
+check('SELECT * FROM orders WHERE customer_id = 5012::bigint', 'customer_id = 5012', 'cross-type =', present => 1);
+check('SELECT * FROM orders WHERE customer_id = ANY (ARRAY[5012, 7003]::bigint[])', 'customer_id IN (5012, 7003)',
+	'cross-type = ANY', present => 1);
 is($as->('SELECT count(*) FROM orders WHERE customer_id = 999999'), '0', 'count(*) of an absent value is 0');
 
 # a condition on a CTE's intermediate result whose columns are the table's:
@@ -195,6 +198,23 @@ like($as->(q{SELECT scbf_optimal_k(0.01);
 	EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5); EXECUTE r(5);
 	EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012;}),
 	qr/Task Count: 1$/m, 'routed after plans whose tasks Citus chooses at execution');
+
+# in PL/pgSQL, the value a parameter of another type
+$as->(q{CREATE FUNCTION orders_of(c bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+	DECLARE n bigint;
+	BEGIN
+		SELECT count(*) INTO n FROM orders WHERE customer_id = c;
+		RETURN n;
+	END $$}, 'app');
+{
+	my ($ret, $out, $err) = $coord->psql('postgres',
+		'SET client_min_messages = debug1; SELECT orders_of(5012); SELECT orders_of(999999)',
+		extra_params => [ '-U', 'reader' ]);
+	my $want = $coord->safe_psql('postgres', 'SET scbf.route = off; SELECT count(*) FROM orders WHERE customer_id = 5012');
+	is($out, "$want\n0", 'PL/pgSQL: the rows of the unrouted query');
+	my @kept = $err =~ /keeps (\d+) of 8 tasks/g;
+	is("@kept", '1 1', 'PL/pgSQL: routed, one task each') or diag($err);
+}
 
 # routing off
 like($as->('SET scbf.route = off; EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012'),
