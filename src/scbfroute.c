@@ -177,6 +177,8 @@ static List *route_conns = NIL;		/* of RouteConn *, in TopMemoryContext */
 static int	off_worker_job = -1;
 static int	off_job_query = -1;
 static int	off_task_list = -1;
+static int	off_task_shards = -1;	/* Task.relationShardList */
+static int	off_task_placements = -1;	/* Task.taskPlacementList */
 
 /* whether this transaction wrote or ran utility commands */
 static bool route_xact_wrote = false;
@@ -451,18 +453,17 @@ TokenValue(const RouteToken *tok)
 }
 
 /*
- * Read a task's RelationShards (tables and shards), first placement and
- * dependencies from its output.
+ * Add what the output of node (a Task, or a RelationShard or ShardPlacement
+ * of one) says to rt: RelationShards (tables and shards), placements (the
+ * first one's node) and dependencies.
  */
 static void
-RouteReadTask(Node *task, RouteTask *rt)
+RouteReadOutput(Node *node, RouteTask *rt)
 {
-	char	   *out = nodeToString(task);
+	char	   *out = nodeToString(node);
 	const char *p = out;
 	RouteToken	w[4] = {{NULL, 0}, {NULL, 0}, {NULL, 0}, {NULL, 0}};
 
-	memset(rt, 0, sizeof(*rt));
-	rt->keep = true;
 	/* a window of the last four tokens, w[3] the newest: ":a x :b y" */
 	while (NextToken(&p, &w[3]))
 	{
@@ -493,6 +494,93 @@ RouteReadTask(Node *task, RouteTask *rt)
 		w[2] = w[3];
 	}
 	pfree(out);
+}
+
+/*
+ * Read a task: from its whole output if whole, else from the outputs of
+ * its RelationShards and first placement alone, found at the offsets of
+ * its relationShardList and taskPlacementList (the whole output holds the
+ * task's query too: at 32 tasks, reading it is most of routing's own work
+ * on the coordinator).  A task read so has no dependencies: RouteScan
+ * reads the first task whole, and the job's dependent jobs.
+ */
+static void
+RouteReadTask(Node *task, RouteTask *rt, bool whole)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->keep = true;
+	if (!whole && off_task_shards >= 0 && off_task_placements >= 0)
+	{
+		List	   *shards = (List *) FieldAt(task, off_task_shards);
+		List	   *placements = (List *) FieldAt(task, off_task_placements);
+		ListCell   *lc;
+		bool		ok = (shards == NIL || IsA(shards, List)) &&
+			(placements == NIL || IsA(placements, List));
+
+		if (ok)
+			foreach(lc, shards)
+				ok = ok && IsExtensible(lfirst(lc), "RelationShard");
+		if (ok && placements != NIL)
+			ok = IsExtensible(linitial(placements), "ShardPlacement");
+		if (ok)
+		{
+			foreach(lc, shards)
+				RouteReadOutput(lfirst(lc), rt);
+			if (placements != NIL)
+				RouteReadOutput(linitial(placements), rt);
+			rt->nplacements = list_length(placements);
+			return;
+		}
+		memset(rt, 0, sizeof(*rt));
+		rt->keep = true;
+	}
+	RouteReadOutput(task, rt);
+}
+
+/*
+ * Whether two reads of a task agree (RouteReadTask whole and not).
+ */
+static bool
+RouteSameTask(RouteTask *a, RouteTask *b)
+{
+	ListCell   *la;
+	ListCell   *lb;
+
+	if (list_length(a->shardids) != list_length(b->shardids) ||
+		!equal(a->relids, b->relids) || a->nplacements != b->nplacements ||
+		a->port != b->port || (a->host == NULL) != (b->host == NULL) ||
+		(a->host != NULL && strcmp(a->host, b->host) != 0))
+		return false;
+	forboth(la, a->shardids, lb, b->shardids)
+		if (*(uint64 *) lfirst(la) != *(uint64 *) lfirst(lb))
+			return false;
+	return true;
+}
+
+/*
+ * Whether the job has dependent jobs (a repartition join's map jobs): from
+ * the output of a shallow copy of it without its tasks.
+ */
+static bool
+RouteJobDepends(Node *job)
+{
+	const ExtensibleNodeMethods *methods;
+	char	   *copy;
+	char	   *out;
+	bool		depends;
+
+	methods = GetExtensibleNodeMethods(((ExtensibleNode *) job)->extnodename,
+									   true);
+	if (methods == NULL || off_task_list < 0)
+		return true;
+	copy = palloc(methods->node_size);
+	memcpy(copy, job, methods->node_size);
+	*(List **) (copy + off_task_list) = NIL;
+	out = nodeToString(copy);
+	depends = strstr(out, " :dependentJobList <>") == NULL;
+	pfree(out);
+	pfree(copy);
+	return depends;
 }
 
 /*
@@ -1433,6 +1521,7 @@ RouteScan(CustomScan *cs, ParamListInfo params)
 	int			i;
 	ListCell   *lc;
 	bool	   *keep;
+	bool		whole;
 
 	if (cs->methods == NULL ||
 		strcmp(cs->methods->CustomName, "Citus Adaptive") != 0 ||
@@ -1446,10 +1535,36 @@ RouteScan(CustomScan *cs, ParamListInfo params)
 	if (ntasks <= 1)
 		return RouteAside("the plan has one task");
 
+	if (RouteJobDepends(job))
+		return RouteAside("the job depends on other jobs");
+
+	/*
+	 * The first task whole; the others by their RelationShards and first
+	 * placement, if the offsets are known and a read so of the first task
+	 * agrees with the whole one.
+	 */
 	rts = palloc(sizeof(RouteTask) * ntasks);
+	RouteReadTask(linitial(tasks), &rts[0], true);
+	if (off_task_shards < 0)
+		off_task_shards = RouteFieldOffset(linitial(tasks), "relationShardList");
+	if (off_task_placements < 0)
+		off_task_placements = RouteFieldOffset(linitial(tasks), "taskPlacementList");
+	{
+		RouteTask	check;
+
+		RouteReadTask(linitial(tasks), &check, false);
+		whole = !RouteSameTask(&rts[0], &check);
+		if (whole)
+			ereport(DEBUG2,
+					(errmsg("scbf routing reads each task's whole output")));
+	}
 	i = 0;
 	foreach(lc, tasks)
-		RouteReadTask(lfirst(lc), &rts[i++]);
+	{
+		if (i > 0)
+			RouteReadTask(lfirst(lc), &rts[i], whole);
+		i++;
+	}
 	if (!RouteFindCond(query, params, rts[0].relids, &cond))
 		return RouteAside("no condition to route by");
 	for (i = 0; i < ntasks; i++)

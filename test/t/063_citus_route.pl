@@ -220,6 +220,16 @@ $as->(q{CREATE FUNCTION orders_of(c bigint) RETURNS bigint LANGUAGE plpgsql AS $
 like($as->('SET scbf.route = off; EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012'),
 	qr/Task Count: 8/, 'scbf.route = off: every shard');
 
+# routing reads the tasks' shards and placements by their fields, not
+# from the whole output of each task (which holds its query)
+{
+	my ($ret, $out, $err) = $coord->psql('postgres',
+		'SET client_min_messages = debug2; EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE customer_id = 5012',
+		extra_params => [ '-U', 'reader' ]);
+	like($err, qr/keeps 1 of 8 tasks/, 'routed');
+	unlike($err, qr/whole output/, "the tasks' shards and placements read by their fields");
+}
+
 # the distribution column: Citus prunes, routing steps aside
 like($as->('SET client_min_messages = debug2; EXPLAIN (COSTS OFF) SELECT * FROM orders WHERE tenant = 5 AND customer_id = 5012'),
 	qr/Task Count: 1/, 'a tenant: Citus\'s router plan, one task');
