@@ -19,16 +19,17 @@
  *	  executor (Citus's) runs that copy.  The cached plan is never changed,
  *	  so a prepared statement asks again at each execution.
  *
- *	  scbf includes no Citus header.  It needs three fields of Citus's plan
- *	  nodes: DistributedPlan.workerJob, Job.jobQuery and Job.taskList.  Their
- *	  positions are found once per backend from Citus's own node output: in
- *	  a shallow copy of the node, the field whose word, set to NULL, makes
- *	  the output say ":taskList <>" (say) is that field (RouteFieldOffset).
- *	  Every use checks what it finds there (an extensible node of the
- *	  expected name, a Query, a List of Tasks); anything unexpected makes
- *	  routing step aside, never answer differently.  A task's shards and
- *	  node are read from its output (":relationId N :shardId M" of its
- *	  RelationShards, ":nodeName" and ":nodePort" of its placement).
+ *	  scbf includes no Citus header.  It needs five fields of Citus's plan
+ *	  nodes: DistributedPlan.workerJob, Job.jobQuery, Job.taskList,
+ *	  Task.relationShardList and Task.taskPlacementList.  Their positions
+ *	  are found once per backend from Citus's own node output: in a shallow
+ *	  copy of the node, the field whose word, set to NULL, makes the output
+ *	  say ":taskList <>" (say) is that field (RouteFieldOffset).  Every use
+ *	  checks what it finds there (an extensible node of the expected name, a
+ *	  Query, a List of them); anything unexpected makes routing step aside,
+ *	  never answer differently.  A task's shards and node are read from the
+ *	  output of its RelationShards (":relationId N :shardId M") and first
+ *	  placement (":nodeName", ":nodePort").
  *
  *	  The question.  For one condition of the job query's WHERE (a conjunct
  *	  col = v, col IN (...) or col = ANY (...) on a column of an scbf index
