@@ -647,7 +647,9 @@ RouteValue(Node *expr, ParamListInfo params, Oid *type, Datum *value)
 /*
  * Whether the table relid (on this node) has a valid, complete scbf index
  * with attnum as a key column, whose operator family has opno as its
- * equality and whose collation for it is collid.
+ * equality and whose collation for it is collid.  The table is locked
+ * already (the query's); an index whose lock is not free at once is passed
+ * over.
  */
 static bool
 RouteIndexFits(Oid relid, AttrNumber attnum, Oid opno, Oid collid)
@@ -664,9 +666,14 @@ RouteIndexFits(Oid relid, AttrNumber attnum, Oid opno, Oid collid)
 	indexes = RelationGetIndexList(rel);
 	foreach(lc, indexes)
 	{
-		Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
-		Form_pg_index idx = index->rd_index;
+		Relation	index;
+		Form_pg_index idx;
 
+		/* an index locked by another session's DDL is not waited for */
+		if (!ConditionalLockRelationOid(lfirst_oid(lc), AccessShareLock))
+			continue;
+		index = index_open(lfirst_oid(lc), NoLock);
+		idx = index->rd_index;
 		if (index->rd_rel->relam == amoid && idx->indisvalid &&
 			idx->indisready && idx->indislive &&
 			RelationGetIndexPredicate(index) == NIL)
@@ -680,7 +687,7 @@ RouteIndexFits(Oid relid, AttrNumber attnum, Oid opno, Oid collid)
 					fits = true;
 			}
 		}
-		index_close(index, AccessShareLock);
+		index_close(index, NoLock);
 		if (fits)
 			break;
 	}
