@@ -1636,7 +1636,11 @@ RouteScan(CustomScan *cs, ParamListInfo params)
 					cond.column, get_rel_name(cond.relid), Max(kept, 1), ntasks)));
 	if (kept == ntasks)
 		return NULL;
-	/* no shard holds a value: one task still runs, for what it returns */
+	/*
+	 * No shard holds a value: one task still runs, for what it returns.
+	 * Citus's executor does not take an empty task list everywhere (a
+	 * HAVING without GROUP BY crashed it).
+	 */
 	if (kept == 0)
 		keep[0] = true;
 	return keep;

@@ -147,6 +147,8 @@ check('SELECT * FROM orders WHERE customer_id = 5012::bigint', 'customer_id = 50
 check('SELECT * FROM orders WHERE customer_id = ANY (ARRAY[5012, 7003]::bigint[])', 'customer_id IN (5012, 7003)',
 	'cross-type = ANY', present => 1);
 is($as->('SELECT count(*) FROM orders WHERE customer_id = 999999'), '0', 'count(*) of an absent value is 0');
+is($as->('SELECT 1 FROM orders WHERE customer_id = 999999 HAVING count(*) = 0'), '1',
+	'HAVING over an absent value: one row');
 
 # a condition on a CTE's intermediate result whose columns are the table's:
 # not the table's condition, so the query runs on every shard (the CTE,
