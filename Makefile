@@ -28,6 +28,7 @@ OBJS = \
 	src/scbfmathfuncs.o \
 	src/scbfpending.o \
 	src/scbfpostinglist.o \
+	src/scbfroute.o \
 	src/scbfrows.o src/scbfsummary.o \
 	src/scbfscan.o \
 	src/scbfprobe.o \
@@ -57,6 +58,9 @@ PROVE_TESTS = test/t/*.pl
 PROVE_FLAGS += -I test/t
 
 SHLIB_LINK += -lm
+# routing's questions to Citus worker nodes (src/scbfroute.c)
+SHLIB_LINK_INTERNAL += $(libpq)
+PG_CPPFLAGS += -I$(libpq_srcdir)
 # the version PG_MODULE_MAGIC_EXT reports (18+)
 PG_CPPFLAGS += -DSCBF_VERSION=\"$(EXTVERSION)\"
 

@@ -554,13 +554,17 @@ $$;
 -- that has the column as a key column; the leaf partitions of a partitioned
 -- table in turn.  True when no such index can rule the value out (none
 -- exists, scbf_probe cannot read it, or a partition is a foreign table).  On a Citus worker, Citus
--- hides shards from queries on pg_class unless told otherwise.
+-- hides shards from queries on pg_class unless told otherwise.  A lock it
+-- waits for more than 5 s is an error, not a wait: the routing functions
+-- ask over connections of their own, and a table locked by DDL earlier in
+-- the caller's transaction would make them wait until statement_timeout.
 CREATE FUNCTION scbf_table_may_contain(tbl regclass, column_name name,
 	value text)
 RETURNS boolean
 LANGUAGE plpgsql VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
+SET lock_timeout = '5s'
 AS $$
 DECLARE
 	kind "char";
@@ -793,12 +797,14 @@ $$;
 -- tables) whose column equals the value, read only from those that
 -- scbf_table_may_contain does not rule out, as one JSON object
 -- {"read": <tables read>, "rows": [...]}.  One call answers for all the
--- shards of a node, so a routed lookup costs one round trip per node.
+-- shards of a node, so a routed lookup costs one round trip per node.  As
+-- scbf_table_may_contain, it waits at most 5 s for a lock.
 CREATE FUNCTION scbf_read_shards(shards text[], column_name name, value text)
 RETURNS json
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, @extschema@, pg_temp
 SET citus.override_table_visibility = off
+SET lock_timeout = '5s'
 AS $$
 DECLARE
 	s text;
@@ -1065,3 +1071,17 @@ REVOKE ALL ON FUNCTION scbf_shard_nodes(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_read_shards(text[], name, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_run_on_nodes(text[], int[], text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION scbf_schema() FROM PUBLIC;
+
+-- Routing the plain query on Citus (src/scbfroute.c): a worker node's
+-- answer to the coordinator's question, per shard (qualified names) whether
+-- it may hold a row whose column equals one of the values (the text input of
+-- value_type), from the shard's scbf index.  A shard that cannot tell (no
+-- such table or index, a lock not free at once, no SELECT privilege; in
+-- strict mode a transaction holding a write lock on it) answers true.
+-- Executable by every role, since every role that reads a distributed
+-- table routes: what it reveals is already the caller's to read.
+CREATE FUNCTION scbf_route_shards(shards text[], column_name name,
+	value_type regtype, vals text[], strict boolean)
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'scbf_route_shards'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;

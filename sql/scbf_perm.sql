@@ -2,7 +2,8 @@
 -- scbf_perm: the functions that reveal values or their presence are not
 -- executable by PUBLIC, and once granted they still check that the caller
 -- may SELECT from the table; scbf_clean_pending checks that the caller
--- owns it.
+-- owns it.  scbf_route_shards, routing's question to a worker, is for
+-- everyone.
 -- The mathematics is for everyone.
 --
 SET client_min_messages = warning;
@@ -36,7 +37,24 @@ WHERE p.proname LIKE 'scbf\_%' AND p.prorettype <> 'index_am_handler'::regtype
 						'scbf_clean_pending', 'scbf_may_contain', 'scbf_table_may_contain',
 						'scbf_route', 'scbf_lookup', 'scbf_is_distributed', 'scbf_shard_nodes',
 						'scbf_read_shards', 'scbf_run_on_nodes', 'scbf_schema',
-						'scbf_install_bridges');
+						'scbf_install_bridges', 'scbf_route_shards');
+
+-- the worker's side of routing on Citus, scbf_route_shards, is for everyone:
+-- a table the caller may not read answers "may hold" (t) whatever the
+-- value, one it may read answers from its scbf index
+SELECT has_function_privilege('regress_scbf_reader',
+	'scbf_route_shards(text[], name, regtype, text[], boolean)', 'EXECUTE') AS reader_may_route;
+SET ROLE regress_scbf_reader;
+SELECT scbf_route_shards(ARRAY['public.secret', 'secret'], 'a', 'int4', ARRAY['42'], false) AS present,
+	scbf_route_shards(ARRAY['public.secret'], 'a', 'int4', ARRAY['424242'], false) AS absent;
+RESET ROLE;
+SELECT scbf_route_shards(ARRAY['public.secret', 'public.no_such_table', 'secret'], 'a', 'int4',
+		ARRAY['42', '7'], true) AS present,
+	scbf_route_shards(ARRAY['public.secret'], 'a', 'int4', ARRAY['424242', '-3'], false) AS absent,
+	scbf_route_shards(ARRAY['public.secret'], 'a', 'int8', ARRAY['424242', '5000000000'], false) AS absent_int8,
+	scbf_route_shards(ARRAY['public.secret'], 'a', 'int8', ARRAY['424242', '9'], false) AS present_int8,
+	scbf_route_shards(ARRAY['public.secret'], 't', 'text', ARRAY['v1'], false) AS no_index,
+	scbf_route_shards(ARRAY['public.secret'], 'a', 'int4', '{}', false) AS no_value;
 
 SET ROLE regress_scbf_reader;
 \set VERBOSITY terse

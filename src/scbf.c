@@ -2,7 +2,8 @@
  *
  * scbf.c
  *	  Module entry points of scbf: reloptions, settings, the executor hook
- *	  that writes this backend's insert batches before a parallel query,
+ *	  that routes queries on Citus distributed tables (scbfroute.c) and
+ *	  writes this backend's insert batches before a parallel query,
  *	  the AM handler, options parsing and build phase names.
  *
  * Portions Copyright (c) 2026, scbf developers
@@ -81,7 +82,8 @@ PlanScansBatch(Plan *plan)
 }
 
 /*
- * ExecutorStart hook: before a plan that may run in parallel workers and
+ * ExecutorStart hook: first routing (ScbfRouteExecutorStart, which may
+ * replace the plan by a copy with fewer Citus tasks); then, before a plan that may run in parallel workers and
  * scans an index whose entries this backend holds unwritten, write them to
  * the pending area.  A scan by this backend finds its own uncommitted
  * inserts in its batch in memory (ScbfBatchScan), but a parallel worker
@@ -93,8 +95,10 @@ PlanScansBatch(Plan *plan)
 static void
 ScbfExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	PlannedStmt *stmt = queryDesc->plannedstmt;
+	PlannedStmt *stmt;
 
+	ScbfRouteExecutorStart(queryDesc, eflags);
+	stmt = queryDesc->plannedstmt;
 	if (stmt->parallelModeNeeded &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 &&
 		ScbfBatchHolds(InvalidOid))
@@ -179,6 +183,8 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	ScbfRouteInit();
 
 	MarkGUCPrefixReserved("scbf");
 

@@ -1076,6 +1076,13 @@ extern bool scbfinsert(Relation index, Datum *values, bool *isnull,
 					   bool indexUnchanged,
 					   struct IndexInfo *indexInfo);
 
+/* scbfroute.c */
+struct QueryDesc;
+extern bool scbf_route;
+extern int	scbf_route_timeout;
+extern void ScbfRouteInit(void);
+extern void ScbfRouteExecutorStart(struct QueryDesc *queryDesc, int eflags);
+
 /* scbfscan.c */
 extern IndexScanDesc scbfbeginscan(Relation r, int nkeys, int norderbys);
 extern void scbfrescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,

@@ -158,4 +158,14 @@ pg_cmp_u64(uint64 a, uint64 b)
 #endif
 #endif
 
+/*
+ * Splitting a qualified name (utils/varlena.h): stringToQualifiedNameList()
+ * took an error context (soft errors) from 16.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ScbfQualifiedNameList(s)		stringToQualifiedNameList((s), NULL)
+#else
+#define ScbfQualifiedNameList(s)		stringToQualifiedNameList(s)
+#endif
+
 #endif							/* SCBFCOMPAT_H */
