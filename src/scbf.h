@@ -980,6 +980,9 @@ extern BlockNumber ScbfLedgerAppend(Relation index, BlockNumber root,
 extern int64 ScbfLedgerReplace(Relation index, BlockNumber root,
 								uint32 filterno, int col, ScbfRun *run,
 								const ScbfMeta *meta, BlockNumber nblocks);
+extern bool ScbfLedgerKeys(Relation index, int ncols, const ScbfFilter *f,
+						   uint64 fold_serial, ScbfKeyFn emit, void *arg,
+						   bool locked, BlockNumber nblocks);
 extern bool ScbfLedgerScan(Relation index, BlockNumber root, int col,
 							uint64 fold_serial, ScbfPostingFn fn, void *arg,
 							BlockNumber nblocks);

@@ -453,21 +453,7 @@ typedef struct ScbfKeysArg
 {
 	ScbfBuildState *bs;
 	BlockNumber nblocks;
-	ScbfKeyFn	emit;
-	void	   *emit_arg;
-	int			col;
 } ScbfKeysArg;
-
-/*
- * ScbfLedgerScan callback: each hash of a posting list is a key.
- */
-static void
-EmitPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
-{
-	ScbfKeysArg *ka = (ScbfKeysArg *) arg;
-
-	ka->emit(ka->col, hash, ka->emit_arg);
-}
 
 /*
  * ScbfKeysFn of the build: a filter's keys, from its ledger.
@@ -476,13 +462,10 @@ static void
 BuildFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 {
 	ScbfKeysArg *ka = (ScbfKeysArg *) arg;
-	ScbfFilter *f = ka->bs->filters[filterno];
 
-	ka->emit = emit;
-	ka->emit_arg = emit_arg;
-	for (ka->col = 0; ka->col < ka->bs->ncols; ka->col++)
-		(void) ScbfLedgerScan(ka->bs->index, ScbfFilterRoot(f, ka->col),
-							   ka->col, 0, EmitPosting, ka, ka->nblocks);
+	(void) ScbfLedgerKeys(ka->bs->index, ka->bs->ncols,
+						  ka->bs->filters[filterno], 0, emit, emit_arg, false,
+						  ka->nblocks);
 }
 
 /*

@@ -724,27 +724,6 @@ FoldGeometry(ScbfFoldState *fs, uint32 *m, uint32 *capacity)
 	return true;
 }
 
-/* What the rebuild of the band asks the fold for: a filter's keys */
-typedef struct ScbfFoldKeys
-{
-	ScbfFoldState *fs;
-	ScbfKeyFn	emit;
-	void	   *emit_arg;
-	int			col;
-} ScbfFoldKeys;
-
-/*
- * ScbfLedgerScan callback of FoldFilterKeys: a posting list's hash is a
- * key of the filter.
- */
-static void
-FoldLedgerKey(uint32 hash, const uint16 *items, int nitems, void *arg)
-{
-	ScbfFoldKeys *fk = (ScbfFoldKeys *) arg;
-
-	fk->emit(fk->col, hash, fk->emit_arg);
-}
-
 /*
  * ScbfKeysFn of the rebuild: the keys of filter filterno, from the ledger
  * runs a reader at the committed serial sees (a key in several runs comes
@@ -757,22 +736,12 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 {
 	ScbfFoldState *fs = (ScbfFoldState *) arg;
 	ScbfFilter *f = fs->filters[filterno];
-	ScbfFoldKeys fk;
 
 	if (!ScbfFilterInUse(f) || !ScbfFilterVisible(f, fs->serial - 1))
 		return;
-	fk.fs = fs;
-	fk.emit = emit;
-	fk.emit_arg = emit_arg;
-	for (fk.col = 0; fk.col < fs->state->ncols; fk.col++)
-		if (!ScbfLedgerScan(fs->index, ScbfFilterRoot(f, fk.col), fk.col,
-							fs->serial - 1, FoldLedgerKey, &fk,
-							RelationGetNumberOfBlocks(fs->index)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("a ledger of index \"%s\" changed under the fold lock",
-							RelationGetRelationName(fs->index)),
-					 errhint("Please REINDEX it.")));
+	(void) ScbfLedgerKeys(fs->index, fs->state->ncols, f, fs->serial - 1,
+						  emit, emit_arg, true,
+						  RelationGetNumberOfBlocks(fs->index));
 }
 
 /*

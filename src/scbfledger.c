@@ -416,6 +416,59 @@ ScbfLedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 	return true;
 }
 
+/* What ScbfLedgerKeys hands ScbfLedgerScan: the key callback, the column */
+typedef struct ScbfKeyEmit
+{
+	ScbfKeyFn	emit;
+	void	   *arg;
+	int			col;
+} ScbfKeyEmit;
+
+/*
+ * ScbfLedgerScan callback of ScbfLedgerKeys: a posting list's hash is a
+ * key of the filter.
+ */
+static void
+EmitKey(uint32 hash, const uint16 *items, int nitems, void *arg)
+{
+	ScbfKeyEmit *ke = (ScbfKeyEmit *) arg;
+
+	ke->emit(ke->col, hash, ke->arg);
+}
+
+/*
+ * ScbfLedgerKeys
+ *		Hand emit each key (column, hash) of filter f: the hashes of its
+ *		ledgers' runs a reader at fold_serial sees, in every one of its ncols
+ *		columns (a key in several runs comes several times).  What a build,
+ *		a band's rebuild and a summary's write set bits from.  Under the fold
+ *		lock (locked), a ledger that changed under the walk is corruption;
+ *		else returns false then, as ScbfLedgerScan does.
+ */
+bool
+ScbfLedgerKeys(Relation index, int ncols, const ScbfFilter *f,
+			   uint64 fold_serial, ScbfKeyFn emit, void *arg, bool locked,
+			   BlockNumber nblocks)
+{
+	ScbfKeyEmit ke;
+
+	ke.emit = emit;
+	ke.arg = arg;
+	for (ke.col = 0; ke.col < ncols; ke.col++)
+		if (!ScbfLedgerScan(index, ScbfFilterRoot(f, ke.col), ke.col,
+							fold_serial, EmitKey, &ke, nblocks))
+		{
+			if (locked)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("a ledger of index \"%s\" changed under the fold lock",
+								RelationGetRelationName(index)),
+						 errhint("Please REINDEX it.")));
+			return false;
+		}
+	return true;
+}
+
 /* The (hash, item) pairs of a ledger, collected by ScbfLedgerPairs */
 typedef struct ScbfPairCollect
 {

@@ -283,6 +283,20 @@ ScbfSummarySet(Relation index, const ScbfBands *bands, const uint32 *bandof,
 }
 
 /*
+ * What a group's write asks for: the keys of the filters below nfilters of
+ * bands, each given by keys.
+ */
+static void
+GroupKeysInit(ScbfGroupKeys *gk, const ScbfBands *bands, uint32 nfilters,
+			  ScbfKeysFn keys, void *arg)
+{
+	gk->bands = bands;
+	gk->nfilters = nfilters;
+	gk->keys = keys;
+	gk->arg = arg;
+}
+
+/*
  * ScbfKeysFn of a group's write: the keys of every filter of band bandno
  * (below gk->nfilters).
  */
@@ -329,10 +343,7 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 	bands->ngroups = ng;
 	if (nb < 2)
 		return;
-	gk.bands = bands;
-	gk.nfilters = nfilters;
-	gk.keys = keys;
-	gk.arg = arg;
+	GroupKeysInit(&gk, bands, nfilters, keys, arg);
 	for (;;)
 	{
 		ScbfBand   *last = ng > 0 ? &bands->groups[ng - 1] : NULL;
@@ -395,10 +406,7 @@ ScbfGroupRebuild(Relation index, ScbfState *state, const ScbfBands *bands,
 	group->nruns = 0;
 	group->runs = NULL;
 	group->removed = 0;
-	gk.bands = bands;
-	gk.nfilters = nfilters;
-	gk.keys = keys;
-	gk.arg = arg;
+	GroupKeysInit(&gk, bands, nfilters, keys, arg);
 	ScbfBandWrite(index, state, group,
 				  Min(bands->nbands, group->first + group->width),
 				  GroupBandKeys, &gk, NULL);
@@ -423,10 +431,7 @@ ScbfGroupsBuild(Relation index, ScbfState *state, ScbfBands *bands,
 	bands->ngroups = 0;
 	if (nb < 2)
 		return;
-	gk.bands = bands;
-	gk.nfilters = nfilters;
-	gk.keys = keys;
-	gk.arg = arg;
+	GroupKeysInit(&gk, bands, nfilters, keys, arg);
 	while (first < nb && bands->ngroups < SCBF_MAX_GROUPS)
 	{
 		ScbfBand   *group = &bands->groups[bands->ngroups++];

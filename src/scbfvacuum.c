@@ -663,27 +663,6 @@ VacMergeDelta(Relation index)
 	pfree(meta);
 }
 
-/* What a summary's rebuild asks VACUUM for: a filter's keys */
-typedef struct ScbfVacKeys
-{
-	ScbfVacState *vs;
-	ScbfKeyFn	emit;
-	void	   *emit_arg;
-	int			col;
-} ScbfVacKeys;
-
-/*
- * ScbfLedgerScan callback of VacFilterKeys: a posting list's hash is a
- * key of the filter.
- */
-static void
-VacLedgerKey(uint32 hash, const uint16 *items, int nitems, void *arg)
-{
-	ScbfVacKeys *vk = (ScbfVacKeys *) arg;
-
-	vk->emit(vk->col, hash, vk->emit_arg);
-}
-
 /*
  * ScbfKeysFn of a summary's rebuild: the keys of filter filterno in the
  * ledger runs a reader at the committed serial sees; none for a filter
@@ -694,22 +673,12 @@ VacFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 {
 	ScbfVacState *vs = (ScbfVacState *) arg;
 	ScbfFilter *f = vs->filters[filterno];
-	ScbfVacKeys vk;
 
 	if (!ScbfFilterInUse(f) || !ScbfFilterVisible(f, vs->serial - 1))
 		return;
-	vk.vs = vs;
-	vk.emit = emit;
-	vk.emit_arg = emit_arg;
-	for (vk.col = 0; vk.col < vs->state->ncols; vk.col++)
-		if (!ScbfLedgerScan(vs->index, ScbfFilterRoot(f, vk.col), vk.col,
-							vs->serial - 1, VacLedgerKey, &vk,
-							RelationGetNumberOfBlocks(vs->index)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("a ledger of index \"%s\" changed under the fold lock",
-							RelationGetRelationName(vs->index)),
-					 errhint("Please REINDEX it.")));
+	(void) ScbfLedgerKeys(vs->index, vs->state->ncols, f, vs->serial - 1,
+						  emit, emit_arg, true,
+						  RelationGetNumberOfBlocks(vs->index));
 }
 
 /*
