@@ -37,48 +37,65 @@ static relopt_kind scbf_relopt_kind;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 
 /*
+ * ScbfPlanChildren
+ *		The plans directly below plan: its left and right trees, and the
+ *		lists of plans an Append, MergeAppend, BitmapAnd, BitmapOr,
+ *		SubqueryScan or CustomScan holds (the plan walks of the executor
+ *		hooks share it).
+ */
+List *
+ScbfPlanChildren(Plan *plan)
+{
+	List	   *children = NIL;
+
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = list_copy(((Append *) plan)->appendplans);
+			break;
+		case T_MergeAppend:
+			children = list_copy(((MergeAppend *) plan)->mergeplans);
+			break;
+		case T_BitmapAnd:
+			children = list_copy(((BitmapAnd *) plan)->bitmapplans);
+			break;
+		case T_BitmapOr:
+			children = list_copy(((BitmapOr *) plan)->bitmapplans);
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			children = list_copy(((CustomScan *) plan)->custom_plans);
+			break;
+		default:
+			break;
+	}
+	if (plan->lefttree != NULL)
+		children = lappend(children, plan->lefttree);
+	if (plan->righttree != NULL)
+		children = lappend(children, plan->righttree);
+	return children;
+}
+
+/*
  * Whether plan, or a plan below it, is a Bitmap Index Scan on an index
  * whose entries this backend has not written yet (ScbfBatchHolds).
  */
 static bool
 PlanScansBatch(Plan *plan)
 {
-	List	   *children = NIL;
 	ListCell   *lc;
 
 	if (plan == NULL)
 		return false;
 	check_stack_depth();
-	switch (nodeTag(plan))
-	{
-		case T_BitmapIndexScan:
-			return ScbfBatchHolds(((BitmapIndexScan *) plan)->indexid);
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_SubqueryScan:
-			if (PlanScansBatch(((SubqueryScan *) plan)->subplan))
-				return true;
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		default:
-			break;
-	}
-	foreach(lc, children)
+	if (IsA(plan, BitmapIndexScan))
+		return ScbfBatchHolds(((BitmapIndexScan *) plan)->indexid);
+	foreach(lc, ScbfPlanChildren(plan))
 		if (PlanScansBatch((Plan *) lfirst(lc)))
 			return true;
-	return PlanScansBatch(plan->lefttree) || PlanScansBatch(plan->righttree);
+	return false;
 }
 
 /*

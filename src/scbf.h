@@ -732,6 +732,7 @@ extern void _PG_init(void);
 extern Datum scbfhandler(PG_FUNCTION_ARGS);
 extern bytea *scbfoptions(Datum reloptions, bool validate);
 extern char *scbfbuildphasename(int64 phasenum);
+extern List *ScbfPlanChildren(Plan *plan);
 
 /* scbfutils.c */
 extern void ScbfReportCorrupt(Relation index, BlockNumber blkno,

@@ -1453,33 +1453,14 @@ static void
 RouteCollectScans(Plan *plan, List **scans)
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return;
 	check_stack_depth();
-	switch (nodeTag(plan))
-	{
-		case T_CustomScan:
-			*scans = lappend(*scans, plan);
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_SubqueryScan:
-			RouteCollectScans(((SubqueryScan *) plan)->subplan, scans);
-			break;
-		default:
-			break;
-	}
-	foreach(lc, children)
+	if (IsA(plan, CustomScan))
+		*scans = lappend(*scans, plan);
+	foreach(lc, ScbfPlanChildren(plan))
 		RouteCollectScans((Plan *) lfirst(lc), scans);
-	RouteCollectScans(plan->lefttree, scans);
-	RouteCollectScans(plan->righttree, scans);
 }
 
 /*
