@@ -33,6 +33,30 @@ LANGUAGE sql AS $$
 	WHERE kind = 'delta' $$;
 SELECT * FROM dl_delta('dl_code');
 
+-- the index pages a query's Bitmap Index Scan reads, the second time it
+-- runs (the first may read the band map a backend caches)
+CREATE FUNCTION index_pages(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	inscan bool;
+	pages int;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	FOR run IN 1 .. 2 LOOP
+		inscan := false;
+		FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+			IF line ~ 'Bitmap Index Scan' THEN
+				inscan := true;
+			ELSIF inscan AND line ~ 'Buffers:' THEN
+				pages := coalesce(substring(line FROM 'hit=(\d+)')::int, 0) +
+					coalesce(substring(line FROM 'read=(\d+)')::int, 0);
+				inscan := false;
+			END IF;
+		END LOOP;
+	END LOOP;
+	RETURN pages;
+END $$;
+
 -- 3,000 rows: pending, then folded into the delta (no band bit is set)
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
 FROM generate_series(20001, 23000) g;
@@ -101,13 +125,22 @@ SELECT count(*) AS missed FROM generate_series(1, 65000, 3) g
 WHERE g % 4 <> 0 AND NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true), scbf_verify('dl_pair', true);
+-- the metapage says the delta is empty: probes read no delta page
+SELECT index_pages('SELECT * FROM dl WHERE code = md5(''21235'')') AS vacuumed_pages \gset
 
--- inserts after VACUUM use the delta again
+-- inserts after VACUUM use the delta again, and probes read it again: the
+-- same probe reads one page more, its hash's partition
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
 FROM generate_series(70001, 71000) g;
 SELECT scbf_clean_pending('dl_code');
 SELECT entries >= 1000 AS in_delta FROM dl_delta('dl_code');
+SELECT index_pages('SELECT * FROM dl WHERE code = md5(''21235'')') - :vacuumed_pages AS delta_pages_read;
 SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''70500'')');
+SELECT scbf_same('SELECT * FROM dl WHERE code = md5(''21235'')');
+SET enable_seqscan = off;
+SELECT count(*) AS missed FROM generate_series(70001, 71000) g
+WHERE NOT EXISTS (SELECT 1 FROM dl WHERE code = md5(g::text));
+RESET enable_seqscan;
 SELECT scbf_verify('dl_code', true);
 
 -- a band that grew to twice the size its delta was made for gets a new,
@@ -143,4 +176,4 @@ RESET enable_seqscan;
 SELECT scbf_verify('dg_code', true);
 
 DROP TABLE dl, dg;
-DROP FUNCTION dl_delta(regclass);
+DROP FUNCTION dl_delta(regclass), index_pages(text);

@@ -488,6 +488,14 @@ typedef struct ScbfPendingCut
 	uint16		nentries;		/* the entries it had */
 } ScbfPendingCut;
 
+/* What a fold did to the delta's entries (SCBF_META_DELTA_EMPTY) */
+typedef enum ScbfDeltaFill
+{
+	SCBF_DELTA_UNCHANGED = 0,
+	SCBF_DELTA_EMPTIED,			/* merged: every key's bits are in the rows */
+	SCBF_DELTA_FILLED			/* keys put in it */
+} ScbfDeltaFill;
+
 /*
  * What the metapage record that commits a serial writes: a fold's, or a
  * VACUUM's (which reads no partition and keeps the band)
@@ -507,6 +515,7 @@ typedef struct ScbfCommit
 	uint32		capacity;
 	bool		delta_changed;
 	ScbfDelta	delta;			/* the new delta, if delta_changed */
+	ScbfDeltaFill delta_fill;	/* SCBF_META_DELTA_EMPTY set or cleared */
 	uint32		nfilters;
 	ScbfPageRuns table;		/* the filter table's pages */
 	int64		nentries_delta;	/* ledger entries added less removed */
@@ -794,6 +803,8 @@ extern void ScbfFreePage(Relation index, Buffer buf);
 extern void ScbfCommitSerial(Relation index, const ScbfCommit *fc);
 extern void ScbfSetRecount(Relation index, bool on);
 extern bool ScbfMetaRecount(const ScbfMeta *meta);
+extern void ScbfSetDeltaEmpty(Relation index);
+extern bool ScbfMetaDeltaEmpty(const ScbfMeta *meta);
 extern void ScbfBumpRecycleSerial(Relation index);
 extern bool ScbfRecycledSince(Relation index, const ScbfMeta *meta);
 extern void ScbfRecycleGraves(Relation index);

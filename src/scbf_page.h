@@ -146,6 +146,15 @@ typedef struct ScbfSerialMark
 #define SCBF_META_RECOUNT			0x0001
 
 /*
+ * Every key the delta held has its bits in the rows: a merge that emptied
+ * the delta sets it (VACUUM's, or a fold's at its commit), and a fold that
+ * puts keys in the delta clears it at its commit.  A probe whose metapage
+ * copy has it reads no delta page; without it (an index written before the
+ * flag existed included) the probe reads the delta.
+ */
+#define SCBF_META_DELTA_EMPTY		0x0002
+
+/*
  * A band as the metapage lists it: the rows of filters first .. first +
  * width - 1, rows_per_page rows of width bits a page, pages pages that its
  * map page lists, k slices of m positions, and the page serial its row

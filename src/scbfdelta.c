@@ -29,6 +29,15 @@
  *	  that finds a page emptied reads rows written after the bits were set
  *	  (a standby replays the records in the same order).
  *
+ *	  A merge that empties the delta says so in the metapage
+ *	  (SCBF_META_DELTA_EMPTY: VACUUM's at once, a fold's at its commit),
+ *	  and a fold that puts keys here clears it at its commit; a probe whose
+ *	  copy says empty reads no delta page.  Keys a fold puts here before
+ *	  its commit are in runs the copy does not see either: the probe finds
+ *	  them in the pending area, as it does when it reads the delta before
+ *	  they reach it.  So an index VACUUM has merged reads one page less per
+ *	  probe until the next fold.
+ *
  *	  Only the fold-lock holder writes delta pages.  A fold's entries may
  *	  reach the pages before its commit: a probe that does not see the
  *	  fold's runs yet just gets a false candidate, as it would from bits
@@ -447,7 +456,7 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 	int			h;
 
 	ScbfMetaDelta(meta, &delta);
-	if (delta.pages == 0)
+	if (delta.pages == 0 || ScbfMetaDeltaEmpty(meta))
 		return true;
 	for (h = 0; h < nhashes; h++)
 	{

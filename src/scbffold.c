@@ -576,9 +576,10 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
  * Step 4's bits: the new keys' bits set in band, or, once the band is
  * large, the keys put in the delta (scbfdelta.c), made first if the index
  * has none or the band outgrew it (fc names it then; *retired receives the
- * delta it replaced, for the caller to free after the commit).  Keys a full partition of the delta has no
- * room for get their bits set after a merge has emptied it.  Counts set
- * bits in the filters' table entries either way.
+ * delta it replaced, for the caller to free after the commit).  Keys a
+ * full partition of the delta has no room for get their bits set after a
+ * merge has emptied it.  Counts set bits in the filters' table entries
+ * either way.  fc->delta_fill says whether the delta is left with keys.
  */
 static void
 FoldBits(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc,
@@ -608,10 +609,14 @@ FoldBits(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc,
 		nleft = ScbfDeltaAdd(index, &delta, fs->keys, fs->nkeys,
 							  RelationGetNumberOfBlocks(index));
 		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
+		fc->delta_fill = SCBF_DELTA_FILLED;
 		/* a full partition: the delta's bits and the left keys' at once */
 		if (nleft > 0)
+		{
 			ScbfDeltaMerge(index, fs->state, &delta, bands, fs->keys, nleft,
 							RelationGetNumberOfBlocks(index));
+			fc->delta_fill = SCBF_DELTA_EMPTIED;
+		}
 		return;
 	}
 	if (delta.pages > 0)
@@ -624,6 +629,7 @@ FoldBits(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc,
 		ScbfKeyBits(fs->state, fs->keys, fs->nkeys, fs->filters);
 		ScbfDeltaMerge(index, fs->state, &delta, bands, fs->keys, fs->nkeys,
 						RelationGetNumberOfBlocks(index));
+		fc->delta_fill = SCBF_DELTA_EMPTIED;
 		return;
 	}
 	ScbfRowsSet(index, fs->state, bands, fs->keys, nleft, fs->filters,
@@ -900,6 +906,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	int			i;
 
 	fc.delta_changed = false;
+	fc.delta_fill = SCBF_DELTA_UNCHANGED;
 	retired.pages = 0;
 	if (wait)
 		LockPage(index, SCBF_METAPAGE_BLKNO, ExclusiveLock);

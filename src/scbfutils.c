@@ -656,6 +656,10 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 		meta->delta_pages = fc->delta.pages;
 		meta->delta_serial = fc->delta.serial;
 	}
+	if (fc->delta_fill == SCBF_DELTA_EMPTIED)
+		meta->flags |= SCBF_META_DELTA_EMPTY;
+	else if (fc->delta_fill == SCBF_DELTA_FILLED)
+		meta->flags &= ~SCBF_META_DELTA_EMPTY;
 	meta->table = fc->table;
 	meta->nfilters = fc->nfilters;
 	meta->table_generation++;
@@ -723,6 +727,34 @@ bool
 ScbfMetaRecount(const ScbfMeta *meta)
 {
 	return (meta->flags & SCBF_META_RECOUNT) != 0;
+}
+
+/*
+ * ScbfSetDeltaEmpty
+ *		Set SCBF_META_DELTA_EMPTY, WAL-logged, after a merge emptied the
+ *		delta (its bits first, then its pages).  Under the fold lock, which
+ *		every writer of delta entries holds.
+ */
+void
+ScbfSetDeltaEmpty(Relation index)
+{
+	Buffer		metabuf;
+	GenericXLogState *xlog;
+	ScbfMetaPageData *meta = MetaStart(index, &metabuf, &xlog);
+
+	meta->flags |= SCBF_META_DELTA_EMPTY;
+	MetaFinish(metabuf, xlog);
+}
+
+/*
+ * ScbfMetaDeltaEmpty
+ *		True if a metapage copy says the delta holds no key whose bits the
+ *		rows lack (SCBF_META_DELTA_EMPTY): probes and the verifier skip it.
+ */
+bool
+ScbfMetaDeltaEmpty(const ScbfMeta *meta)
+{
+	return (meta->flags & SCBF_META_DELTA_EMPTY) != 0;
 }
 
 /*

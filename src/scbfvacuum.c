@@ -177,6 +177,7 @@ VacCommit(ScbfVacState *vs, const ScbfBands *newbands)
 		ScbfBandDirWrite(vs->index, vs->meta, &fc.bands, &fc.dir);
 	}
 	fc.delta_changed = false;
+	fc.delta_fill = SCBF_DELTA_UNCHANGED;
 	fc.nfilters = vs->nfilters;
 	ScbfUpdateTable(vs->index, vs->state, vs->meta, vs->filters, vs->changed,
 					 vs->nfilters, vs->nfilters, &fc.table,
@@ -647,6 +648,8 @@ VacConsolidate(ScbfVacState *vs)
  * Merge the delta into the band (scbfdelta.c), under the fold lock, before
  * a pass removes entries: a removed key's delta entry would otherwise set
  * bits after the recount, and a column released later would keep them.
+ * Then the metapage says the delta is empty, so probes skip it until a
+ * fold puts keys in it again.
  */
 static void
 VacMergeDelta(Relation index)
@@ -660,6 +663,8 @@ VacMergeDelta(Relation index)
 	ScbfMetaDelta(meta, &delta);
 	ScbfDeltaMerge(index, state, &delta, &bands, NULL, 0,
 					RelationGetNumberOfBlocks(index));
+	if (delta.pages > 0 && !ScbfMetaDeltaEmpty(meta))
+		ScbfSetDeltaEmpty(index);
 	pfree(meta);
 }
 

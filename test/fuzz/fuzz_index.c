@@ -485,7 +485,7 @@ FreeDelta(DeltaKeys *dk)
 /*
  * The filters the delta names for hash in column col, read from its
  * partition's page with ScbfReadDeltaPage, into expected; false if that
- * is not the delta's page.
+ * is not the delta's page.  None if the metapage says the delta is empty.
  */
 static bool
 ExpectedDelta(const ScbfMeta *meta, const ScbfDelta *delta, int col,
@@ -496,6 +496,8 @@ ExpectedDelta(const ScbfMeta *meta, const ScbfDelta *delta, int col,
 	int			n = -1;
 
 	CHECK(part < delta->pages);
+	if (ScbfMetaDeltaEmpty(meta))
+		return true;
 	if (!TRY(n = ScbfReadDeltaPage(&fake_index, delta, part, &keys,
 									nblocks)) || n < 0)
 		return false;
