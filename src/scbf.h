@@ -536,8 +536,13 @@ typedef struct ScbfEncodedRun ScbfRun;
 /* Runs a ledger root takes before the fold starts a new filter */
 #define SCBF_MAX_RUNS				8
 
-/* Runs of a filter's ledger from which VACUUM merges them into one */
-#define SCBF_MERGE_RUNS			4
+/*
+ * Runs of a filter's ledger from which VACUUM merges them into one: two,
+ * so that after VACUUM a probe reads one run's leaves per filter, as after
+ * a build.  Each fold adds a run to the filters it reaches, so a VACUUM
+ * rewrites only the ledgers of filters folds reached since the last one.
+ */
+#define SCBF_MERGE_RUNS			2
 
 /*
  * A segment with more distinct keys than a filter takes is split into at
