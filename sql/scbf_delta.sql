@@ -175,19 +175,24 @@ WHERE NOT EXISTS (SELECT 1 FROM dg WHERE code = md5(g::text));
 RESET enable_seqscan;
 SELECT scbf_verify('dg_code', true);
 
--- VACUUM merges a filter's ledger runs once it has two (each fold adds
--- one), so a probe reads the leaves of one run, as after a build: the
--- same probe reads a leaf less after VACUUM
+-- VACUUM merges a filter's ledger runs once it has four (each fold adds
+-- one; a probe reads a leaf of each): the same probe reads three leaves
+-- less after VACUUM
 RESET scbf.delta_band_pages;
 CREATE TABLE dr (code text);
 CREATE INDEX dr_code ON dr USING scbf (code);
-INSERT INTO dr SELECT md5(g::text) FROM generate_series(1, 3000) g;
+INSERT INTO dr SELECT md5(g::text) FROM generate_series(1, 1500) g;
 SELECT scbf_clean_pending('dr_code');
-INSERT INTO dr SELECT md5(g::text) FROM generate_series(3001, 6000) g;
+INSERT INTO dr SELECT md5(g::text) FROM generate_series(1501, 3000) g;
 SELECT scbf_clean_pending('dr_code');
-SELECT index_pages('SELECT * FROM dr WHERE code = md5(''7'')') AS two_runs \gset
+INSERT INTO dr SELECT md5(g::text) FROM generate_series(3001, 4500) g;
+SELECT scbf_clean_pending('dr_code');
+INSERT INTO dr SELECT md5(g::text) FROM generate_series(4501, 6000) g;
+SELECT scbf_clean_pending('dr_code');
+SELECT count(*) AS filters FROM scbf_filters('dr_code');
+SELECT index_pages('SELECT * FROM dr WHERE code = md5(''7'')') AS four_runs \gset
 VACUUM dr;
-SELECT :two_runs - index_pages('SELECT * FROM dr WHERE code = md5(''7'')') AS leaves_saved;
+SELECT :four_runs - index_pages('SELECT * FROM dr WHERE code = md5(''7'')') AS leaves_saved;
 SELECT scbf_same('SELECT * FROM dr WHERE code = md5(''7'')');
 SELECT scbf_same('SELECT * FROM dr WHERE code = md5(''4777'')');
 SET enable_seqscan = off;

@@ -537,12 +537,14 @@ typedef struct ScbfEncodedRun ScbfRun;
 #define SCBF_MAX_RUNS				8
 
 /*
- * Runs of a filter's ledger from which VACUUM merges them into one: two,
- * so that after VACUUM a probe reads one run's leaves per filter, as after
- * a build.  Each fold adds a run to the filters it reaches, so a VACUUM
- * rewrites only the ledgers of filters folds reached since the last one.
+ * Runs of a filter's ledger from which VACUUM merges them into one.  Each
+ * fold adds a run to the filters it reaches, and a probe reads a leaf of
+ * each run; but a merge keeps the old runs' leaves until the next VACUUM
+ * (a reader may be at the serial before).  Two runs made a text index
+ * grown by 10,000-row INSERTs read 9.0 index pages a probe instead of
+ * 9.4, but left it 1.36 times its rebuilt size instead of 1.27.
  */
-#define SCBF_MERGE_RUNS			2
+#define SCBF_MERGE_RUNS			4
 
 /*
  * A segment with more distinct keys than a filter takes is split into at
