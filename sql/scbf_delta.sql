@@ -15,6 +15,8 @@ RESET client_min_messages;
 \set scbf_same_sql :abs_srcdir '/sql/include/scbf_same.sql'
 \set ECHO none
 \i :scbf_same_sql
+\set index_pages_sql :abs_srcdir '/sql/include/index_pages.sql'
+\i :index_pages_sql
 \set ECHO all
 
 SET scbf.delta_band_pages = 0;
@@ -32,30 +34,6 @@ LANGUAGE sql AS $$
 	SELECT count(*), coalesce(sum(entries), 0) FROM scbf_pages(idx)
 	WHERE kind = 'delta' $$;
 SELECT * FROM dl_delta('dl_code');
-
--- the index pages a query's Bitmap Index Scan reads, the second time it
--- runs (the first may read the band map a backend caches)
-CREATE FUNCTION index_pages(q text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	inscan bool;
-	pages int;
-BEGIN
-	SET LOCAL enable_seqscan = off;
-	FOR run IN 1 .. 2 LOOP
-		inscan := false;
-		FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-			IF line ~ 'Bitmap Index Scan' THEN
-				inscan := true;
-			ELSIF inscan AND line ~ 'Buffers:' THEN
-				pages := coalesce(substring(line FROM 'hit=(\d+)')::int, 0) +
-					coalesce(substring(line FROM 'read=(\d+)')::int, 0);
-				inscan := false;
-			END IF;
-		END LOOP;
-	END LOOP;
-	RETURN pages;
-END $$;
 
 -- 3,000 rows: pending, then folded into the delta (no band bit is set)
 INSERT INTO dl SELECT g, g / 20, md5(g::text), g % 10
