@@ -168,7 +168,8 @@ SKIP:
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '900000',
 		'a deferred batch: every row is there');
 	like(slurp_file($node->logfile), qr/index "h_[at]": \d+ entries to the pending area, its fold helper still folding the batch before/,
-		'a deferred batch: it went to the pending area');
+		'a deferred batch: it went to the pending area')
+	  or diag("where gdb stopped the load:\n" . ($out // '(nowhere)'));
 	like(slurp_file($node->logfile), qr/index "h_[at]": 18928 entries to the pending area, for its fold helper to fold after the commit/,
 		'a deferred batch: the last batch went to the pending area at commit');
 	probes('a deferred batch', 1);
