@@ -162,7 +162,7 @@ SKIP:
 	});
 	like($out // '', qr/\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfHelperBusy\b.*\bScbfBatchAdd\b/s,
 		'a deferred batch: the load stopped where its first full batch asks whether the helper is busy');
-	gdb_release($g, "return (_Bool) 1\n");
+	gdb_release($g, "return 1\n");
 	$s->query_until(qr/done/, '');
 	$s->quit;
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM h'), '900000',
