@@ -218,13 +218,7 @@ is($coord->safe_psql('postgres', q{SELECT string_agg(n::text, ' ' ORDER BY n) FR
 citus_same($coord, 'postgres', \@queries, name => 'after a rebalance');
 
 # a split makes two new shards: they get both indexes
-my ($split, $nodeid) = split /\|/, $coord->safe_psql('postgres', q{
-	SELECT s.shardid, n.nodeid FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
-	JOIN pg_dist_node n USING (groupid)
-	WHERE s.logicalrelid = 'orders'::regclass ORDER BY s.shardid DESC LIMIT 1});
-my $mid = $coord->safe_psql('postgres',
-	"SELECT ((shardminvalue::bigint + shardmaxvalue::bigint) / 2)::int FROM pg_dist_shard WHERE shardid = $split");
-$coord->safe_psql('postgres', "SELECT citus_split_shard_by_split_points($split, ARRAY['$mid'], ARRAY[$nodeid, $nodeid], 'block_writes')");
+split_last_shard($coord, 'orders');
 is($shard_indexes->('orders'), '9 shards, 9 with 2 valid scbf indexes', 'a shard split: the new shards have both indexes');
 citus_same($coord, 'postgres', \@queries, name => 'after a shard split');
 $routed_same->('customer_id', '5012', 'after the split');

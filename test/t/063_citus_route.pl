@@ -325,13 +325,7 @@ check('SELECT * FROM orders WHERE customer_id IN (5012, 1001)', 'customer_id IN 
 	present => 1);
 $coord->safe_psql('postgres', "SELECT rebalance_table_shards('orders', shard_transfer_mode => 'block_writes')");
 check('SELECT * FROM orders WHERE customer_id = 424210', 'customer_id = 424210', 'after a rebalance', present => 1);
-my ($split, $nodeid) = split /\|/, $coord->safe_psql('postgres', q{
-	SELECT s.shardid, n.nodeid FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
-	JOIN pg_dist_node n USING (groupid)
-	WHERE s.logicalrelid = 'orders'::regclass ORDER BY s.shardid DESC LIMIT 1});
-my $mid = $coord->safe_psql('postgres',
-	"SELECT ((shardminvalue::bigint + shardmaxvalue::bigint) / 2)::int FROM pg_dist_shard WHERE shardid = $split");
-$coord->safe_psql('postgres', "SELECT citus_split_shard_by_split_points($split, ARRAY['$mid'], ARRAY[$nodeid, $nodeid], 'block_writes')");
+split_last_shard($coord, 'orders');
 $as->("INSERT INTO orders SELECT 900100 + g, g, 424300, 1, 'split' FROM generate_series(0, 63) g", 'app');
 check('SELECT * FROM orders WHERE customer_id = 424300', 'customer_id = 424300', 'after a split, a value on every shard',
 	present => 1);

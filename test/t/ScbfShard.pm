@@ -1,9 +1,11 @@
-# ScbfShard.pm: shared helpers of scbf's scale-out TAP tests (060 Citus,
-# 061 postgres_fdw).
+# ScbfShard.pm: shared helpers of scbf's scale-out TAP tests (060 and 063
+# Citus, 061 postgres_fdw).
 #
 # shard_node() starts a node (ScbfTest's start_node) that the other nodes
 # can reach over TCP on 127.0.0.1 as well as by its Unix socket, with trust
 # authentication on loopback.
+#
+# split_last_shard() splits a distributed table's last shard in two.
 #
 # citus_same() is scbf_same() for a Citus coordinator: the settings that
 # force the plan must reach the shards' planners, which plain SETs on the
@@ -20,7 +22,7 @@ use Test::More;
 use ScbfTest;
 use Exporter 'import';
 
-our @EXPORT = qw(shard_node citus_same);
+our @EXPORT = qw(shard_node split_last_shard citus_same);
 
 # shard_node($name, %params): start_node($name, %params) (e.g.
 # allows_streaming => 'logical', conf => "lines"), listening on 127.0.0.1
@@ -31,6 +33,23 @@ sub shard_node
 	return start_node($name, %params,
 		conf => "listen_addresses = '127.0.0.1'\nmax_connections = 60\n" . ($params{conf} // ''),
 		hba => "host all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n");
+}
+
+# split_last_shard($coordinator, $table): split $table's shard of the
+# highest id at the middle of its hash range, both halves on the node that
+# holds it (block_writes).
+sub split_last_shard
+{
+	my ($coord, $table) = @_;
+	my ($split, $nodeid) = split /\|/, $coord->safe_psql('postgres', qq{
+		SELECT s.shardid, n.nodeid FROM pg_dist_shard s JOIN pg_dist_placement p USING (shardid)
+		JOIN pg_dist_node n USING (groupid)
+		WHERE s.logicalrelid = '$table'::regclass ORDER BY s.shardid DESC LIMIT 1});
+	my $mid = $coord->safe_psql('postgres',
+		"SELECT ((shardminvalue::bigint + shardmaxvalue::bigint) / 2)::int FROM pg_dist_shard WHERE shardid = $split");
+	$coord->safe_psql('postgres',
+		"SELECT citus_split_shard_by_split_points($split, ARRAY['$mid'], ARRAY[$nodeid, $nodeid], 'block_writes')");
+	return;
 }
 
 # citus_same($coordinator, $dbname, $queries, %opt): for each query (as in
