@@ -59,6 +59,21 @@ SELECT scbf_same('SELECT * FROM f2 WHERE cust = $1', 'int', '555');
 SELECT scbf_same('SELECT * FROM f2 WHERE code = $1 AND cust = $2', 'text, int',
 	'md5(''999''), 49');
 
+-- signposts: a ledger leaf of the text column holds hundreds of posting
+-- lists and ends with signposts (pd_upper below the special space, read
+-- here with pageinspect), and a lookup starts at the last one below its
+-- hash: 3,000 values, spread over every leaf by their hashes, are all
+-- found through the index as a sequential scan finds them
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
+SELECT count(*) > 10 AS leaves,
+	bool_and(p.entries >= 500 AND h.upper < h.special) AS each_with_signposts
+FROM scbf_pages('f2_code') p,
+	LATERAL page_header(get_raw_page('f2_code', p.blkno::int)) h
+WHERE p.kind = 'leaf';
+SELECT scbf_same('SELECT * FROM f2 WHERE code = ANY (ARRAY(SELECT md5(g::text) FROM generate_series(1, 60000, 20) g))');
+
 -- a column of NULLs and values, each in its own index
 CREATE TABLE f2n (id int, v int) WITH (autovacuum_enabled = off);
 INSERT INTO f2n SELECT g, CASE WHEN g % 3 = 0 THEN NULL ELSE g % 500 END

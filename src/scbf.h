@@ -712,6 +712,9 @@ typedef struct ScbfRootInfo
 } ScbfRootInfo;
 
 /* A ledger leaf page, as read */
+/* Most signposts a ledger leaf ends with (scbf_page.h) */
+#define SCBF_LEAF_SIGNPOSTS			16
+
 typedef struct ScbfLeafInfo
 {
 	uint32		segno;
@@ -722,6 +725,9 @@ typedef struct ScbfLeafInfo
 	int			nbytes;			/* as the page says */
 	int			maxbytes;		/* what a leaf holds */
 	uint8	   *bytes;			/* palloc'd, Min(nbytes, maxbytes) */
+	int			nsignposts;		/* as the page says; -1: pd_upper is wrong */
+	uint32		signpost_hash[SCBF_LEAF_SIGNPOSTS]; /* the list's before */
+	int			signpost_offset[SCBF_LEAF_SIGNPOSTS];
 } ScbfLeafInfo;
 
 /* A pending page, as read */

@@ -399,6 +399,39 @@ typedef struct ScbfLeafPageData
 #define SCBF_LEAF_BYTES \
 	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfLeafPageData)))
 
+/*
+ * Signposts.  A leaf of many posting lists ends, between pd_upper and the
+ * special space, with up to SCBF_LEAF_SIGNPOSTS signposts in byte order:
+ * each the offset of a posting list in the leaf's bytes and the hash of
+ * the list before it, so that a lookup decodes from the last signpost
+ * below its hash instead of from the fence (a unique text column's leaf
+ * holds about 1,600 lists).  A leaf written without them (pd_upper at the
+ * special space, as every leaf before them) is read from its fence.  A
+ * writer keeps their room free of lists: new leaves hold
+ * SCBF_LEAF_LIST_BYTES of lists, old ones up to SCBF_LEAF_BYTES.
+ */
+typedef struct ScbfSignpost
+{
+	uint32		prev_hash;		/* hash of the posting list before offset */
+	uint16		offset;			/* where a posting list starts */
+	uint16		unused;
+} ScbfSignpost;
+
+/* fewest posting lists between two signposts */
+#define SCBF_SIGNPOST_LISTS			16
+#define SCBF_LEAF_LIST_BYTES \
+	(SCBF_LEAF_BYTES - SCBF_LEAF_SIGNPOSTS * sizeof(ScbfSignpost))
+#define ScbfLeafSignposts(page) \
+	((ScbfSignpost *) ((char *) (page) + ((PageHeader) (page))->pd_upper))
+/* signposts a leaf says it has: -1 if pd_upper cannot be right */
+#define ScbfLeafNSignposts(page) \
+	((((PageHeader) (page))->pd_special - ((PageHeader) (page))->pd_upper) % \
+	 sizeof(ScbfSignpost) != 0 || \
+	 ((PageHeader) (page))->pd_upper > ((PageHeader) (page))->pd_special || \
+	 ((PageHeader) (page))->pd_upper < ((PageHeader) (page))->pd_lower ? -1 : \
+	 (int) ((((PageHeader) (page))->pd_special - \
+			 ((PageHeader) (page))->pd_upper) / sizeof(ScbfSignpost)))
+
 /* ----------------------------------------------------------------
  *	Pending pages
  *

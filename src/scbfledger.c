@@ -53,6 +53,8 @@ typedef struct ScbfLeafCopy
 	BlockNumber blkno;			/* its page (the root's, if inline) */
 	uint32		fence;
 	uint16		nbytes;
+	int			nsignposts;
+	ScbfSignpost signposts[SCBF_LEAF_SIGNPOSTS];
 	uint8		bytes[SCBF_LEAF_BYTES];
 } ScbfLeafCopy;
 
@@ -178,6 +180,35 @@ RunVisible(const ScbfRunData *run, uint64 fold_serial)
 }
 
 /*
+ * True if the copied leaf's signposts can be followed: at most
+ * SCBF_LEAF_SIGNPOSTS, inside its bytes and after its first list, in
+ * ascending order of offset and of hash, the first hash at least the
+ * fence.  (Whether each names a list start and the hash before it, only
+ * a decode from the fence can tell: the verifier's.)
+ */
+static bool
+SignpostsInOrder(const ScbfLeafCopy *lc)
+{
+	uint32		prev_hash = lc->fence;
+	int			prev_offset = 0;
+
+	if (lc->nsignposts < 0 || lc->nsignposts > SCBF_LEAF_SIGNPOSTS)
+		return false;
+	for (int j = 0; j < lc->nsignposts; j++)
+	{
+		const ScbfSignpost *sp = &lc->signposts[j];
+
+		if (sp->offset <= prev_offset || sp->offset >= lc->nbytes ||
+			sp->prev_hash < prev_hash ||
+			(j > 0 && sp->prev_hash == prev_hash))
+			return false;
+		prev_offset = sp->offset;
+		prev_hash = sp->prev_hash;
+	}
+	return true;
+}
+
+/*
  * Copy leaf i of a run of the root copy rc into lc, unless lc already
  * holds it; an inline leaf comes from rc itself.
  *
@@ -209,6 +240,7 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 		lc->blkno = rc->root;
 		lc->fence = run->fences[i].hash;
 		lc->nbytes = run->inlined;
+		lc->nsignposts = 0;
 		memcpy(lc->bytes, ScbfRunInline(run), run->inlined);
 		return true;
 	}
@@ -237,8 +269,18 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 	lc->blkno = blkno;
 	lc->fence = ld->fence;
 	lc->nbytes = ld->nbytes;
+	lc->nsignposts = ScbfLeafNSignposts(page);
+	if (lc->nsignposts > 0 && lc->nsignposts <= SCBF_LEAF_SIGNPOSTS)
+		memcpy(lc->signposts, ScbfLeafSignposts(page),
+			   sizeof(ScbfSignpost) * lc->nsignposts);
 	memcpy(lc->bytes, ScbfLeafBytes(page), ld->nbytes);
 	UnlockReleaseBuffer(buf);
+	if (!SignpostsInOrder(lc))
+	{
+		lc->run = NULL;
+		ScbfReportCorrupt(index, blkno,
+						  "A ledger leaf's signposts are out of order.");
+	}
 	return true;
 }
 
@@ -259,6 +301,18 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 	int			rc;
 
 	scbf_pl_reader_init(&r, lc->bytes, lc->nbytes, lc->fence);
+	if (fn == NULL)
+	{
+		/* a lookup starts at the last signpost below hash, if any */
+		int			j = lc->nsignposts;
+
+		while (j > 0 && lc->signposts[j - 1].prev_hash >= hash)
+			j--;
+		if (j > 0)
+			scbf_pl_reader_resume(&r, lc->bytes, lc->nbytes,
+								  lc->signposts[j - 1].offset,
+								  lc->signposts[j - 1].prev_hash);
+	}
 	while ((rc = scbf_pl_next(&r, &h, buf, &n)) == SCBF_PL_OK)
 	{
 		if (r.nlists == 1 && h != lc->fence)
@@ -705,20 +759,57 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 	er->fences[er->nleaves].hash = fence;
 	er->fences[er->nleaves].blkno = InvalidBlockNumber;
 	er->nleaves++;
-	scbf_pl_writer_init(w, ScbfLeafBytes(page), SCBF_LEAF_BYTES, fence);
+	scbf_pl_writer_init(w, ScbfLeafBytes(page), SCBF_LEAF_LIST_BYTES, fence);
 	return page;
 }
 
 /*
- * Close the leaf image being written: its counts and pd_lower.
+ * Close the leaf image being written: its counts, pd_lower and, if it
+ * holds enough posting lists, its signposts below the special space (at
+ * pd_upper), evenly spaced by list: each is at least SCBF_SIGNPOST_LISTS
+ * lists from the one before, and from the fence.
  */
 static void
 CloseLeafImage(Page page, scbf_pl_writer *w)
 {
+	PageHeader	ph = (PageHeader) page;
+	int			nlists = w->nlists;
+	int			nsignposts;
+
 	ScbfPageGetLeaf(page)->nbytes = (uint16) w->len;
-	ScbfPageGetLeaf(page)->nlists = (uint16) w->nlists;
-	((PageHeader) page)->pd_lower =
-		(ScbfLeafBytes(page) + w->len) - (uint8 *) page;
+	ScbfPageGetLeaf(page)->nlists = (uint16) nlists;
+	ph->pd_lower = (ScbfLeafBytes(page) + w->len) - (uint8 *) page;
+
+	nsignposts = Min(SCBF_LEAF_SIGNPOSTS, nlists / SCBF_SIGNPOST_LISTS - 1);
+	if (nsignposts > 0)
+	{
+		ScbfSignpost *sp;
+		scbf_pl_reader r;
+		int			next = 1;
+		int			list = 0;
+		uint32		h;
+		int			n;
+
+		ph->pd_upper = ph->pd_special - sizeof(ScbfSignpost) * nsignposts;
+		sp = ScbfLeafSignposts(page);
+		scbf_pl_reader_init(&r, ScbfLeafBytes(page), w->len,
+							ScbfPageGetLeaf(page)->fence);
+		/* signpost j (from 1) at list j * nlists / (nsignposts + 1) */
+		while (next <= nsignposts)
+		{
+			if (list == next * nlists / (nsignposts + 1))
+			{
+				sp->prev_hash = r.prev_hash;
+				sp->offset = (uint16) (r.pos - ScbfLeafBytes(page));
+				sp->unused = 0;
+				sp++;
+				next++;
+			}
+			if (scbf_pl_next(&r, &h, NULL, &n) != SCBF_PL_OK)
+				elog(ERROR, "could not read back a ledger leaf just written");
+			list++;
+		}
+	}
 }
 
 /*
@@ -1411,5 +1502,13 @@ ScbfReadLeafInfo(Relation index, BlockNumber blkno, ScbfLeafInfo *li,
 	li->maxbytes = SCBF_LEAF_BYTES;
 	li->bytes = palloc(SCBF_LEAF_BYTES);
 	memcpy(li->bytes, ScbfLeafBytes(page), Min(li->nbytes, li->maxbytes));
+	li->nsignposts = ScbfLeafNSignposts(page);
+	if (li->nsignposts > SCBF_LEAF_SIGNPOSTS)
+		li->nsignposts = -1;
+	for (int j = 0; j < li->nsignposts; j++)
+	{
+		li->signpost_hash[j] = ScbfLeafSignposts(page)[j].prev_hash;
+		li->signpost_offset[j] = ScbfLeafSignposts(page)[j].offset;
+	}
 	UnlockReleaseBuffer(buf);
 }

@@ -189,6 +189,16 @@ scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf, size_t len,
 	r->nlists = 0;
 }
 
+void
+scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf, size_t len,
+					  size_t offset, uint32_t prev_hash)
+{
+	r->pos = buf + (offset < len ? offset : len);
+	r->end = buf + len;
+	r->prev_hash = prev_hash;
+	r->nlists = 1;				/* the list before the offset */
+}
+
 int
 scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items, int *nitems)
 {

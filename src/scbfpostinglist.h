@@ -91,6 +91,15 @@ extern void scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf,
 								size_t len, uint32_t base);
 
 /*
+ * Start reading the posting lists of buf[0 .. len) at byte offset, where a
+ * list starts after one of hash prev_hash (a leaf's signpost): the lists
+ * read are the ones after it, and a zero hash delta is corrupt there.
+ */
+extern void scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf,
+								  size_t len, size_t offset,
+								  uint32_t prev_hash);
+
+/*
  * Decode the next posting list: its hash into *hash, its item count into
  * *nitems and, unless items is NULL (skip them), its items into items[],
  * which must have room for as many items as the buffer has bytes left

@@ -797,6 +797,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 	int			n;
 	int			rc;
 	int			nlists = 0;
+	int			sign = 0;		/* signposts met */
 
 	if (run->inlined > 0 && l == run->nleaves - 1)
 	{
@@ -809,6 +810,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 		li.nlists = -1;			/* not kept */
 		li.nbytes = run->inlined;
 		li.maxbytes = run->inlined;	/* the root checked it fits a leaf */
+		li.nsignposts = 0;
 		li.bytes = palloc(run->inlined);
 		memcpy(li.bytes, run->inline_bytes, run->inlined);
 	}
@@ -827,11 +829,32 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 					 psprintf("It says %d bytes of posting lists; a leaf holds %d.",
 							  li.nbytes, li.maxbytes));
 
+	if (li.nsignposts < 0)
+		ScbfCorrupt(vs, blkno, "has a ledger leaf whose signposts cannot be",
+					psprintf("Its pd_upper says more than %d signposts, or a part of one.",
+							 SCBF_LEAF_SIGNPOSTS));
+
 	items = palloc(sizeof(uint16) * Max(scbf_pl_max_items(li.nbytes), 1));
 	scbf_pl_reader_init(&r, li.bytes, li.nbytes, li.fence);
-	while ((rc = scbf_pl_next(&r, &h, items, &n)) == SCBF_PL_OK)
+	for (;;)
 	{
 		int			i;
+		int			offset = (int) (r.pos - li.bytes);
+
+		/* the next signpost: at this list's start, naming the hash before */
+		if (sign < li.nsignposts && li.signpost_offset[sign] <= offset)
+		{
+			if (li.signpost_offset[sign] < offset || nlists == 0 ||
+				li.signpost_hash[sign] != r.prev_hash)
+				ScbfCorrupt(vs, blkno, "has a ledger leaf signpost that is wrong",
+							psprintf("Signpost %d names offset %d and hash %u; posting list %d starts at offset %d after hash %u.",
+									 sign + 1, li.signpost_offset[sign],
+									 li.signpost_hash[sign], nlists, offset,
+									 r.prev_hash));
+			sign++;
+		}
+		if ((rc = scbf_pl_next(&r, &h, items, &n)) != SCBF_PL_OK)
+			break;
 
 		if ((nlists == 0 && h != li.fence) ||
 			(*any && (h < *prevhash ||
@@ -873,6 +896,10 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 					 "has a ledger leaf whose list count is wrong",
 					 psprintf("It says %d posting lists and holds %d.",
 							  li.nlists, nlists));
+	if (sign < li.nsignposts)
+		ScbfCorrupt(vs, blkno, "has a ledger leaf signpost that is wrong",
+					psprintf("Signpost %d names offset %d, at no posting list of the %d bytes.",
+							 sign + 1, li.signpost_offset[sign], li.nbytes));
 	pfree(items);
 	pfree(li.bytes);
 }

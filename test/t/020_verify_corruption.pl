@@ -249,6 +249,44 @@ fresh_index('v2_b', '(b)');
 	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 20) s"),
 		'format 2: a heap tuple twice in a segment\'s ledgers', 1);
 }
+
+# a leaf's signposts (src/scbf_page.h: from pd_upper, u16 @14, to the
+# special space, 8 bytes each: the hash of the list before, u32, then the
+# list's offset in the leaf's bytes, u16).  A signpost's hash off by one
+# sends lookups that start there to shifted hashes: the verifier finds it,
+# and a probe may miss (as with a cleared bit).  Signposts out of order are
+# corruption to a probe too.
+fresh_index('v2_b', '(b)');
+{
+	my $blk = page_of('v2_b', 'leaf');
+	my $page = read_page('v2_b', $blk);
+	my ($upper, $special) = (u16($page, 14), u16($page, 16));
+	cmp_ok($upper, '<', $special, 'signposts: the text column\'s leaf has some');
+	patch('v2_b', [ $blk, $upper, pack('V', u32($page, $upper) + 1) ]);
+	verify_fails('v2_b', 'false', qr/has a ledger leaf signpost that is wrong.*\n.*DETAIL:  Block $blk: Signpost 1 names offset \d+ and hash \d+; posting list \d+ starts at offset \d+ after hash \d+\./,
+		'signposts: a wrong hash');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 2000) s"),
+		'signposts: a wrong hash', 1);
+}
+fresh_index('v2_b', '(b)');
+{
+	my $blk = page_of('v2_b', 'leaf');
+	my $page = read_page('v2_b', $blk);
+	my $upper = u16($page, 14);
+	# the second signpost's offset before the first's
+	patch('v2_b', [ $blk, $upper + 12, pack('v', 1) ]);
+	verify_fails('v2_b', 'false', qr/has a ledger leaf signpost that is wrong/,
+		'signposts: out of order');
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"\\set VERBOSITY verbose\nSET enable_seqscan = off;\n"
+		  . "SELECT count(*) FROM v WHERE b IN ("
+		  . q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 2000) s")
+		  . ")");
+	like($err, qr/XX002.*\n.*DETAIL:  A ledger leaf's signposts are out of order\./,
+		'signposts: out of order, a probe that reads the leaf reports the corruption');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 2000) s"),
+		'signposts: out of order');
+}
 $node->safe_psql('postgres', 'DROP INDEX v2_b');
 
 fresh_index('v2_a', '(a)');
