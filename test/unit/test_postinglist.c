@@ -547,6 +547,66 @@ TestCorruption(void)
 	GroupDone("truncated, flipped and random buffers decode safely");
 }
 
+/*
+ * TestResume
+ *		scbf_pl_reader_resume at the start of list i with the hash of list
+ *		i - 1 (a leaf's signpost) reads list i and every list after it; at
+ *		the first list, whose hash delta from the fence is zero, it finds
+ *		corruption (a signpost is never there).
+ */
+static void
+TestResume(void)
+{
+	static uint8_t buf[8000];
+	static uint16_t out[8000];
+	static size_t starts[8000];
+
+	rng_state = 11;
+	for (int round = 0; round < 40; round++)
+	{
+		int			nlists = 2 + (int) (Rand() % 2000);
+		TestList   *l = MakeLedger(nlists, round % 2 ? 1 : 20, 65536, 0);
+		scbf_pl_writer w;
+		scbf_pl_reader r;
+		uint32_t	h;
+		int			n;
+		int			nfit = 0;
+
+		scbf_pl_writer_init(&w, buf, sizeof(buf), l[0].hash);
+		while (nfit < nlists &&
+			   w.len + scbf_pl_encoded_size(w.prev_hash, l[nfit].hash,
+											l[nfit].items,
+											l[nfit].nitems) <= sizeof(buf))
+		{
+			starts[nfit] = w.len;
+			CHECK(scbf_pl_append(&w, l[nfit].hash, l[nfit].items,
+								 l[nfit].nitems) == l[nfit].nitems,
+				  "round %d: list %d fits", round, nfit);
+			nfit++;
+		}
+		for (int t = 0; t < 50 && nfit > 1; t++)
+		{
+			int			i = 1 + (int) (Rand() % (nfit - 1));
+			int			j;
+
+			scbf_pl_reader_resume(&r, buf, w.len, starts[i], l[i - 1].hash);
+			for (j = i; j < nfit; j++)
+				if (scbf_pl_next(&r, &h, out, &n) != SCBF_PL_OK ||
+					h != l[j].hash || n != l[j].nitems ||
+					memcmp(out, l[j].items, sizeof(uint16_t) * n) != 0)
+					break;
+			CHECK(j == nfit && scbf_pl_next(&r, &h, out, &n) == SCBF_PL_END,
+				  "round %d: resumed at list %d, read up to list %d of %d",
+				  round, i, j, nfit);
+		}
+		scbf_pl_reader_resume(&r, buf, w.len, 0, l[0].hash);
+		CHECK(scbf_pl_next(&r, &h, out, &n) == SCBF_PL_ECORRUPT,
+			  "round %d: resumed at the first list, a zero delta", round);
+		FreeLedger(l, nlists);
+	}
+	GroupDone("resuming at a list's start reads it and the lists after it");
+}
+
 int
 main(void)
 {
@@ -555,6 +615,7 @@ main(void)
 	TestRoundTrips();
 	TestDensity();
 	TestSkip();
+	TestResume();
 	TestCorruption();
 	if (nfail_total)
 	{
