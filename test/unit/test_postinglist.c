@@ -380,6 +380,33 @@ TestDensity(void)
 }
 
 /*
+ * Write whole lists of l[0 .. nlists) into buf[0 .. size) through w, as
+ * many as fit; starts[i] (if not NULL) gets list i's byte offset.  Returns
+ * how many were written.
+ */
+static int
+WriteWholeLists(scbf_pl_writer *w, uint8_t *buf, size_t size,
+				const TestList *l, int nlists, size_t *starts, int round)
+{
+	int			nfit = 0;
+
+	scbf_pl_writer_init(w, buf, size, l[0].hash);
+	while (nfit < nlists &&
+		   w->len + scbf_pl_encoded_size(w->prev_hash, l[nfit].hash,
+										 l[nfit].items,
+										 l[nfit].nitems) <= size)
+	{
+		if (starts)
+			starts[nfit] = w->len;
+		CHECK(scbf_pl_append(w, l[nfit].hash, l[nfit].items,
+							 l[nfit].nitems) == l[nfit].nitems,
+			  "round %d: list %d fits", round, nfit);
+		nfit++;
+	}
+	return nfit;
+}
+
+/*
  * TestSkip
  *		scbf_pl_skip against the lists written: after the first list,
  *		skipping to a target (a list's hash, one off it, or random) leaves
@@ -398,20 +425,8 @@ TestSkip(void)
 		TestList   *l = MakeLedger(nlists, round % 3 == 0 ? 1 : 25,
 								   round % 2 ? 65536 : 4096, round % 4 == 1);
 		scbf_pl_writer w;
-		int			nfit = 0;
-
-		scbf_pl_writer_init(&w, buf, sizeof(buf), l[0].hash);
-		/* whole lists only, as many as fit */
-		while (nfit < nlists &&
-			   w.len + scbf_pl_encoded_size(w.prev_hash, l[nfit].hash,
-											l[nfit].items,
-											l[nfit].nitems) <= sizeof(buf))
-		{
-			CHECK(scbf_pl_append(&w, l[nfit].hash, l[nfit].items,
-								 l[nfit].nitems) == l[nfit].nitems,
-				  "round %d: list %d fits", round, nfit);
-			nfit++;
-		}
+		int			nfit = WriteWholeLists(&w, buf, sizeof(buf), l, nlists,
+										   NULL, round);
 		for (int t = 0; t < 200 && nfit > 1; t++)
 		{
 			int			i = 1 + (int) (Rand() % (nfit - 1));
@@ -570,20 +585,8 @@ TestResume(void)
 		scbf_pl_reader r;
 		uint32_t	h;
 		int			n;
-		int			nfit = 0;
-
-		scbf_pl_writer_init(&w, buf, sizeof(buf), l[0].hash);
-		while (nfit < nlists &&
-			   w.len + scbf_pl_encoded_size(w.prev_hash, l[nfit].hash,
-											l[nfit].items,
-											l[nfit].nitems) <= sizeof(buf))
-		{
-			starts[nfit] = w.len;
-			CHECK(scbf_pl_append(&w, l[nfit].hash, l[nfit].items,
-								 l[nfit].nitems) == l[nfit].nitems,
-				  "round %d: list %d fits", round, nfit);
-			nfit++;
-		}
+		int			nfit = WriteWholeLists(&w, buf, sizeof(buf), l, nlists,
+										   starts, round);
 		for (int t = 0; t < 50 && nfit > 1; t++)
 		{
 			int			i = 1 + (int) (Rand() % (nfit - 1));
