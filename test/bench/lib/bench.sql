@@ -158,7 +158,8 @@ END $$;
 --   customer_id  present: an existing (even) value; absent: an odd value;
 --                in: 10 present values
 --   code         present: the code of a random row; absent: a random string
---                never generated; in: 10 present codes
+--                never generated; in: 10 present codes; collision: an
+--                absent string whose 32-bit hash is some row's
 --   status       present: each of the 10 values in turn; absent: 5 values
 --                that never occur
 --   multi        (customer_id, status) present: the pair of a random row;
@@ -202,6 +203,18 @@ BEGIN
 	UNION ALL
 	SELECT p_tab, 'code', 'in', i, bench.code_of(1 + bench.h(i * 1009 + j * 31 + 5) % n)
 		FROM generate_series(1, p_in) i, generate_series(1, 10) j;
+
+	-- code, collision: absent strings whose 32-bit hash (hashtext, which
+	-- scbf's, hash's and BRIN bloom's keys are) is some row's: about n / 2^32
+	-- of all absent strings, so twice the expected number of candidates
+	IF 'code' = ANY (p_cols) THEN
+	EXECUTE format('INSERT INTO bench.atom (tab, col, kind, probe_no, code)'
+		' SELECT $1, ''code'', ''collision'', row_number() OVER (ORDER BY c.i), c.v'
+		' FROM (SELECT i, ''collision '' || i AS v FROM generate_series(1, $2) i) c'
+		' WHERE hashtext(c.v) IN (SELECT hashtext(t.code) FROM %I t)'
+		' ORDER BY c.i LIMIT $3', p_tab)
+		USING p_tab, ceil(2 * p_eq * 4294967296.0 / greatest(n, 1))::bigint, p_eq;
+	END IF;
 
 	-- status: all 10 values, then 5 absent ones
 	IF 'status' = ANY (p_cols) THEN
