@@ -94,15 +94,29 @@
 #define ScbfTidOffset(t)			((OffsetNumber) ((t) & ((1 << SCBF_OFFSET_BITS) - 1)))
 
 /*
- * The ledger stores each column's 32-bit value hash.  SCBF_NULL_HASH stands
+ * A column's value hash, as the index keeps it: the low SCBF_HASH_BITS bits
+ * of the type's hash.  Pages store SCBF_HASH_BITS bits; in memory a hash
+ * is a ScbfHash, never above SCBF_HASH_MAX.
+ */
+typedef uint64 ScbfHash;
+
+#define SCBF_HASH_BITS				32
+#define SCBF_HASH_MAX				((ScbfHash) PG_UINT32_MAX)
+
+/*
+ * The ledger stores each column's value hash.  SCBF_NULL_HASH stands
  * for NULL; a real value whose hash happens to be SCBF_NULL_HASH is stored
  * (and probed) as SCBF_NULL_HASH_ALT, so a stored hash tells NULL and
  * not-NULL apart exactly.  The remap only merges two hash values: a false
  * positive at worst, never a false negative.
  */
-#define SCBF_NULL_HASH				((uint32) 0)
-#define SCBF_NULL_HASH_ALT			((uint32) 1)
+#define SCBF_NULL_HASH				((ScbfHash) 0)
+#define SCBF_NULL_HASH_ALT			((ScbfHash) 1)
 #define ScbfCanonicalHash(h)		((h) == SCBF_NULL_HASH ? SCBF_NULL_HASH_ALT : (h))
+
+/* Which of nsplit equal ranges of hashes holds hash */
+#define ScbfHashRange(hash, nsplit) \
+	((uint32) (((ScbfHash) (hash) * (nsplit)) >> SCBF_HASH_BITS))
 
 /* ----------------------------------------------------------------
  *	Pages
@@ -132,10 +146,10 @@
  *	Entries in memory
  *
  * A build (and a fold) handles an index entry as the segment-relative TID
- * and each column's 32-bit value hash, packed.
+ * and each column's value hash, packed.
  * ----------------------------------------------------------------
  */
-#define ScbfEntrySize(ncols)	(sizeof(uint16) + sizeof(uint32) * (ncols))
+#define ScbfEntrySize(ncols)	(sizeof(uint16) + sizeof(ScbfHash) * (ncols))
 
 static inline uint16
 ScbfEntryGetTid(const char *entry)
@@ -152,24 +166,26 @@ ScbfEntrySetTid(char *entry, uint16 tid)
 	memcpy(entry, &tid, sizeof(tid));
 }
 
-static inline uint32
+static inline ScbfHash
 ScbfEntryGetHash(const char *entry, int col)
 {
-	uint32		hash;
+	ScbfHash	hash;
 
-	memcpy(&hash, entry + sizeof(uint16) + sizeof(uint32) * col, sizeof(hash));
+	memcpy(&hash, entry + sizeof(uint16) + sizeof(ScbfHash) * col,
+		   sizeof(hash));
 	return hash;
 }
 
 static inline void
-ScbfEntrySetHash(char *entry, int col, uint32 hash)
+ScbfEntrySetHash(char *entry, int col, ScbfHash hash)
 {
-	memcpy(entry + sizeof(uint16) + sizeof(uint32) * col, &hash, sizeof(hash));
+	memcpy(entry + sizeof(uint16) + sizeof(ScbfHash) * col, &hash,
+		   sizeof(hash));
 }
 
 /*
- * qsort and bsearch comparators of 16-bit items, 32-bit hashes and 64-bit
- * rows or keys
+ * qsort and bsearch comparators of 16-bit items, 32-bit numbers, 64-bit
+ * rows or keys, and value hashes
  */
 static inline int
 ScbfCmpU16(const void *a, const void *b)
@@ -187,6 +203,12 @@ static inline int
 ScbfCmpU64(const void *a, const void *b)
 {
 	return pg_cmp_u64(*(const uint64 *) a, *(const uint64 *) b);
+}
+
+static inline int
+ScbfCmpHash(const void *a, const void *b)
+{
+	return pg_cmp_u64(*(const ScbfHash *) a, *(const ScbfHash *) b);
 }
 
 /* ----------------------------------------------------------------
@@ -210,7 +232,7 @@ typedef struct ScbfCond
 	int			col;
 	int			kind;
 	int			nhashes;
-	uint32	   *hashes;			/* sorted, distinct */
+	ScbfHash   *hashes;			/* sorted, distinct */
 } ScbfCond;
 
 /* Sources of entries a probe reads, as its trace names them */
@@ -464,7 +486,7 @@ typedef struct ScbfRowKey
 {
 	uint32		filterno;
 	int			col;
-	uint32		hash;
+	ScbfHash	hash;
 } ScbfRowKey;
 
 /* A bit of the rows: filter (column of the band), slice and position */
@@ -476,7 +498,7 @@ typedef struct ScbfRowBit
 } ScbfRowBit;
 
 /* A key of a filter, and the enumeration of a filter's keys (build) */
-typedef void (*ScbfKeyFn) (int col, uint32 hash, void *arg);
+typedef void (*ScbfKeyFn) (int col, ScbfHash hash, void *arg);
 typedef void (*ScbfKeysFn) (uint32 filterno, ScbfKeyFn emit, void *emit_arg,
 							 void *arg);
 
@@ -526,7 +548,7 @@ typedef struct ScbfCommit
 /* A (hash, item) pair of one column of a filter's ledger */
 typedef struct ScbfPair
 {
-	uint32		hash;
+	ScbfHash	hash;
 	uint16		item;			/* segment-relative TID */
 } ScbfPair;
 
@@ -611,11 +633,11 @@ typedef bool (*ScbfCensusFn) (BlockNumber blkno, const ScbfBlockRef *ref,
 							  void *arg);
 
 /* One pending entry, handed to ScbfPendingScan's callback */
-typedef void (*ScbfPendingFn) (ItemPointer tid, const uint32 *hashes,
+typedef void (*ScbfPendingFn) (ItemPointer tid, const ScbfHash *hashes,
 								void *arg);
 
 /* One decoded posting list, handed to ScbfLedgerScan's callback */
-typedef void (*ScbfPostingFn) (uint32 hash, const uint16 *items, int nitems,
+typedef void (*ScbfPostingFn) (ScbfHash hash, const uint16 *items, int nitems,
 								void *arg);
 
 /* ----------------------------------------------------------------
@@ -696,7 +718,7 @@ typedef struct ScbfRunInfo
 	uint64		gone;			/* PG_UINT64_MAX while current */
 	uint32		nentries;
 	int			nleaves;
-	uint32	   *fences;			/* first hash of each leaf */
+	ScbfHash   *fences;			/* first hash of each leaf */
 	BlockNumber *leaves;		/* InvalidBlockNumber: the inline leaf */
 	int			inlined;		/* bytes of the inline (last) leaf, or 0 */
 	uint8	   *inline_bytes;	/* its posting lists */
@@ -720,13 +742,13 @@ typedef struct ScbfLeafInfo
 	uint32		segno;
 	int			column;
 	uint32		serial;			/* its run's serial, low 32 bits */
-	uint32		fence;
+	ScbfHash	fence;
 	int			nlists;
 	int			nbytes;			/* as the page says */
 	int			maxbytes;		/* what a leaf holds */
 	uint8	   *bytes;			/* palloc'd, Min(nbytes, maxbytes) */
 	int			nsignposts;		/* as the page says; -1: pd_upper is wrong */
-	uint32		signpost_hash[SCBF_LEAF_SIGNPOSTS]; /* the list's before */
+	ScbfHash	signpost_hash[SCBF_LEAF_SIGNPOSTS];	/* the list's before */
 	int			signpost_offset[SCBF_LEAF_SIGNPOSTS];
 } ScbfLeafInfo;
 
@@ -739,7 +761,7 @@ typedef struct ScbfPendingPageInfo
 	int			nentries;		/* as the page says */
 	int			maxentries;		/* what a page holds */
 	ItemPointerData *tids;		/* palloc'd, Min(nentries, maxentries) */
-	uint32	   *hashes;			/* [i * ncols + col] */
+	ScbfHash   *hashes;			/* [i * ncols + col] */
 } ScbfPendingPageInfo;
 
 /* ----------------------------------------------------------------
@@ -772,13 +794,14 @@ extern BlockNumber ScbfExtendFrom(Relation index, uint32 npages, uint32 first,
 extern BlockNumber ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno);
 extern void ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
 						 ScbfNewPageFn fn, void *arg);
-extern uint32 ScbfHashDatum(Relation index, int col, Datum value);
+extern ScbfHash ScbfHashDatum(Relation index, int col, Datum value);
 
 extern ScbfState *ScbfGetState(Relation index);
 extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
 extern ScbfMeta *ScbfReadMeta(Relation index);
+extern uint64 ScbfFilterKey(const ScbfState *state, int col, ScbfHash hash);
 extern void ScbfKeyPositions(const ScbfState *state, const ScbfBand *band,
-							 int col, uint32 hash, uint32 *pos);
+							 int col, ScbfHash hash, uint32 *pos);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 							uint8 type, BlockNumber nblocks);
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
@@ -884,7 +907,7 @@ extern uint32 ScbfBandLimit(void);
 extern Size ScbfRowsBytes(const ScbfMeta *meta);
 extern bool ScbfRowsProbe(Relation index, ScbfState *state,
 						   const ScbfMeta *meta, int col,
-						   const uint32 *hashes, int nhashes, uint8 *acc,
+						   const ScbfHash *hashes, int nhashes, uint8 *acc,
 						   BlockNumber nblocks);
 extern bool ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc,
 						uint32 fno);
@@ -965,7 +988,7 @@ extern bool ScbfSummaryHas(Relation index, const ScbfBand *group,
 extern int	scbf_delta_band_pages;
 extern bool ScbfDeltaWanted(const ScbfBands *bands, int nkeys);
 extern uint32 ScbfDeltaPages(const ScbfBands *bands);
-extern uint32 ScbfDeltaPartition(uint32 hash, int col, uint32 npages);
+extern uint32 ScbfDeltaPartition(ScbfHash hash, int col, uint32 npages);
 extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
 						   BlockNumber nblocks);
 extern void ScbfDeltaCreate(Relation index, const ScbfBands *bands,
@@ -977,7 +1000,7 @@ extern int	ScbfDeltaMerge(Relation index, ScbfState *state,
 							const ScbfRowKey *extra, int nextra,
 							BlockNumber nblocks);
 extern bool ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
-							const uint32 *hashes, int nhashes, uint8 *acc,
+							const ScbfHash *hashes, int nhashes, uint8 *acc,
 							BlockNumber nblocks);
 
 extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
@@ -986,14 +1009,14 @@ extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
 
 /* scbfledger.c */
 extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
-							  uint64 fold_serial, const uint32 *hashes,
+							  uint64 fold_serial, const ScbfHash *hashes,
 							  int nhashes, uint16 **items, BlockNumber nblocks);
 extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
 									uint32 filterno, int col, uint64 serial,
-									const uint32 *hashes, const uint16 *items,
+									const ScbfHash *hashes, const uint16 *items,
 									int n, uint32 *npages);
 extern ScbfRun *ScbfLedgerEncode(Relation index, uint32 segno, int col,
-								   uint64 serial, const uint32 *hashes,
+								   uint64 serial, const ScbfHash *hashes,
 								   const uint16 *items, int n);
 extern bool ScbfLedgerHasRoom(Relation index, BlockNumber root, int col,
 							   const ScbfRun *run, const ScbfMeta *meta,
@@ -1030,9 +1053,9 @@ extern void ScbfReadLeafInfo(Relation index, BlockNumber blkno,
 							  ScbfLeafInfo *li, BlockNumber nblocks);
 
 /* scbfpending.c */
-extern int	ScbfPendingPartition(uint32 hash0);
+extern int	ScbfPendingPartition(ScbfHash hash0);
 extern bool ScbfPendingAppend(Relation index, ScbfState *state,
-							   ItemPointer tids, const uint32 *hashes, int n);
+							   ItemPointer tids, const ScbfHash *hashes, int n);
 extern bool ScbfPendingScan(Relation index, ScbfState *state,
 							 const ScbfMeta *meta, int part,
 							 ScbfPendingFn fn, void *arg,
@@ -1049,7 +1072,7 @@ extern void ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 /* scbffold.c */
 extern int64 ScbfFold(Relation index, bool wait);
 extern bool ScbfFoldBatch(Relation index, ItemPointer tids,
-						   const uint32 *hashes, int n);
+						   const ScbfHash *hashes, int n);
 
 /* scbffoldhelper.c */
 /*
@@ -1062,13 +1085,13 @@ typedef struct ScbfHelperBatch
 	Oid			indexoid;
 	ScbfRelFileLocator rlocator;
 	ItemPointer tids;
-	uint32	   *hashes;
+	ScbfHash   *hashes;
 	int			n;
 } ScbfHelperBatch;
 
 extern bool scbf_fold_helpers;
 extern bool ScbfHelperSubmit(Relation index, ItemPointer tids,
-							 const uint32 *hashes, int n);
+							 const ScbfHash *hashes, int n);
 extern bool ScbfHelperWait(Oid indexoid, ScbfHelperBatch *unfolded);
 extern void ScbfHelperWritten(Oid indexoid);
 extern bool ScbfHelperBusy(Oid indexoid);
@@ -1077,7 +1100,7 @@ extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
 extern void ScbfHelperForget(void);
 
 /* scbfbatch.c */
-extern void ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes,
+extern void ScbfBatchAdd(Relation index, ItemPointer tid, const ScbfHash *hashes,
 						 int ncols);
 extern void ScbfBatchFlush(Relation index);
 extern bool ScbfBatchHolds(Oid indexoid);

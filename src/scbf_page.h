@@ -43,6 +43,19 @@
 #define SCBF_PAGE_SUMMARY			14
 #define SCBF_PAGE_SUMMARYMAP		15
 
+/*
+ * A value hash as pages store it (fences, signposts, pending and delta
+ * entries): its SCBF_HASH_BITS bits
+ */
+typedef uint32 ScbfPageHash;
+
+static inline ScbfPageHash
+ScbfHashToPage(ScbfHash hash)
+{
+	Assert(hash <= SCBF_HASH_MAX);
+	return (ScbfPageHash) hash;
+}
+
 typedef struct ScbfPageOpaqueData
 {
 	ScbfPageIdent ident;		/* what the page belongs to, by kind */
@@ -353,7 +366,7 @@ typedef struct ScbfRootPageData
 
 typedef struct ScbfFence
 {
-	uint32		hash;			/* first hash of the leaf */
+	ScbfPageHash hash;			/* first hash of the leaf */
 	BlockNumber blkno;
 } ScbfFence;
 
@@ -388,7 +401,7 @@ typedef struct ScbfRunData
 
 typedef struct ScbfLeafPageData
 {
-	uint32		fence;			/* hash of the first posting list */
+	ScbfPageHash fence;			/* hash of the first posting list */
 	uint16		nbytes;			/* bytes of posting lists that follow */
 	uint16		nlists;
 } ScbfLeafPageData;
@@ -412,7 +425,7 @@ typedef struct ScbfLeafPageData
  */
 typedef struct ScbfSignpost
 {
-	uint32		prev_hash;		/* hash of the posting list before offset */
+	ScbfPageHash prev_hash;		/* hash of the posting list before offset */
 	uint16		offset;			/* where a posting list starts */
 	uint16		unused;
 } ScbfSignpost;
@@ -456,7 +469,7 @@ typedef struct ScbfPendingPageData
 #define ScbfPendingEntries(page) \
 	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfPendingPageData)))
 #define ScbfPendingEntrySize(ncols) \
-	(sizeof(ItemPointerData) + sizeof(uint32) * (ncols))
+	(sizeof(ItemPointerData) + sizeof(ScbfPageHash) * (ncols))
 #define SCBF_PENDING_BYTES \
 	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfPendingPageData)))
 
@@ -477,7 +490,7 @@ typedef struct ScbfDeltaPageData
 
 typedef struct ScbfDeltaEntry
 {
-	uint32		hash;
+	ScbfPageHash hash;
 	uint32		tag;			/* filter << SCBF_DELTA_COL_BITS | column */
 } ScbfDeltaEntry;
 

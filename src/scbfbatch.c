@@ -90,11 +90,12 @@
 PG_FUNCTION_INFO_V1(scbf_clean_pending);
 
 /*
- * A batch holds at most this many bytes of entries before it is flushed;
- * it starts with room for SCBF_BATCH_FIRST entries and doubles, so a
- * one-row transaction does not pay for a megabyte.
+ * A batch holds at most this many bytes of entries before it is flushed
+ * (65,536 entries of a one-column index); it starts with room for
+ * SCBF_BATCH_FIRST entries and doubles, so a one-row transaction does not
+ * pay for a megabyte and a half.
  */
-#define SCBF_BATCH_MAX_BYTES		(1024 * 1024)
+#define SCBF_BATCH_MAX_BYTES		(3 * 512 * 1024)
 #define SCBF_BATCH_FIRST			16
 
 /*
@@ -103,12 +104,12 @@ PG_FUNCTION_INFO_V1(scbf_clean_pending);
  */
 #define BatchEntrySize(ncols) \
 	MAXALIGN(sizeof(SubTransactionId) + sizeof(ItemPointerData) + \
-			 sizeof(uint32) * (ncols))
+			 sizeof(ScbfHash) * (ncols))
 
 /*
  * The batch of one index.  Its entries are kept as three arrays: entry i is
  * the subtransaction that appended it (subids[i]), its heap TID (tids[i])
- * and one 32-bit hash per column (hashes[i * ncols ..]), the two arrays
+ * and one value hash per column (hashes[i * ncols ..]), the two arrays
  * the writers take.
  */
 typedef struct ScbfBatch
@@ -118,7 +119,7 @@ typedef struct ScbfBatch
 	int			ncols;
 	SubTransactionId *subids;
 	ItemPointerData *tids;
-	uint32	   *hashes;
+	ScbfHash   *hashes;
 	int			nentries;
 	int			allocated;		/* entries the arrays have room for */
 	int			maxentries;		/* entries at which it is flushed */
@@ -222,7 +223,7 @@ BatchDestination(Relation index, BatchOccasion why, int n, bool bulk)
  */
 static void
 BatchWriteTo(Relation index, BatchDest dest, ItemPointer tids,
-			 const uint32 *hashes, int n)
+			 const ScbfHash *hashes, int n)
 {
 	switch (dest)
 	{
@@ -439,7 +440,7 @@ BatchFor(Relation index, int ncols)
 	b->tids = MemoryContextAlloc(TopTransactionContext,
 								 sizeof(ItemPointerData) * b->allocated);
 	b->hashes = MemoryContextAlloc(TopTransactionContext,
-								   sizeof(uint32) * ncols * b->allocated);
+								   sizeof(ScbfHash) * ncols * b->allocated);
 	b->next = batches;
 	batches = b;
 	return b;
@@ -452,7 +453,7 @@ BatchFor(Relation index, int ncols)
  *		RowExclusiveLock on the index, as aminsert's caller does.
  */
 void
-ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols)
+ScbfBatchAdd(Relation index, ItemPointer tid, const ScbfHash *hashes, int ncols)
 {
 	ScbfBatch  *b = BatchFor(index, ncols);
 	int			i;
@@ -469,7 +470,7 @@ ScbfBatchAdd(Relation index, ItemPointer tid, const uint32 *hashes, int ncols)
 							 sizeof(SubTransactionId) * b->allocated);
 		b->tids = repalloc(b->tids, sizeof(ItemPointerData) * b->allocated);
 		b->hashes = repalloc(b->hashes,
-							 sizeof(uint32) * ncols * b->allocated);
+							 sizeof(ScbfHash) * ncols * b->allocated);
 	}
 	i = b->nentries;
 	b->subids[i] = GetCurrentSubTransactionId();

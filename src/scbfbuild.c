@@ -167,7 +167,7 @@ WriteFilter(ScbfBuildState *bs, uint32 segno, const char *entries,
 	MemoryContext oldcxt;
 	ScbfFilter *f;
 	uint32		nkeys = 0;
-	uint32	   *hashes = palloc(sizeof(uint32) * n);
+	ScbfHash   *hashes = palloc(sizeof(ScbfHash) * n);
 	uint16	   *items = palloc(sizeof(uint16) * n);
 	int			col;
 	int			i;
@@ -237,7 +237,7 @@ WriteSegment(ScbfBuildState *bs, uint32 segno, char *entries, int n)
 		{
 			const char *e = entries + bs->esize * i;
 
-			if ((uint32) (((uint64) ScbfEntryGetHash(e, 0) * nsplit) >> 32) == s)
+			if (ScbfHashRange(ScbfEntryGetHash(e, 0), nsplit) == s)
 				memcpy(part + bs->esize * np++, e, bs->esize);
 		}
 		if (np > 0)

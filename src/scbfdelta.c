@@ -126,9 +126,9 @@ ScbfDeltaPages(const ScbfBands *bands)
  *		partition.
  */
 uint32
-ScbfDeltaPartition(uint32 hash, int col, uint32 npages)
+ScbfDeltaPartition(ScbfHash hash, int col, uint32 npages)
 {
-	uint32		x = hash ^ ((uint32) col * 0x9E3779B9U);
+	uint32		x = (uint32) hash ^ ((uint32) col * 0x9E3779B9U);
 
 	x ^= x >> 16;
 	x *= 0x7FEB352DU;
@@ -303,7 +303,7 @@ ScbfDeltaAdd(Relation index, const ScbfDelta *delta, ScbfRowKey *keys,
 				keys[nleft++] = sorted[i];
 				continue;
 			}
-			entries[dp->nentries].hash = sorted[i].hash;
+			entries[dp->nentries].hash = ScbfHashToPage(sorted[i].hash);
 			entries[dp->nentries].tag = ScbfDeltaTag(sorted[i].filterno,
 													  sorted[i].col);
 			dp->nentries++;
@@ -448,7 +448,7 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
  */
 bool
 ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
-				const uint32 *hashes, int nhashes, uint8 *acc,
+				const ScbfHash *hashes, int nhashes, uint8 *acc,
 				BlockNumber nblocks)
 {
 	ScbfDelta	delta;

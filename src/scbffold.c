@@ -94,7 +94,7 @@ typedef struct ScbfFoldState
 	ScbfFoldEntry *entries;
 	int			nentries;
 	int			maxentries;
-	uint32	   *hashes;
+	ScbfHash   *hashes;
 
 	/* the filter table: nold entries read, then the new ones */
 	ScbfFilter **filters;
@@ -123,7 +123,7 @@ typedef struct ScbfFoldState
  * ScbfPendingScan callback: keep an entry for the fold.
  */
 static void
-FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
+FoldCollect(ItemPointer tid, const ScbfHash *hashes, void *arg)
 {
 	ScbfFoldState *fs = (ScbfFoldState *) arg;
 	int			ncols = fs->state->ncols;
@@ -137,13 +137,13 @@ FoldCollect(ItemPointer tid, const uint32 *hashes, void *arg)
 		fs->entries = repalloc_huge(fs->entries,
 									sizeof(ScbfFoldEntry) * fs->maxentries);
 		fs->hashes = repalloc_huge(fs->hashes,
-								   sizeof(uint32) * ncols * fs->maxentries);
+								   sizeof(ScbfHash) * ncols * fs->maxentries);
 	}
 	e = &fs->entries[fs->nentries];
 	e->segno = blkno / pps;
 	e->item = ScbfTidMake(blkno % pps, ItemPointerGetOffsetNumber(tid));
 	e->first = (uint32) fs->nentries * ncols;
-	memcpy(fs->hashes + e->first, hashes, sizeof(uint32) * ncols);
+	memcpy(fs->hashes + e->first, hashes, sizeof(ScbfHash) * ncols);
 	fs->nentries++;
 }
 
@@ -279,7 +279,7 @@ FoldChain(ScbfFoldState *fs, uint32 segno, uint16 *nextpos, bool *any)
  */
 static int
 Pairs(ScbfFoldState *fs, ScbfFoldEntry *e, int n, int col,
-			   uint32 *hashes, uint16 *items, uint32 *distinct)
+			   ScbfHash *hashes, uint16 *items, uint32 *distinct)
 {
 	ScbfPair *pairs = palloc(sizeof(ScbfPair) * Max(n, 1));
 	int			np = 0;
@@ -312,7 +312,7 @@ Pairs(ScbfFoldState *fs, ScbfFoldEntry *e, int n, int col,
  */
 static void
 FoldAddKeys(ScbfFoldState *fs, uint32 filterno, int col,
-				 const uint32 *hashes, int n)
+				 const ScbfHash *hashes, int n)
 {
 	int			i;
 
@@ -398,7 +398,7 @@ FoldRate(ScbfFoldState *fs, uint32 c, uint32 keys)
 /* The sorted, distinct (hash, item) pairs of each column of some entries */
 typedef struct ScbfFoldCols
 {
-	uint32	   *hashes[INDEX_MAX_KEYS];
+	ScbfHash   *hashes[INDEX_MAX_KEYS];
 	uint16	   *items[INDEX_MAX_KEYS];
 	int			np[INDEX_MAX_KEYS];
 	uint32		keys;			/* distinct hashes, summed over columns */
@@ -419,7 +419,7 @@ FoldColumns(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 	{
 		uint32		distinct;
 
-		cols->hashes[col] = palloc(sizeof(uint32) * Max(n, 1));
+		cols->hashes[col] = palloc(sizeof(ScbfHash) * Max(n, 1));
 		cols->items[col] = palloc(sizeof(uint16) * Max(n, 1));
 		cols->np[col] = Pairs(fs, e, n, col, cols->hashes[col],
 								   cols->items[col], &distinct);
@@ -557,7 +557,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 
 		for (i = 0; i < n; i++)
 			if (nsplit == 1 ||
-				(uint32) (((uint64) fs->hashes[e[i].first] * nsplit) >> 32) == s)
+				ScbfHashRange(fs->hashes[e[i].first], nsplit) == s)
 				part[np++] = e[i];
 		if (np == 0)
 			continue;
@@ -892,7 +892,7 @@ FoldRecount(ScbfFoldState *fs)
  */
 static int64
 FoldRun(Relation index, bool wait, ItemPointer tids,
-			 const uint32 *hashes, int n)
+			 const ScbfHash *hashes, int n)
 {
 	ScbfFoldState fs;
 	ScbfCommit fc;
@@ -941,7 +941,7 @@ FoldRun(Relation index, bool wait, ItemPointer tids,
 	fs.serial = ScbfMetaFoldSerial(fs.meta) + 1;
 	fs.maxentries = Max(1024, n);
 	fs.entries = palloc(sizeof(ScbfFoldEntry) * fs.maxentries);
-	fs.hashes = palloc(sizeof(uint32) * fs.state->ncols * fs.maxentries);
+	fs.hashes = palloc(sizeof(ScbfHash) * fs.state->ncols * fs.maxentries);
 	fs.maxkeys = 1024;
 	fs.keys = palloc(sizeof(ScbfRowKey) * fs.maxkeys);
 
@@ -1046,7 +1046,7 @@ ScbfFold(Relation index, bool wait)
  * crash aborts.
  */
 bool
-ScbfFoldBatch(Relation index, ItemPointer tids, const uint32 *hashes, int n)
+ScbfFoldBatch(Relation index, ItemPointer tids, const ScbfHash *hashes, int n)
 {
 	return FoldRun(index, false, tids, hashes, n) >= 0;
 }

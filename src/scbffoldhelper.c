@@ -128,7 +128,7 @@ typedef struct ScbfHelperShared
 #define HelperTids(sh) \
 	((ItemPointer) ((char *) (sh) + MAXALIGN(sizeof(ScbfHelperShared))))
 #define HelperHashes(sh) \
-	((uint32 *) ((char *) HelperTids(sh) + \
+	((ScbfHash *) ((char *) HelperTids(sh) + \
 				 MAXALIGN(sizeof(ItemPointerData) * (sh)->capacity)))
 
 /* A helper this backend started, in TopTransactionContext */
@@ -206,7 +206,7 @@ HelperStart(Relation index, int capacity)
 
 	size = MAXALIGN(sizeof(ScbfHelperShared)) +
 		MAXALIGN(sizeof(ItemPointerData) * capacity) +
-		sizeof(uint32) * (Size) capacity * ncols;
+		sizeof(ScbfHash) * (Size) capacity * ncols;
 	/* mapped until the transaction ends, not the statement */
 	oldowner = CurrentResourceOwner;
 	CurrentResourceOwner = TopTransactionResourceOwner;
@@ -332,7 +332,7 @@ HelperWaitIdle(ScbfHelper *h, ScbfHelperBatch *unfolded)
  *		The caller has waited for the helper (ScbfHelperWait).
  */
 bool
-ScbfHelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
+ScbfHelperSubmit(Relation index, ItemPointer tids, const ScbfHash *hashes,
 				  int n)
 {
 	ScbfHelper *h;
@@ -361,7 +361,7 @@ ScbfHelperSubmit(Relation index, ItemPointer tids, const uint32 *hashes,
 	Assert(h->handled == pg_atomic_read_u32(&sh->submitted));
 	sh->n = n;
 	memcpy(HelperTids(sh), tids, sizeof(ItemPointerData) * n);
-	memcpy(HelperHashes(sh), hashes, sizeof(uint32) * (Size) n * sh->ncols);
+	memcpy(HelperHashes(sh), hashes, sizeof(ScbfHash) * (Size) n * sh->ncols);
 	pg_write_barrier();
 	pg_atomic_add_fetch_u32(&sh->submitted, 1);
 	SetLatchOfPid((pid_t) pg_atomic_read_u32(&sh->helper_pid));

@@ -40,7 +40,7 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 {
 	MemoryContext tmpcxt;
 	MemoryContext oldcxt;
-	uint32		hashes[INDEX_MAX_KEYS];
+	ScbfHash	hashes[INDEX_MAX_KEYS];
 	int			col;
 	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
 

@@ -136,7 +136,7 @@ typedef struct ScbfCountArg
  * maps to.
  */
 static void
-CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+CountPosting(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfCountArg *ca = (ScbfCountArg *) arg;
 	uint32		pos[SCBF_ROWS_MAX_K];
@@ -155,7 +155,7 @@ CountPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
  * ScbfPendingScan callback: count entries.
  */
 static void
-CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
+CountPending(ItemPointer tid, const ScbfHash *hashes, void *arg)
 {
 	(*(uint64 *) arg)++;
 }

@@ -51,7 +51,7 @@ typedef struct ScbfLeafCopy
 								 * copied yet */
 	int			leaf;
 	BlockNumber blkno;			/* its page (the root's, if inline) */
-	uint32		fence;
+	ScbfHash	fence;
 	uint16		nbytes;
 	int			nsignposts;
 	ScbfSignpost signposts[SCBF_LEAF_SIGNPOSTS];
@@ -189,7 +189,7 @@ RunVisible(const ScbfRunData *run, uint64 fold_serial)
 static bool
 SignpostsInOrder(const ScbfLeafCopy *lc)
 {
-	uint32		prev_hash = lc->fence;
+	ScbfHash	prev_hash = lc->fence;
 	int			prev_offset = 0;
 
 	if (lc->nsignposts < 0 || lc->nsignposts > SCBF_LEAF_SIGNPOSTS)
@@ -291,12 +291,12 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
  */
 static void
 DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
-				void *arg, uint32 hash, uint16 **items, int *nitems,
+				void *arg, ScbfHash hash, uint16 **items, int *nitems,
 				int *maxitems)
 {
 	uint16		buf[SCBF_LEAF_BYTES];
 	scbf_pl_reader r;
-	uint32		h;
+	ScbfHash	h;
 	int			n;
 	int			rc;
 
@@ -356,7 +356,7 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
  */
 int
 ScbfLedgerLookup(Relation index, BlockNumber root, int col,
-				  uint64 fold_serial, const uint32 *hashes, int nhashes,
+				  uint64 fold_serial, const ScbfHash *hashes, int nhashes,
 				  uint16 **items, BlockNumber nblocks)
 {
 	ScbfRootCopy *rc = palloc(sizeof(ScbfRootCopy));
@@ -383,7 +383,7 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 			continue;
 		for (i = 0; i < nhashes; i++)
 		{
-			uint32		h = hashes[i];
+			ScbfHash	h = hashes[i];
 			int			lo = 0;
 			int			hi = run->nleaves;
 			int			leaf;
@@ -483,7 +483,7 @@ typedef struct ScbfKeyEmit
  * key of the filter.
  */
 static void
-EmitKey(uint32 hash, const uint16 *items, int nitems, void *arg)
+EmitKey(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfKeyEmit *ke = (ScbfKeyEmit *) arg;
 
@@ -535,7 +535,7 @@ typedef struct ScbfPairCollect
  * ScbfLedgerScan callback: keep the pairs of a posting list.
  */
 static void
-CollectPairs(uint32 hash, const uint16 *items, int nitems, void *arg)
+CollectPairs(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfPairCollect *pc = (ScbfPairCollect *) arg;
 	int			i;
@@ -579,7 +579,8 @@ PairCmp(const ScbfPair *x, const ScbfPair *y)
 /*
  * ScbfSortPairsByItemOrder
  *		Sort pairs that are in item order by hash: a stable radix sort of
- *		the hashes, 11 bits a pass, which keeps equal hashes in item order,
+ *		the hashes' SCBF_HASH_BITS bits, 11 a pass, which keeps equal
+ *		hashes in item order,
  *		so the result is ScbfSortPairs' order.  A fold sorts each
  *		segment's entries so, and they come in heap order.
  */
@@ -598,7 +599,7 @@ ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n)
 		return;
 	}
 	tmp = to = palloc(sizeof(ScbfPair) * n);
-	for (shift = 0; shift < 32; shift += 11)
+	for (shift = 0; shift < SCBF_HASH_BITS; shift += 11)
 	{
 		ScbfPair  *swap;
 		size_t		sum = 0;
@@ -620,8 +621,9 @@ ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n)
 		from = to;
 		to = swap;
 	}
-	/* after three passes the sorted pairs are in tmp */
-	memcpy(pairs, from, sizeof(ScbfPair) * n);
+	/* the sorted pairs are where the last pass wrote them */
+	if (from != pairs)
+		memcpy(pairs, from, sizeof(ScbfPair) * n);
 	pfree(tmp);
 }
 
@@ -739,7 +741,7 @@ struct ScbfEncodedRun
  */
 static Page
 NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
-				  uint32 fence, scbf_pl_writer *w)
+				  ScbfHash fence, scbf_pl_writer *w)
 {
 	Page		page = palloc0(BLCKSZ);
 	ScbfPageOpaque opaque;
@@ -754,9 +756,9 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 	opaque->ident.leaf.segno = segno;
 	opaque->ident.leaf.run_serial = (uint32) serial;
 	opaque->column = (uint16) col;
-	ScbfPageGetLeaf(page)->fence = fence;
+	ScbfPageGetLeaf(page)->fence = ScbfHashToPage(fence);
 	er->images[er->nleaves] = page;
-	er->fences[er->nleaves].hash = fence;
+	er->fences[er->nleaves].hash = ScbfHashToPage(fence);
 	er->fences[er->nleaves].blkno = InvalidBlockNumber;
 	er->nleaves++;
 	scbf_pl_writer_init(w, ScbfLeafBytes(page), SCBF_LEAF_LIST_BYTES, fence);
@@ -787,7 +789,7 @@ CloseLeafImage(Page page, scbf_pl_writer *w)
 		scbf_pl_reader r;
 		int			next = 1;
 		int			list = 0;
-		uint32		h;
+		ScbfHash	h;
 		int			n;
 
 		ph->pd_upper = ph->pd_special - sizeof(ScbfSignpost) * nsignposts;
@@ -799,7 +801,7 @@ CloseLeafImage(Page page, scbf_pl_writer *w)
 		{
 			if (list == next * nlists / (nsignposts + 1))
 			{
-				sp->prev_hash = r.prev_hash;
+				sp->prev_hash = ScbfHashToPage(r.prev_hash);
 				sp->offset = (uint16) (r.pos - ScbfLeafBytes(page));
 				sp->unused = 0;
 				sp++;
@@ -818,7 +820,7 @@ CloseLeafImage(Page page, scbf_pl_writer *w)
  */
 static void
 EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
-			   const uint32 *hashes, const uint16 *items, int n,
+			   const ScbfHash *hashes, const uint16 *items, int n,
 			   ScbfRun *er)
 {
 	scbf_pl_writer w;
@@ -1001,7 +1003,7 @@ InitRoot(Page page, uint32 filterno, int col)
  */
 BlockNumber
 ScbfLedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
-				 uint64 serial, const uint32 *hashes, const uint16 *items,
+				 uint64 serial, const ScbfHash *hashes, const uint16 *items,
 				 int n, uint32 *npages)
 {
 	ScbfRun	er;
@@ -1032,7 +1034,7 @@ ScbfLedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
  */
 ScbfRun *
 ScbfLedgerEncode(Relation index, uint32 segno, int col, uint64 serial,
-				  const uint32 *hashes, const uint16 *items, int n)
+				  const ScbfHash *hashes, const uint16 *items, int n)
 {
 	ScbfRun   *run = palloc(sizeof(ScbfRun));
 
@@ -1456,7 +1458,7 @@ ScbfReadRootInfo(Relation index, BlockNumber root, ScbfRootInfo *ri,
 		r->gone = run->gone;
 		r->nentries = run->nentries;
 		r->nleaves = run->nleaves;
-		r->fences = palloc(sizeof(uint32) * Max(run->nleaves, 1));
+		r->fences = palloc(sizeof(ScbfHash) * Max(run->nleaves, 1));
 		r->leaves = palloc(sizeof(BlockNumber) * Max(run->nleaves, 1));
 		for (l = 0; l < run->nleaves; l++)
 		{

@@ -52,9 +52,9 @@
  * The partition of an entry, from its first column's hash.
  */
 int
-ScbfPendingPartition(uint32 hash0)
+ScbfPendingPartition(ScbfHash hash0)
 {
-	return (int) (hash0 >> 28);
+	return (int) ((uint32) hash0 >> 28);
 }
 
 /*
@@ -393,7 +393,7 @@ AppendGroup(Relation index, Size esize, const int *parts, int nparts,
  */
 bool
 ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
-				   const uint32 *hashes, int n)
+				   const ScbfHash *hashes, int n)
 {
 	bool		foldwanted = false;
 	Size		esize = ScbfPendingEntrySize(state->ncols);
@@ -414,14 +414,18 @@ ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
 		counts[part + 1] += counts[part];
 	for (i = 0; i < n; i++)
 	{
-		const uint32 *h = hashes + (Size) i * state->ncols;
+		const ScbfHash *h = hashes + (Size) i * state->ncols;
 		char	   *e = packed + esize * counts[ScbfPendingPartition(h[0])]++;
 
 		memcpy(e, &tids[i], sizeof(ItemPointerData));
 		/* a column at a time: fixed-size copies the compiler inlines */
 		for (int col = 0; col < state->ncols; col++)
-			memcpy(e + sizeof(ItemPointerData) + sizeof(uint32) * col,
-				   &h[col], sizeof(uint32));
+		{
+			ScbfPageHash stored = ScbfHashToPage(h[col]);
+
+			memcpy(e + sizeof(ItemPointerData) + sizeof(ScbfPageHash) * col,
+				   &stored, sizeof(ScbfPageHash));
+		}
 	}
 
 	/* counts[part] is now the end of partition part */
@@ -508,7 +512,8 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 	int			skip = ph->cut;
 	BlockNumber nblocks;
 	uint32		npages = 0;
-	uint32		tidhashes[INDEX_MAX_KEYS];
+	ScbfPageHash stored[INDEX_MAX_KEYS];
+	ScbfHash	tidhashes[INDEX_MAX_KEYS];
 
 	if (cut)
 	{
@@ -569,8 +574,10 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 			const char *e = copy + esize * i;
 
 			memcpy(&tid, e, sizeof(ItemPointerData));
-			memcpy(tidhashes, e + sizeof(ItemPointerData),
-				   sizeof(uint32) * state->ncols);
+			memcpy(stored, e + sizeof(ItemPointerData),
+				   sizeof(ScbfPageHash) * state->ncols);
+			for (int col = 0; col < state->ncols; col++)
+				tidhashes[col] = stored[col];
 			fn(&tid, tidhashes, arg);
 		}
 		skip = 0;
@@ -645,14 +652,21 @@ ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 	pp->maxentries = (int) (SCBF_PENDING_BYTES / esize);
 	n = Min(pp->nentries, pp->maxentries);
 	pp->tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
-	pp->hashes = palloc(sizeof(uint32) * ncols * Max(n, 1));
+	pp->hashes = palloc(sizeof(ScbfHash) * ncols * Max(n, 1));
 	for (i = 0; i < n; i++)
 	{
 		const char *e = ScbfPendingEntries(page) + esize * i;
 
 		memcpy(&pp->tids[i], e, sizeof(ItemPointerData));
-		memcpy(&pp->hashes[i * ncols], e + sizeof(ItemPointerData),
-			   sizeof(uint32) * ncols);
+		for (int col = 0; col < ncols; col++)
+		{
+			ScbfPageHash stored;
+
+			memcpy(&stored,
+				   e + sizeof(ItemPointerData) + sizeof(ScbfPageHash) * col,
+				   sizeof(ScbfPageHash));
+			pp->hashes[i * ncols + col] = stored;
+		}
 	}
 	UnlockReleaseBuffer(buf);
 }

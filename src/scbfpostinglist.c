@@ -93,9 +93,9 @@ GetVarint(scbf_pl_reader *r, uint64_t limit, uint64_t *v)
  *		Bytes of a posting list's hash delta, count and first item.
  */
 static size_t
-HeadSize(uint32_t delta, int nitems)
+HeadSize(uint64_t delta, int nitems)
 {
-	return VarintSize(((uint64_t) delta << 1) | (nitems > 1)) +
+	return VarintSize((delta << 1) | (nitems > 1)) +
 		(nitems > 1 ? VarintSize((uint64_t) (nitems - 2)) : 0) +
 		sizeof(uint16_t);
 }
@@ -114,7 +114,7 @@ ItemsIncrease(const uint16_t *items, int n)
 }
 
 void
-scbf_pl_writer_init(scbf_pl_writer *w, uint8_t *buf, size_t cap, uint32_t base)
+scbf_pl_writer_init(scbf_pl_writer *w, uint8_t *buf, size_t cap, uint64_t base)
 {
 	w->buf = buf;
 	w->cap = cap;
@@ -124,7 +124,7 @@ scbf_pl_writer_init(scbf_pl_writer *w, uint8_t *buf, size_t cap, uint32_t base)
 }
 
 size_t
-scbf_pl_encoded_size(uint32_t prev_hash, uint32_t hash,
+scbf_pl_encoded_size(uint64_t prev_hash, uint64_t hash,
 					 const uint16_t *items, int nitems)
 {
 	size_t		size = HeadSize(hash - prev_hash, nitems);
@@ -135,16 +135,16 @@ scbf_pl_encoded_size(uint32_t prev_hash, uint32_t hash,
 }
 
 int
-scbf_pl_append(scbf_pl_writer *w, uint32_t hash,
+scbf_pl_append(scbf_pl_writer *w, uint64_t hash,
 			   const uint16_t *items, int nitems)
 {
 	size_t		room = w->cap - w->len;
-	uint32_t	delta = hash - w->prev_hash;
+	uint64_t	delta = hash - w->prev_hash;
 	size_t		body = 0;
 	int			n;
 	uint8_t    *p;
 
-	if (nitems < 1 || hash < w->prev_hash ||
+	if (nitems < 1 || hash < w->prev_hash || hash > SCBF_PL_HASH_MAX ||
 		(w->nlists > 0 && hash == w->prev_hash) ||
 		!ItemsIncrease(items, nitems))
 		return SCBF_PL_EINVAL;
@@ -165,7 +165,7 @@ scbf_pl_append(scbf_pl_writer *w, uint32_t hash,
 		body += sz;
 	}
 
-	p = PutVarint(w->buf + w->len, ((uint64_t) delta << 1) | (n > 1));
+	p = PutVarint(w->buf + w->len, (delta << 1) | (n > 1));
 	if (n > 1)
 		p = PutVarint(p, (uint64_t) (n - 2));
 	*p++ = (uint8_t) (items[0] & 0xFF);
@@ -181,7 +181,7 @@ scbf_pl_append(scbf_pl_writer *w, uint32_t hash,
 
 void
 scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf, size_t len,
-					uint32_t base)
+					uint64_t base)
 {
 	r->pos = buf;
 	r->end = buf + len;
@@ -191,7 +191,7 @@ scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf, size_t len,
 
 void
 scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf, size_t len,
-					  size_t offset, uint32_t prev_hash)
+					  size_t offset, uint64_t prev_hash)
 {
 	r->pos = buf + (offset < len ? offset : len);
 	r->end = buf + len;
@@ -200,7 +200,7 @@ scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf, size_t len,
 }
 
 int
-scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items, int *nitems)
+scbf_pl_next(scbf_pl_reader *r, uint64_t *hash, uint16_t *items, int *nitems)
 {
 	scbf_pl_reader save = *r;
 	uint64_t	word;
@@ -211,10 +211,11 @@ scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items, int *nitems)
 	if (r->pos >= r->end)
 		return SCBF_PL_END;
 
-	if (!GetVarint(r, ((uint64_t) UINT32_MAX << 1) | 1, &word))
+	if (!GetVarint(r, (SCBF_PL_HASH_MAX << 1) | 1, &word))
 		goto corrupt;
 	delta = word >> 1;
-	if (delta > (uint64_t) (UINT32_MAX - r->prev_hash) ||
+	if (r->prev_hash > SCBF_PL_HASH_MAX ||
+		delta > SCBF_PL_HASH_MAX - r->prev_hash ||
 		(r->nlists > 0 && delta == 0))
 		goto corrupt;
 	/* each item after the first takes at least one byte, the first two */
@@ -240,7 +241,7 @@ scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items, int *nitems)
 			items[i] = (uint16_t) item;
 	}
 
-	r->prev_hash += (uint32_t) delta;
+	r->prev_hash += delta;
 	r->nlists++;
 	*hash = r->prev_hash;
 	*nitems = (word & 1) ? (int) more + 2 : 1;
@@ -297,7 +298,7 @@ SkipVarints(const uint8_t **p, const uint8_t *end, uint64_t n)
 }
 
 int
-scbf_pl_skip(scbf_pl_reader *r, uint32_t target)
+scbf_pl_skip(scbf_pl_reader *r, uint64_t target)
 {
 	while (r->pos < r->end)
 	{
@@ -306,13 +307,14 @@ scbf_pl_skip(scbf_pl_reader *r, uint32_t target)
 		uint64_t	delta;
 		uint64_t	more;
 
-		if (!GetVarint(&next, ((uint64_t) UINT32_MAX << 1) | 1, &word))
+		if (!GetVarint(&next, (SCBF_PL_HASH_MAX << 1) | 1, &word))
 			return SCBF_PL_ECORRUPT;
 		delta = word >> 1;
-		if (delta > (uint64_t) (UINT32_MAX - r->prev_hash) ||
+		if (r->prev_hash > SCBF_PL_HASH_MAX ||
+			delta > SCBF_PL_HASH_MAX - r->prev_hash ||
 			(r->nlists > 0 && delta == 0))
 			return SCBF_PL_ECORRUPT;
-		if (r->prev_hash + (uint32_t) delta >= target)
+		if (r->prev_hash + delta >= target)
 			return SCBF_PL_OK;	/* scbf_pl_next decodes this one */
 		if ((word & 1) &&
 			(!GetVarint(&next, UINT32_MAX, &more) ||
@@ -323,7 +325,7 @@ scbf_pl_skip(scbf_pl_reader *r, uint32_t target)
 		next.pos += sizeof(uint16_t);
 		if ((word & 1) && !SkipVarints(&next.pos, next.end, more + 1))
 			return SCBF_PL_ECORRUPT;
-		next.prev_hash += (uint32_t) delta;
+		next.prev_hash += delta;
 		next.nlists++;
 		*r = next;
 	}

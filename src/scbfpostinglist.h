@@ -9,7 +9,8 @@
  * the same calls work on a page image inside PostgreSQL, in the unit test
  * test/unit/test_postinglist.c and in a fuzzer.
  *
- * A posting list is one 32-bit value hash and the strictly increasing
+ * A posting list is one value hash of SCBF_PL_HASH_BITS bits and the
+ * strictly increasing
  * 16-bit items (segment-relative TIDs) of the ledger entries that have
  * it.  A buffer holds posting lists in strictly increasing hash order,
  * each encoded as
@@ -48,15 +49,19 @@
 #define SCBF_PL_ECORRUPT		(-2)	/* next: bytes that are no posting
 										 * list */
 
-/* Most bytes one varint takes: 33 bits (a hash delta and the flag) */
-#define SCBF_PL_MAX_VARINT		5
+/* Bits of a hash (as scbf.h's SCBF_HASH_BITS), and the largest one */
+#define SCBF_PL_HASH_BITS		32
+#define SCBF_PL_HASH_MAX		((UINT64_C(1) << SCBF_PL_HASH_BITS) - 1)
+
+/* Most bytes one varint takes: a hash delta and the flag, in 7-bit groups */
+#define SCBF_PL_MAX_VARINT		((SCBF_PL_HASH_BITS + 1 + 6) / 7)
 
 typedef struct scbf_pl_writer
 {
 	uint8_t    *buf;			/* caller's buffer */
 	size_t		cap;			/* its size in bytes */
 	size_t		len;			/* bytes written so far */
-	uint32_t	prev_hash;		/* hash of the last posting list, or base */
+	uint64_t	prev_hash;		/* hash of the last posting list, or base */
 	int			nlists;			/* posting lists written */
 } scbf_pl_writer;
 
@@ -64,31 +69,31 @@ typedef struct scbf_pl_reader
 {
 	const uint8_t *pos;			/* next byte to decode */
 	const uint8_t *end;			/* one past the buffer */
-	uint32_t	prev_hash;		/* hash of the last posting list, or base */
+	uint64_t	prev_hash;		/* hash of the last posting list, or base */
 	int			nlists;			/* posting lists decoded */
 } scbf_pl_reader;
 
 /* Start writing posting lists into buf[0 .. cap), relative to base. */
 extern void scbf_pl_writer_init(scbf_pl_writer *w, uint8_t *buf, size_t cap,
-								uint32_t base);
+								uint64_t base);
 
 /*
  * Append a posting list of hash and the first of items[0 .. nitems) that
  * fit.  Returns how many items it wrote (0: not even one fit, nothing
  * written; the caller starts a new buffer), or SCBF_PL_EINVAL when hash is
- * below base, not above the previous posting list's, or the items do not
- * strictly increase, or nitems < 1.
+ * below base or above SCBF_PL_HASH_MAX, not above the previous posting
+ * list's, or the items do not strictly increase, or nitems < 1.
  */
-extern int	scbf_pl_append(scbf_pl_writer *w, uint32_t hash,
+extern int	scbf_pl_append(scbf_pl_writer *w, uint64_t hash,
 						   const uint16_t *items, int nitems);
 
 /* Bytes the whole posting list (hash, items) takes after prev_hash. */
-extern size_t scbf_pl_encoded_size(uint32_t prev_hash, uint32_t hash,
+extern size_t scbf_pl_encoded_size(uint64_t prev_hash, uint64_t hash,
 								   const uint16_t *items, int nitems);
 
 /* Start reading the posting lists of buf[0 .. len), relative to base. */
 extern void scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf,
-								size_t len, uint32_t base);
+								size_t len, uint64_t base);
 
 /*
  * Start reading the posting lists of buf[0 .. len) at byte offset, where a
@@ -97,7 +102,7 @@ extern void scbf_pl_reader_init(scbf_pl_reader *r, const uint8_t *buf,
  */
 extern void scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf,
 								  size_t len, size_t offset,
-								  uint32_t prev_hash);
+								  uint64_t prev_hash);
 
 /*
  * Decode the next posting list: its hash into *hash, its item count into
@@ -106,12 +111,12 @@ extern void scbf_pl_reader_resume(scbf_pl_reader *r, const uint8_t *buf,
  * (each item takes at least one byte; scbf_pl_max_items tells).  Returns
  * SCBF_PL_OK, SCBF_PL_END after the last one, or SCBF_PL_ECORRUPT when the
  * bytes cannot be a posting list: a varint that runs past the buffer or
- * beyond 33 bits, a hash that wraps around or is not above the previous
- * one, an item beyond 16 bits, more items than bytes.  Never reads
- * outside the buffer, whatever its contents; after ECORRUPT the reader
- * stays where it was.
+ * beyond SCBF_PL_HASH_BITS + 1 bits, a hash past SCBF_PL_HASH_MAX or not
+ * above the previous one, an item beyond 16 bits, more items than bytes.
+ * Never reads outside the buffer, whatever its contents; after ECORRUPT
+ * the reader stays where it was.
  */
-extern int	scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items,
+extern int	scbf_pl_next(scbf_pl_reader *r, uint64_t *hash, uint16_t *items,
 						 int *nitems);
 
 /*
@@ -124,7 +129,7 @@ extern int	scbf_pl_next(scbf_pl_reader *r, uint32_t *hash, uint16_t *items,
  * skipped list are only counted, not checked against 16 bits.  Never
  * reads outside the buffer.
  */
-extern int	scbf_pl_skip(scbf_pl_reader *r, uint32_t target);
+extern int	scbf_pl_skip(scbf_pl_reader *r, uint64_t target);
 
 /* Room for items that scbf_pl_next needs for a buffer of len bytes. */
 #define scbf_pl_max_items(len)	((int) (len))

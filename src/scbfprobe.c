@@ -101,7 +101,7 @@ typedef struct ScbfHashMasks
 	uint8	   *acc;			/* the filters that may hold a match */
 	uint8	  **masks;			/* per condition: NULL, or one mask per hash */
 	int			nsubset;		/* hashes that have a mask */
-	uint32	   *subset;			/* scratch: the hashes of one filter */
+	ScbfHash   *subset;			/* scratch: the hashes of one filter */
 	ScbfCond   *conds;			/* scratch: the conditions for one filter
 								 * (the probe's own if no hash has a mask) */
 } ScbfHashMasks;
@@ -151,7 +151,7 @@ ScbfKeyHashProc(Relation index, int col, Oid subtype, Oid collation,
  * The hash of key value value under collation, by hash function proc, as
  * the ledger stores it (ScbfCanonicalHash).
  */
-static uint32
+static ScbfHash
 KeyHash(FmgrInfo *proc, Oid collation, Datum value)
 {
 	return ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc, collation,
@@ -184,7 +184,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 		if (sk->sk_flags & SK_SEARCHNULL)
 		{
 			cond->nhashes = 1;
-			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes = palloc(sizeof(ScbfHash));
 			cond->hashes[0] = SCBF_NULL_HASH;
 		}
 		else if (sk->sk_flags & SK_SEARCHNOTNULL)
@@ -219,7 +219,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 								 &elmalign);
 			deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval,
 							  elmalign, &elems, &nulls, &nelems);
-			cond->hashes = palloc(sizeof(uint32) * Max(nelems, 1));
+			cond->hashes = palloc(sizeof(ScbfHash) * Max(nelems, 1));
 			for (i = 0; i < nelems; i++)
 			{
 				if (nulls[i])
@@ -233,14 +233,14 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 		else
 		{
 			cond->nhashes = 1;
-			cond->hashes = palloc(sizeof(uint32));
+			cond->hashes = palloc(sizeof(ScbfHash));
 			cond->hashes[0] = KeyHash(proc, sk->sk_collation,
 									  sk->sk_argument);
 		}
 	}
 
 	/* sorted and distinct, for the ledger's binary search */
-	qsort(cond->hashes, cond->nhashes, sizeof(uint32), ScbfCmpU32);
+	qsort(cond->hashes, cond->nhashes, sizeof(ScbfHash), ScbfCmpHash);
 	n = 0;
 	for (i = 0; i < cond->nhashes; i++)
 		if (n == 0 || cond->hashes[i] != cond->hashes[n - 1])
@@ -253,7 +253,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
  * ScbfLedgerScan callback: collect the items of a posting list.
  */
 static void
-CollectPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+CollectPosting(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfCollect *c = (ScbfCollect *) arg;
 
@@ -387,7 +387,7 @@ HashMasksInit(ScbfHashMasks *hm, const ScbfMeta *meta, ScbfCond *conds,
 			hm->masks[c] = palloc(nbytes * conds[c].nhashes);
 			hm->nsubset += conds[c].nhashes;
 		}
-	hm->subset = palloc(sizeof(uint32) * Max(hm->nsubset, 1));
+	hm->subset = palloc(sizeof(ScbfHash) * Max(hm->nsubset, 1));
 	hm->conds = hm->nsubset > 0 ? palloc(sizeof(ScbfCond) * nconds) : conds;
 }
 
@@ -441,7 +441,7 @@ ProbeRows(Relation index, ScbfState *state, const ScbfMeta *meta,
 		for (h = 0; h < nparts; h++)
 		{
 			/* all the hashes at once, or hash h into its own mask */
-			const uint32 *hashes = nparts == 1 ? cond->hashes : &cond->hashes[h];
+			const ScbfHash *hashes = nparts == 1 ? cond->hashes : &cond->hashes[h];
 			int			nhashes = nparts == 1 ? cond->nhashes : 1;
 			uint8	   *into = nparts == 1 ? one : hm->masks[c] + h * nbytes;
 
@@ -477,7 +477,7 @@ FilterConds(const ScbfMeta *meta, ScbfCond *conds, int nconds,
 			ScbfHashMasks *hm, uint32 fno)
 {
 	Size		nbytes = ScbfRowsBytes(meta);
-	uint32	   *subset = hm->subset;
+	ScbfHash   *subset = hm->subset;
 	int			c;
 
 	memcpy(hm->conds, conds, sizeof(ScbfCond) * nconds);
@@ -655,7 +655,7 @@ ScanFilters(ScbfProbeRun *run)
  * run->heapblocks).
  */
 static void
-PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
+PendingMatch(ItemPointer tid, const ScbfHash *hashes, void *arg)
 {
 	ScbfProbeRun *run = (ScbfProbeRun *) arg;
 	int			c;
@@ -663,11 +663,11 @@ PendingMatch(ItemPointer tid, const uint32 *hashes, void *arg)
 	for (c = 0; c < run->nconds; c++)
 	{
 		ScbfCond   *cond = &run->conds[c];
-		uint32		h = hashes[cond->col];
+		ScbfHash	h = hashes[cond->col];
 
 		if (cond->kind == SCBF_COND_EQ &&
-			bsearch(&h, cond->hashes, cond->nhashes, sizeof(uint32),
-					ScbfCmpU32) == NULL)
+			bsearch(&h, cond->hashes, cond->nhashes, sizeof(ScbfHash),
+					ScbfCmpHash) == NULL)
 			return;
 		if (cond->kind == SCBF_COND_NOTNULL && h == SCBF_NULL_HASH)
 			return;

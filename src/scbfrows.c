@@ -103,7 +103,7 @@ ScbfRowsBytes(const ScbfMeta *meta)
  */
 bool
 ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
-			   int col, const uint32 *hashes, int nhashes, uint8 *acc,
+			   int col, const ScbfHash *hashes, int nhashes, uint8 *acc,
 			   BlockNumber nblocks)
 {
 	const ScbfBands *bands;
@@ -134,7 +134,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		/* the bands whose summary may hold the hash */
 		if (mask != NULL)
 		{
-			uint64		fkey = scbf_filter_key(hashes[h], state->seeds[col]);
+			uint64		fkey = ScbfFilterKey(state, col, hashes[h]);
 			const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
 
 			memset(mask, 0, (lastg->first + lastg->width + 7) / 8 + 1);
@@ -329,7 +329,7 @@ ScbfBandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
  * the pages of this pass; in a group's summary, of the band being emitted.
  */
 static void
-RowPassKey(int col, uint32 hash, void *arg)
+RowPassKey(int col, ScbfHash hash, void *arg)
 {
 	ScbfRowPass *rp = (ScbfRowPass *) arg;
 	uint32		k = rp->band->geom.k;
@@ -340,7 +340,7 @@ RowPassKey(int col, uint32 hash, void *arg)
 	{
 		uint32		rows[SCBF_SUMMARY_K];
 
-		scbf_summary_rows(scbf_filter_key(hash, rp->state->seeds[col]),
+		scbf_summary_rows(ScbfFilterKey(rp->state, col, hash),
 						  rp->band->capacity, rows);
 		for (i = 0; i < SCBF_SUMMARY_K; i++)
 		{
@@ -793,7 +793,7 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 	/* each key's filter key, from which each slice's position follows */
 	fkeys = palloc(sizeof(uint64) * n);
 	for (j = 0; j < n; j++)
-		fkeys[j] = scbf_filter_key(keys[j].hash, state->seeds[keys[j].col]);
+		fkeys[j] = ScbfFilterKey(state, keys[j].col, keys[j].hash);
 	/* the summaries first: a bit there is never needed before its rows' */
 	ScbfSummarySet(index, bands, bandof, fkeys, n, nblocks);
 	for (bi = 0; bi < bands->nbands; bi++)

@@ -439,15 +439,27 @@ ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats)
 }
 
 /*
+ * ScbfFilterKey
+ *		The filter key of a column's value hash: what the rows' and the
+ *		summaries' positions of the value follow from.
+ */
+uint64
+ScbfFilterKey(const ScbfState *state, int col, ScbfHash hash)
+{
+	Assert(hash <= SCBF_HASH_MAX);
+	return scbf_filter_key((uint32) hash, state->seeds[col]);
+}
+
+/*
  * ScbfKeyPositions
  *		The k row positions of a column's value hash in the filters of a
  *		band.
  */
 void
 ScbfKeyPositions(const ScbfState *state, const ScbfBand *band, int col,
-				 uint32 hash, uint32 *pos)
+				 ScbfHash hash, uint32 *pos)
 {
-	scbf_filter_positions(scbf_filter_key(hash, state->seeds[col]),
+	scbf_filter_positions(ScbfFilterKey(state, col, hash),
 						  &band->geom, pos);
 }
 
@@ -2233,11 +2245,11 @@ ScbfExtend(Relation index, uint32 npages, ScbfNewPageFn fn, void *arg)
  *		Hash column col's (non-null) value with its opclass's hash function
  *		and the column's collation, canonicalized (SCBF_NULL_HASH is NULL's).
  */
-uint32
+ScbfHash
 ScbfHashDatum(Relation index, int col, Datum value)
 {
 	FmgrInfo   *proc = index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
-	uint32		hash;
+	ScbfHash	hash;
 
 	hash = DatumGetUInt32(FunctionCall1Coll(proc,
 											index->rd_indcollation[col],

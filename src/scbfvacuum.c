@@ -393,7 +393,7 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 	newrows = palloc(sizeof(uint64) * Max((Size) totalpairs * k, 1));
 	for (col = 0; col < ncols; col++)
 	{
-		uint32	   *hashes = palloc(sizeof(uint32) * Max(npairs[col], 1));
+		ScbfHash   *hashes = palloc(sizeof(ScbfHash) * Max(npairs[col], 1));
 		uint16	   *items = palloc(sizeof(uint16) * Max(npairs[col], 1));
 		int			n = 0;
 
@@ -482,7 +482,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 	{
 		ScbfPair  *all = NULL;
 		int			nall = 0;
-		uint32	   *hashes;
+		ScbfHash   *hashes;
 		uint16	   *items;
 		int			m = 0;
 
@@ -499,7 +499,7 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			nall += np;
 		}
 		ScbfSortPairs(all, nall);
-		hashes = palloc(sizeof(uint32) * Max(nall, 1));
+		hashes = palloc(sizeof(ScbfHash) * Max(nall, 1));
 		items = palloc(sizeof(uint16) * Max(nall, 1));
 		for (i = 0; i < nall; i++)
 		{

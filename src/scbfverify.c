@@ -97,7 +97,7 @@ typedef struct ScbfVEntry
 {
 	BlockNumber blkno;
 	OffsetNumber offnum;
-	uint32		hash;
+	ScbfHash	hash;
 } ScbfVEntry;
 
 /* An array of entries of one column */
@@ -265,7 +265,7 @@ ClaimBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
  */
 static void
 KeepEntry(ScbfVerifyState *vs, int col, BlockNumber blkno,
-			   OffsetNumber offnum, uint32 hash)
+			   OffsetNumber offnum, ScbfHash hash)
 {
 	ScbfVEntries *ve = &vs->entries[col];
 
@@ -584,7 +584,7 @@ VerifyDelta(ScbfVerifyState *vs)
 									delta->pages) != p)
 				ScbfCorrupt(vs, delta->start + p,
 							 "has a delta entry in the wrong place",
-							 psprintf("Entry %d (filter %u, column %d, hash %u) does not belong to partition %u.",
+							 psprintf("Entry %d (filter %u, column %d, hash " UINT64_FORMAT ") does not belong to partition %u.",
 									  e, keys[e].filterno, keys[e].col + 1,
 									  keys[e].hash, p));
 			if (ScbfMetaDeltaEmpty(vs->meta))
@@ -741,7 +741,7 @@ VerifyPending(ScbfVerifyState *vs, int part)
 		for (i = first ? ph->cut : 0; ph->mayhave && i < pp.nentries; i++)
 		{
 			ItemPointer tid = &pp.tids[i];
-			uint32	   *h = &pp.hashes[i * ncols];
+			ScbfHash   *h = &pp.hashes[i * ncols];
 			int			col;
 
 			if (!ItemPointerIsValid(tid) ||
@@ -749,7 +749,7 @@ VerifyPending(ScbfVerifyState *vs, int part)
 				ScbfPendingPartition(h[0]) != part)
 				ScbfCorrupt(vs, blkno,
 							 "has a pending entry that cannot be",
-							 psprintf("Entry %d of block %u: TID (%u,%u), first hash %u, in partition %d.",
+							 psprintf("Entry %d of block %u: TID (%u,%u), first hash " UINT64_FORMAT ", in partition %d.",
 									  i, blkno,
 									  ItemPointerGetBlockNumberNoCheck(tid),
 									  ItemPointerGetOffsetNumberNoCheck(tid),
@@ -787,13 +787,13 @@ VerifyPending(ScbfVerifyState *vs, int part)
 static void
 VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 				BlockNumber root, const ScbfRunInfo *run, int l, bool *any,
-				uint32 *prevhash, int *previtem, uint64 *nitems)
+				ScbfHash *prevhash, int *previtem, uint64 *nitems)
 {
 	BlockNumber blkno = run->leaves[l];
 	ScbfLeafInfo li;
 	scbf_pl_reader r;
 	uint16	   *items;
-	uint32		h;
+	ScbfHash	h;
 	int			n;
 	int			rc;
 	int			nlists = 0;
@@ -820,7 +820,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 		li.serial != (uint32) run->made || li.fence != run->fences[l])
 		ScbfCorrupt(vs, blkno,
 					 "has a ledger leaf that is not its run's",
-					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence %u; the root says fence %u.",
+					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence " UINT64_FORMAT "; the root says fence " UINT64_FORMAT ".",
 							  l, run->made, vs->filterno, segno, col + 1,
 							  li.segno, li.column + 1, li.serial, li.fence,
 							  run->fences[l]));
@@ -847,7 +847,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 			if (li.signpost_offset[sign] < offset || nlists == 0 ||
 				li.signpost_hash[sign] != r.prev_hash)
 				ScbfCorrupt(vs, blkno, "has a ledger leaf signpost that is wrong",
-							psprintf("Signpost %d names offset %d and hash %u; posting list %d starts at offset %d after hash %u.",
+							psprintf("Signpost %d names offset %d and hash " UINT64_FORMAT "; posting list %d starts at offset %d after hash " UINT64_FORMAT ".",
 									 sign + 1, li.signpost_offset[sign],
 									 li.signpost_hash[sign], nlists, offset,
 									 r.prev_hash));
@@ -861,7 +861,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 					  (h == *prevhash && (nlists > 0 || items[0] <= *previtem)))))
 			ScbfCorrupt(vs, blkno,
 						 "has ledger posting lists out of hash order",
-						 psprintf("Posting list %d of hash %u follows hash %u (fence %u).",
+						 psprintf("Posting list %d of hash " UINT64_FORMAT " follows hash " UINT64_FORMAT " (fence " UINT64_FORMAT ").",
 								  nlists, h, *prevhash, li.fence));
 		for (i = 0; i < n; i++)
 		{
@@ -872,7 +872,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 				relblk >= vs->state->pages_per_segment || off < 1)
 				ScbfCorrupt(vs, blkno,
 							 "has a ledger item that cannot be",
-							 psprintf("Item %d of the list of hash %u: block %u of the segment, line pointer %u.",
+							 psprintf("Item %d of the list of hash " UINT64_FORMAT ": block %u of the segment, line pointer %u.",
 									  i, h, relblk, off));
 			if (vs->heapallindexed &&
 				run->made <= vs->mi.fold_serial && vs->mi.fold_serial < run->gone)
@@ -925,7 +925,7 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 	{
 		ScbfRunInfo *run = &ri.runs[r];
 		bool		any = false;
-		uint32		prevhash = 0;
+		ScbfHash	prevhash = 0;
 		int			previtem = -1;
 		uint64		nitems = 0;
 		int			l;
@@ -939,7 +939,7 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 			CHECK_FOR_INTERRUPTS();
 			if (l > 0 && run->fences[l] < run->fences[l - 1])
 				ScbfCorrupt(vs, root, "has ledger fences out of order",
-							 psprintf("Run %d: the fence of leaf %d (%u) is below the one of leaf %d (%u).",
+							 psprintf("Run %d: the fence of leaf %d (" UINT64_FORMAT ") is below the one of leaf %d (" UINT64_FORMAT ").",
 									  r, l, run->fences[l], l - 1,
 									  run->fences[l - 1]));
 			VerifyLeaf(vs, segno, col, root, run, l, &any, &prevhash,
@@ -957,7 +957,7 @@ typedef struct ScbfR1Arg
 {
 	ScbfVerifyState *vs;
 	uint64		items;
-	uint32	   *hashes;			/* distinct-hash count, sorted later */
+	ScbfHash   *hashes;			/* distinct-hash count, sorted later */
 	int			nhashes;
 	int			maxhashes;
 } ScbfR1Arg;
@@ -968,7 +968,7 @@ typedef struct ScbfR1Arg
  * summarizes it), else probes would skip the band.
  */
 static void
-CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, uint32 hash)
+CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, ScbfHash hash)
 {
 	uint32		bandno = (uint32) (band - vs->mi.bands.bands);
 	const ScbfBand *group = ScbfGroupOf(&vs->mi.bands, bandno);
@@ -977,12 +977,12 @@ CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, uint32 hash)
 	if (group == NULL)
 		return;
 	if (!ScbfSummaryHas(vs->index, group, bandno,
-						scbf_filter_key(hash, vs->state->seeds[vs->col]),
+						ScbfFilterKey(vs->state, vs->col, hash),
 						vs->nblocks, &ok))
 		ScbfCorrupt(vs, group->map,
 					ok ? "is missing a summary bit of a ledger entry" :
 					"has a summary page that is not its group's",
-					psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the summary of band %u does not hold the key; probes would skip the band.",
+					psprintf("Invariant I4: filter %u (segment %u), column %d, hash " UINT64_FORMAT ": the summary of band %u does not hold the key; probes would skip the band.",
 							 vs->filterno,
 							 ScbfFilterSegment(vs->table[vs->filterno]),
 							 vs->col + 1, hash, bandno));
@@ -993,7 +993,7 @@ CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, uint32 hash)
  * count its items and hash.
  */
 static void
-CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
+CheckRowBits(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	ScbfR1Arg *ra = (ScbfR1Arg *) arg;
 	ScbfVerifyState *vs = ra->vs;
@@ -1026,8 +1026,8 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 	{
 		ra->maxhashes = Max(ra->maxhashes * 2, 64);
 		ra->hashes = ra->hashes ?
-			repalloc_huge(ra->hashes, sizeof(uint32) * ra->maxhashes) :
-			palloc(sizeof(uint32) * ra->maxhashes);
+			repalloc_huge(ra->hashes, sizeof(ScbfHash) * ra->maxhashes) :
+			palloc(sizeof(ScbfHash) * ra->maxhashes);
 	}
 	ra->hashes[ra->nhashes++] = hash;
 	if (vs->rows == NULL)
@@ -1061,7 +1061,7 @@ CheckRowBits(uint32 hash, const uint16 *items, int nitems, void *arg)
 							band->width, vs->filterno - band->first))
 			ScbfCorrupt(vs, ScbfBandBlock(band, pageno),
 						 "is missing a row bit of a ledger entry",
-						 psprintf("Invariant I4: filter %u (segment %u), column %d, hash %u: the bit of slice %u at position %u is clear; probes would miss the entry.",
+						 psprintf("Invariant I4: filter %u (segment %u), column %d, hash " UINT64_FORMAT ": the bit of slice %u at position %u is clear; probes would miss the entry.",
 								  vs->filterno,
 								  ScbfFilterSegment(vs->table[vs->filterno]),
 								  vs->col + 1, hash, i, pos[i]));
@@ -1154,7 +1154,7 @@ VerifyFilter(ScbfVerifyState *vs, uint32 filterno)
 			ScbfCorrupt(vs, root, "has a ledger leaf that moved",
 						 "A leaf of a visible run was recycled during the check.");
 		if (ra.nhashes > 0)
-			qsort(ra.hashes, ra.nhashes, sizeof(uint32), ScbfCmpU32);
+			qsort(ra.hashes, ra.nhashes, sizeof(ScbfHash), ScbfCmpHash);
 		for (i = 0; i < ra.nhashes; i++)
 			if (i == 0 || ra.hashes[i] != ra.hashes[i - 1])
 				d++;
@@ -1355,7 +1355,7 @@ VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
 							key.blkno, key.offnum,
 							RelationGetRelationName(vs->heap),
 							RelationGetRelationName(index)),
-					 errdetail("Column %d, hash %u: no visible ledger run of segment %u and no pending entry past the cuts holds it.",
+					 errdetail("Column %d, hash " UINT64_FORMAT ": no visible ledger run of segment %u and no pending entry past the cuts holds it.",
 							   col + 1, key.hash,
 							   key.blkno / vs->state->pages_per_segment),
 					 errhint("Please REINDEX it.")));

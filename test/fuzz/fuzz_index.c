@@ -155,7 +155,7 @@ static RelationData fake_index;
 /* The items of one hash, as the ledger scan met them */
 typedef struct SeenList
 {
-	uint32		hash;
+	ScbfHash	hash;
 	uint16		items[512];
 	int			nitems;
 } SeenList;
@@ -169,7 +169,7 @@ typedef struct Seen
 } Seen;
 
 static void
-SeenPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
+SeenPosting(ScbfHash hash, const uint16 *items, int nitems, void *arg)
 {
 	Seen	   *seen = (Seen *) arg;
 	SeenList   *l = NULL;
@@ -193,7 +193,7 @@ SeenPosting(uint32 hash, const uint16 *items, int nitems, void *arg)
 
 /* True if the scan met item in a posting list of hash */
 static bool
-SeenHas(const Seen *seen, uint32 hash, uint16 item)
+SeenHas(const Seen *seen, ScbfHash hash, uint16 item)
 {
 	for (int i = 0; i < seen->nlists; i++)
 		if (seen->lists[i].hash == hash)
@@ -205,7 +205,7 @@ SeenHas(const Seen *seen, uint32 hash, uint16 item)
 
 /* True if the scan met a posting list of hash, with all its items kept */
 static bool
-SeenAll(const Seen *seen, uint32 hash)
+SeenAll(const Seen *seen, ScbfHash hash)
 {
 	for (int i = 0; i < seen->nlists; i++)
 		if (seen->lists[i].hash == hash)
@@ -215,18 +215,9 @@ SeenAll(const Seen *seen, uint32 hash)
 
 /* ScbfPendingScan callback: count the entries */
 static void
-CountPending(ItemPointer tid, const uint32 *hashes, void *arg)
+CountPending(ItemPointer tid, const ScbfHash *hashes, void *arg)
 {
 	(*(int *) arg)++;
-}
-
-static int
-CmpUint32(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return x < y ? -1 : x > y;
 }
 
 /*
@@ -246,7 +237,7 @@ SignpostsTrue(BlockNumber nblocks)
 		int			nsign;
 		int			sign = 0;
 		scbf_pl_reader r;
-		uint32		h;
+		ScbfHash	h;
 		int			n;
 
 		if (!ScbfPageHasOpaque(page) ||
@@ -285,10 +276,10 @@ SignpostsTrue(BlockNumber nblocks)
  */
 static void
 FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
-		   const uint32 *extra, BlockNumber nblocks)
+		   const ScbfHash *extra, BlockNumber nblocks)
 {
 	Seen	   *seen = calloc(1, sizeof(Seen));
-	uint32		hashes[lengthof(seen->lists) + FUZZ_HASHES];
+	ScbfHash	hashes[lengthof(seen->lists) + FUZZ_HASHES];
 	int			nhashes = 0;
 	uint16	   *items;
 	int			n;
@@ -304,12 +295,12 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 		hashes[nhashes++] = seen->lists[i].hash;
 	for (int i = 0; i < FUZZ_HASHES; i++)
 		hashes[nhashes++] = extra[i];
-	qsort(hashes, nhashes, sizeof(uint32), CmpUint32);
+	qsort(hashes, nhashes, sizeof(ScbfHash), ScbfCmpHash);
 
 	/* each hash alone, then all together */
 	for (int i = 0; i <= nhashes; i++)
 	{
-		const uint32 *h = i < nhashes ? &hashes[i] : hashes;
+		const ScbfHash *h = i < nhashes ? &hashes[i] : hashes;
 		int			nh = i < nhashes ? 1 : nhashes;
 
 		if (i > 0 && i < nhashes && hashes[i] == hashes[i - 1])
@@ -319,7 +310,7 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 			continue;
 		CHECK(n >= 0);
 		if (nh == 1 && n > 0)
-			NOTE("  lookup %08x: %d items\n", h[0], n);
+			NOTE("  lookup %08llx: %d items\n", (unsigned long long) h[0], n);
 		for (int j = 1; j < n; j++)
 			CHECK(items[j - 1] < items[j]);
 		/*
@@ -391,7 +382,7 @@ ExpectedBand(const ScbfBands *bands, uint32 b, uint64 fkey)
  */
 static void
 ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
-			 const uint32 *hashes, int n, uint8 *expected, BlockNumber nblocks)
+			 const ScbfHash *hashes, int n, uint8 *expected, BlockNumber nblocks)
 {
 	ScbfBands	bands;
 
@@ -413,7 +404,7 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
 		for (int h = 0; h < n; h++)
 		{
 			if (!ExpectedBand(&bands, b,
-							  scbf_filter_key(hashes[h], state->seeds[col])))
+							  ScbfFilterKey(state, col, hashes[h])))
 				continue;
 			ScbfKeyPositions(state, band, col, hashes[h], pos);
 			memset(one, 0xFF, nbytes);
@@ -438,7 +429,7 @@ ExpectedRows(ScbfState *state, ScbfMeta *meta, int col,
  * The rows: probes of some hashes in column col.
  */
 static void
-FuzzRows(ScbfState *state, ScbfMeta *meta, int col, const uint32 *hashes,
+FuzzRows(ScbfState *state, ScbfMeta *meta, int col, const ScbfHash *hashes,
 		 BlockNumber nblocks)
 {
 	Size		nbytes = ScbfRowsBytes(meta);
@@ -544,7 +535,7 @@ FreeDelta(DeltaKeys *dk)
  */
 static bool
 ExpectedDelta(const ScbfMeta *meta, const ScbfDelta *delta, int col,
-			  uint32 hash, uint8 *expected, BlockNumber nblocks)
+			  ScbfHash hash, uint8 *expected, BlockNumber nblocks)
 {
 	uint32		part = ScbfDeltaPartition(hash, col, delta->pages);
 	ScbfRowKey *keys;
@@ -570,12 +561,12 @@ ExpectedDelta(const ScbfMeta *meta, const ScbfDelta *delta, int col,
  * column, checked against what ScbfReadDeltaPage read.
  */
 static void
-FuzzDelta(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
+FuzzDelta(ScbfState *state, ScbfMeta *meta, const ScbfHash *extra,
 		  BlockNumber nblocks)
 {
 	DeltaKeys	dk;
 	Size		nbytes = Max((meta->nfilters + 7) / 8, ScbfRowsBytes(meta));
-	uint32		hashes[16 + FUZZ_HASHES];
+	ScbfHash	hashes[16 + FUZZ_HASHES];
 	int			nhashes = 0;
 	uint8	   *all = calloc(1, nbytes);
 	uint8	   *each = calloc(1, nbytes);
@@ -645,7 +636,7 @@ done:
  * copies), with two extra keys of the input's hashes.
  */
 static void
-FuzzMerge(ScbfState *state, ScbfMeta *meta, const uint32 *extra,
+FuzzMerge(ScbfState *state, ScbfMeta *meta, const ScbfHash *extra,
 		  BlockNumber nblocks)
 {
 	DeltaKeys	dk;
@@ -732,7 +723,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	BlockNumber nblocks = Max((size + BLCKSZ - 1) / BLCKSZ, 1);
 	Page		pages[FUZZ_MAX_BLOCKS];
-	uint32		hashes[FUZZ_HASHES];
+	ScbfHash	hashes[FUZZ_HASHES];
 	ScbfState *state;
 	ScbfMeta  *meta;
 	ScbfFilter **table = NULL;
@@ -766,9 +757,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* probe hashes: the input's last bytes */
 	for (int i = 0; i < FUZZ_HASHES; i++)
 	{
-		hashes[i] = 0;
+		uint32		h = 0;
+
 		if (size >= 4)
-			memcpy(&hashes[i], data + size - 4 - (i * 4) % (size - 3), 4);
+			memcpy(&h, data + size - 4 - (i * 4) % (size - 3), 4);
+		hashes[i] = h;
 	}
 
 	/* the column count the metapage claims is the index's */

@@ -47,7 +47,7 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 typedef struct Lists
 {
 	int			n;
-	uint32_t   *hash;
+	uint64_t   *hash;
 	int		   *nitems;
 	uint16_t   *items;			/* all of them, list after list */
 	int			total;
@@ -59,7 +59,7 @@ typedef struct Lists
  * scbf_pl_next: SCBF_PL_END or SCBF_PL_ECORRUPT.
  */
 static int
-Decode(const uint8_t *buf, size_t len, uint32_t base, Lists *out)
+Decode(const uint8_t *buf, size_t len, uint64_t base, Lists *out)
 {
 	scbf_pl_reader r;
 	int			maxitems = scbf_pl_max_items(len) > 0 ? scbf_pl_max_items(len) : 1;
@@ -68,13 +68,13 @@ Decode(const uint8_t *buf, size_t len, uint32_t base, Lists *out)
 
 	out->n = 0;
 	out->total = 0;
-	out->hash = malloc(sizeof(uint32_t) * (len + 1));
+	out->hash = malloc(sizeof(uint64_t) * (len + 1));
 	out->nitems = malloc(sizeof(int) * (len + 1));
 	out->items = malloc(sizeof(uint16_t) * (len + 1));
 	scbf_pl_reader_init(&r, buf, len, base);
 	for (;;)
 	{
-		uint32_t	hash;
+		uint64_t	hash;
 		int			nitems;
 		const uint8_t *before = r.pos;
 
@@ -94,7 +94,7 @@ Decode(const uint8_t *buf, size_t len, uint32_t base, Lists *out)
 		CHECK(r.pos >= before + 3 && r.pos <= buf + len);
 		CHECK(out->n < (int) len);
 		CHECK(nitems >= 1 && out->total + nitems <= (int) len);
-		CHECK(hash >= base);
+		CHECK(hash >= base && hash <= SCBF_PL_HASH_MAX);
 		CHECK(out->n == 0 || hash > out->hash[out->n - 1]);
 		for (int i = 1; i < nitems; i++)
 			CHECK(items[i] > items[i - 1]);
@@ -147,10 +147,10 @@ FuzzDecode(const uint8_t *data, size_t size)
 	if (l1.n > 1)
 	{
 		scbf_pl_reader r;
-		uint32_t	hash;
+		uint64_t	hash;
 		int			nitems;
 		int			at = 1 + (int) (base % (uint32_t) l1.n);	/* 1 .. n */
-		uint32_t	target = at < l1.n ? l1.hash[at] : l1.hash[l1.n - 1] + 1;
+		uint64_t	target = at < l1.n ? l1.hash[at] : l1.hash[l1.n - 1] + 1;
 		uint16_t   *items = malloc(sizeof(uint16_t) * (len > 0 ? len : 1));
 		int			rc;
 
@@ -180,7 +180,7 @@ FuzzDecode(const uint8_t *data, size_t size)
 	CHECK(w.len <= len);
 	CHECK(Decode(again, w.len, base, &l2) == SCBF_PL_END);
 	CHECK(l2.n == l1.n && l2.total == l1.total);
-	CHECK(memcmp(l2.hash, l1.hash, sizeof(uint32_t) * l1.n) == 0);
+	CHECK(memcmp(l2.hash, l1.hash, sizeof(uint64_t) * l1.n) == 0);
 	CHECK(memcmp(l2.nitems, l1.nitems, sizeof(int) * l1.n) == 0);
 	CHECK(memcmp(l2.items, l1.items, sizeof(uint16_t) * l1.total) == 0);
 
@@ -205,8 +205,8 @@ FuzzEncode(const uint8_t *data, size_t size)
 	uint8_t    *buf;
 	scbf_pl_writer w;
 	uint32_t	base;
-	uint32_t	hash;
-	uint32_t   *whash;
+	uint64_t	hash;
+	uint64_t   *whash;
 	int		   *wn;
 	uint16_t   *witems;
 	int			nlists = 0;
@@ -219,7 +219,7 @@ FuzzEncode(const uint8_t *data, size_t size)
 	memcpy(&base, p + 2, 4);
 	p += 6;
 	buf = malloc(cap > 0 ? cap : 1);
-	whash = malloc(sizeof(uint32_t) * (size + 1));
+	whash = malloc(sizeof(uint64_t) * (size + 1));
 	wn = malloc(sizeof(int) * (size + 1));
 	witems = malloc(sizeof(uint16_t) * 64 * (size / 3 + 1));
 	scbf_pl_writer_init(&w, buf, cap, base);
@@ -232,11 +232,14 @@ FuzzEncode(const uint8_t *data, size_t size)
 		uint32_t	item;
 		bool		sorted = true;
 
-		/* gaps from one byte each: small ones, and 0xFF for a wide one */
+		/*
+		 * gaps from one byte each: small ones, and 0xFF for a wide one;
+		 * past SCBF_PL_HASH_MAX a hash wraps around, below the one before
+		 */
 		if (p[0] == 0xFF)
-			hash = hash + 0x01000000u * (p[2] & 3) + p[2];
+			hash = (hash + 0x01000000u * (p[2] & 3) + p[2]) & SCBF_PL_HASH_MAX;
 		else
-			hash = hash + p[0];
+			hash = (hash + p[0]) & SCBF_PL_HASH_MAX;
 		item = p[2];
 		p += 3;
 		for (int i = 0; i < n; i++)
@@ -281,7 +284,7 @@ FuzzEncode(const uint8_t *data, size_t size)
 	}
 	CHECK(Decode(buf, w.len, base, &l) == SCBF_PL_END);
 	CHECK(l.n == nlists && l.total == total);
-	CHECK(memcmp(l.hash, whash, sizeof(uint32_t) * nlists) == 0);
+	CHECK(memcmp(l.hash, whash, sizeof(uint64_t) * nlists) == 0);
 	CHECK(memcmp(l.nitems, wn, sizeof(int) * nlists) == 0);
 	CHECK(memcmp(l.items, witems, sizeof(uint16_t) * total) == 0);
 	FreeLists(&l);

@@ -134,7 +134,7 @@ TestVarints(void)
 	static const uint16_t gaps[] = {0, 1, 127, 128, 16383, 16384, 65534};
 	uint8_t		buf[64];
 	uint16_t	out[64];
-	uint32_t	h;
+	uint64_t	h;
 	int			n;
 	scbf_pl_writer w;
 	scbf_pl_reader r;
@@ -150,8 +150,8 @@ TestVarints(void)
 			  "size of %u: %zu", deltas[i], w.len);
 		scbf_pl_reader_init(&r, buf, w.len, 0);
 		CHECK(scbf_pl_next(&r, &h, out, &n) == SCBF_PL_OK && h == deltas[i] &&
-			  n == 1 && out[0] == item, "decode %u: hash %u n %d item %u",
-			  deltas[i], h, n, out[0]);
+			  n == 1 && out[0] == item, "decode %u: hash %llu n %d item %u",
+			  deltas[i], (unsigned long long) h, n, out[0]);
 		CHECK(scbf_pl_next(&r, &h, out, &n) == SCBF_PL_END, "end after %u",
 			  deltas[i]);
 	}
@@ -194,6 +194,10 @@ TestArguments(void)
 	CHECK(scbf_pl_append(&w, 100, up, 3) == 3, "the base itself is a hash");
 	CHECK(scbf_pl_append(&w, 100, up, 3) == SCBF_PL_EINVAL, "same hash twice");
 	CHECK(scbf_pl_append(&w, 101, up, 3) == 3, "next hash");
+	CHECK(scbf_pl_append(&w, SCBF_PL_HASH_MAX + 1, up, 3) == SCBF_PL_EINVAL,
+		  "a hash past SCBF_PL_HASH_MAX");
+	CHECK(scbf_pl_append(&w, SCBF_PL_HASH_MAX, up, 3) == 3,
+		  "SCBF_PL_HASH_MAX itself");
 
 	/* a buffer too small for even one item takes nothing */
 	scbf_pl_writer_init(&w, buf, 3, 0);
@@ -214,7 +218,7 @@ RoundTrip(const TestList *l, int nlists, size_t cap, const char *what)
 	int			maxbufs = 2;
 	uint8_t    *bufs;
 	size_t	   *lens;
-	uint32_t   *bases;
+	uint64_t   *bases;
 	uint16_t   *out = malloc((cap + 1) * sizeof(uint16_t));
 	int			nbufs = 1;
 	size_t		total = 0;
@@ -228,7 +232,7 @@ RoundTrip(const TestList *l, int nlists, size_t cap, const char *what)
 		maxbufs += cap < 100 ? l[i].nitems : 1 + l[i].nitems * 6 / (int) cap;
 	bufs = malloc((size_t) maxbufs * cap);
 	lens = calloc(maxbufs, sizeof(size_t));
-	bases = calloc(maxbufs, sizeof(uint32_t));
+	bases = calloc(maxbufs, sizeof(uint64_t));
 	scbf_pl_writer_init(&w, bufs, cap, l[0].hash);
 	bases[0] = l[0].hash;
 	for (int i = 0; i < nlists; i++)
@@ -238,7 +242,7 @@ RoundTrip(const TestList *l, int nlists, size_t cap, const char *what)
 		while (done < l[i].nitems)
 		{
 			size_t		before = w.len;
-			uint32_t	prev = w.prev_hash;
+			uint64_t	prev = w.prev_hash;
 			int			n = scbf_pl_append(&w, l[i].hash, l[i].items + done,
 										   l[i].nitems - done);
 
@@ -271,7 +275,7 @@ RoundTrip(const TestList *l, int nlists, size_t cap, const char *what)
 	for (int b = 0; b < nbufs; b++)
 	{
 		scbf_pl_reader r;
-		uint32_t	h;
+		uint64_t	h;
 		int			n;
 		int			rc;
 
@@ -285,8 +289,9 @@ RoundTrip(const TestList *l, int nlists, size_t cap, const char *what)
 					out[j] != l[li].items[lj])
 				{
 					if (bad++ < 3)
-						CHECK(0, "%s: buffer %d: got (%u, %u), expected list %d "
-							  "item %d", what, b, h, out[j], li, lj);
+						CHECK(0, "%s: buffer %d: got (%llu, %u), expected list %d "
+							  "item %d", what, b, (unsigned long long) h, out[j],
+							  li, lj);
 					continue;
 				}
 				if (++lj == l[li].nitems)
@@ -435,7 +440,7 @@ TestSkip(void)
 				t % 4 == 2 ? l[i].hash + 1 : (uint32_t) Rand();
 			int			want = 1;
 			scbf_pl_reader r;
-			uint32_t	h;
+			uint64_t	h;
 			int			n;
 			int			rc;
 
@@ -454,8 +459,9 @@ TestSkip(void)
 				CHECK(rc == SCBF_PL_OK && h == l[want].hash &&
 					  n == l[want].nitems &&
 					  memcmp(out, l[want].items, sizeof(uint16_t) * n) == 0,
-					  "round %d: skip to %u: got %u, expected list %d (%u)",
-					  round, target, h, want, l[want].hash);
+					  "round %d: skip to %u: got %llu, expected list %d (%u)",
+					  round, target, (unsigned long long) h, want,
+					  l[want].hash);
 		}
 		FreeLedger(l, nlists);
 	}
@@ -476,8 +482,8 @@ Decode(const uint8_t *src, size_t len, uint32_t base)
 	uint16_t   *out = malloc((len + 1) * sizeof(uint16_t));
 	uint8_t    *buf = copy + (len ? 0 : 1);
 	scbf_pl_reader r;
-	uint32_t	h;
-	uint32_t	prev = base;
+	uint64_t	h;
+	uint64_t	prev = base;
 	int			n;
 	int			rc;
 	int			lists = 0;
@@ -487,7 +493,8 @@ Decode(const uint8_t *src, size_t len, uint32_t base)
 	while ((rc = scbf_pl_next(&r, &h, out, &n)) == SCBF_PL_OK)
 	{
 		CHECK(h >= prev && (lists == 0 || h > prev),
-			  "decoded hash %u after %u", h, prev);
+			  "decoded hash %llu after %llu", (unsigned long long) h,
+			  (unsigned long long) prev);
 		CHECK(n >= 1 && (size_t) n <= len, "decoded count %d of %zu bytes",
 			  n, len);
 		for (int j = 1; j < n; j++)
@@ -583,7 +590,7 @@ TestResume(void)
 		TestList   *l = MakeLedger(nlists, round % 2 ? 1 : 20, 65536, 0);
 		scbf_pl_writer w;
 		scbf_pl_reader r;
-		uint32_t	h;
+		uint64_t	h;
 		int			n;
 		int			nfit = WriteWholeLists(&w, buf, sizeof(buf), l, nlists,
 										   starts, round);
