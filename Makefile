@@ -44,7 +44,7 @@ PGFILEDESC = "scbf - split counting Bloom filter index access method"
 
 REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_maint scbf_planner scbf_diag scbf_perm scbf_math scbf_verify \
-	scbf_types scbf_types_more scbf_citext scbf_equality scbf_collation scbf_crosscoll scbf_forms \
+	scbf_types scbf_types_more scbf_citext scbf_equality scbf_collision scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
 	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_readme scbf_delta \
 	scbf_fold_helpers scbf_security scbf_bands scbf_summary

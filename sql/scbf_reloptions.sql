@@ -1,9 +1,10 @@
 --
--- scbf_reloptions: pages_per_segment (8..128) and false_positive_rate
--- (0.0001..0.25) at their bounds and beyond, wrong types, unknown and
--- repeated options, with exact messages; ALTER INDEX SET / RESET (effective
--- at REINDEX); the layout frozen in the metapage; what the access method
--- does not support (unique, INCLUDE, ordering, exclusion, CLUSTER).
+-- scbf_reloptions: pages_per_segment (8..128), false_positive_rate
+-- (0.0001..0.25) and hash_bits (32..40) at their bounds and beyond, wrong
+-- types, unknown and repeated options, with exact messages; ALTER INDEX
+-- SET / RESET (effective at REINDEX); the layout frozen in the metapage;
+-- what the access method does not support (unique, INCLUDE, ordering,
+-- exclusion, CLUSTER).
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS scbf;
@@ -90,6 +91,10 @@ CREATE INDEX ro_bad ON ro USING scbf (a) WITH (false_positive_rate = -0.01);
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (false_positive_rate = 'x');
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (false_positive_rate = 'NaN');
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (false_positive_rate = 'Infinity');
+CREATE INDEX ro_bad ON ro USING scbf (a) WITH (hash_bits = 31);
+CREATE INDEX ro_bad ON ro USING scbf (a) WITH (hash_bits = 41);
+CREATE INDEX ro_bad ON ro USING scbf (a) WITH (hash_bits = 64);
+CREATE INDEX ro_bad ON ro USING scbf (a) WITH (hash_bits = 'wide');
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (fillfactor = 50);
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (pages_per_range = 16);
 CREATE INDEX ro_bad ON ro USING scbf (a) WITH (length = 80);
@@ -122,6 +127,15 @@ ALTER INDEX ro_mid RESET (pages_per_segment, false_positive_rate);
 REINDEX INDEX ro_mid;
 SELECT c.reloptions, i.pages_per_segment, i.false_positive_rate, i.k
 FROM pg_class c, LATERAL scbf_index_info(c.oid) i WHERE c.relname = 'ro_mid';
+SELECT ro_scan('ro_mid', 't = ''t77''');
+-- hash_bits too: the index of 40-bit hashes answers as the one of 32
+ALTER INDEX ro_mid SET (hash_bits = 40);
+REINDEX INDEX ro_mid;
+SELECT c.reloptions FROM pg_class c WHERE c.relname = 'ro_mid';
+SELECT ro_scan('ro_mid', 't = ''t77''');
+SELECT scbf_verify('ro_mid', true);
+ALTER INDEX ro_mid RESET (hash_bits);
+REINDEX INDEX ro_mid;
 SELECT ro_scan('ro_mid', 't = ''t77''');
 
 -- what scbf cannot do, with core's messages

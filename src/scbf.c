@@ -155,6 +155,10 @@ _PG_init(void)
 					   "Target false-positive rate of each segment filter",
 					   SCBF_DEFAULT_FPR, SCBF_MIN_FPR, SCBF_MAX_FPR,
 					   AccessExclusiveLock);
+	add_int_reloption(scbf_relopt_kind, "hash_bits",
+					  "Bits of the hash by which the index keys each value",
+					  SCBF_DEFAULT_HASH_BITS, SCBF_MIN_HASH_BITS,
+					  SCBF_MAX_HASH_BITS, AccessExclusiveLock);
 
 	DefineCustomIntVariable("scbf.delta_band_pages",
 							"Row band size, in pages, from which folds put new keys "
@@ -317,6 +321,8 @@ scbfoptions(Datum reloptions, bool validate)
 		offsetof(ScbfOptions, pages_per_segment)},
 		{"false_positive_rate", RELOPT_TYPE_REAL,
 		offsetof(ScbfOptions, false_positive_rate)},
+		{"hash_bits", RELOPT_TYPE_INT,
+		offsetof(ScbfOptions, hash_bits)},
 	};
 	ScbfOptions *opts;
 

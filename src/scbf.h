@@ -94,14 +94,22 @@
 #define ScbfTidOffset(t)			((OffsetNumber) ((t) & ((1 << SCBF_OFFSET_BITS) - 1)))
 
 /*
- * A column's value hash, as the index keeps it: the low SCBF_HASH_BITS bits
- * of the type's hash.  Pages store SCBF_HASH_BITS bits; in memory a hash
- * is a ScbfHash, never above SCBF_HASH_MAX.
+ * A column's value hash, as the index keeps it: a ScbfHash of the index's
+ * hash_bits bits (a reloption, 32 to 40, frozen in the metapage at build).
+ * At 32 it is the 32-bit hash of the opclass (support function 1); wider,
+ * the low bits of the extended hash (seed 0) of the type's default hash
+ * opclass, in the columns where that opclass's standard hash is the one
+ * the scbf opclass names (ScbfHashDatum); the other columns keep 32 bits.
+ * Two values with one hash are one key: more bits, fewer such values a
+ * probe must read (src/README, "The hash floor").
  */
 typedef uint64 ScbfHash;
 
-#define SCBF_HASH_BITS				32
-#define SCBF_HASH_MAX				((ScbfHash) PG_UINT32_MAX)
+#define SCBF_MIN_HASH_BITS			32
+#define SCBF_MAX_HASH_BITS			40
+#define SCBF_DEFAULT_HASH_BITS		32
+#define SCBF_HASH_MAX				((((ScbfHash) 1) << SCBF_MAX_HASH_BITS) - 1)
+#define ScbfHashMask(bits)			((((ScbfHash) 1) << (bits)) - 1)
 
 /*
  * The ledger stores each column's value hash.  SCBF_NULL_HASH stands
@@ -114,9 +122,25 @@ typedef uint64 ScbfHash;
 #define SCBF_NULL_HASH_ALT			((ScbfHash) 1)
 #define ScbfCanonicalHash(h)		((h) == SCBF_NULL_HASH ? SCBF_NULL_HASH_ALT : (h))
 
-/* Which of nsplit equal ranges of hashes holds hash */
-#define ScbfHashRange(hash, nsplit) \
-	((uint32) (((ScbfHash) (hash) * (nsplit)) >> SCBF_HASH_BITS))
+/*
+ * A ledger leaf's fence: the top 32 bits of its first hash (of bits bits),
+ * what a lookup compares; its lists are decoded from ScbfFenceBase
+ */
+static inline uint32
+ScbfFenceOf(ScbfHash hash, int bits)
+{
+	return (uint32) (hash >> (bits - 32));
+}
+
+static inline ScbfHash
+ScbfFenceBase(uint32 fence, int bits)
+{
+	return (ScbfHash) fence << (bits - 32);
+}
+
+/* Which of nsplit equal ranges of hashes of bits bits holds hash */
+#define ScbfHashRange(hash, bits, nsplit) \
+	((uint32) (((ScbfHash) (hash) * (nsplit)) >> (bits)))
 
 /* ----------------------------------------------------------------
  *	Pages
@@ -137,10 +161,14 @@ typedef uint64 ScbfHash;
 #define SCBF_METAPAGE_BLKNO			0
 
 /*
- * The storage format version this code reads and writes.  An index of any
- * other version gets an error that says to REINDEX it.
+ * The storage format versions this code reads and writes: an index whose
+ * hashes are 32 bits is written as format 3, which older code reads too;
+ * wider hashes make format 4 (the same pages, with wider hashes where
+ * pages hold them: scbf_page.h), which older code refuses.  An index of
+ * any other version gets an error that says to REINDEX it.
  */
 #define SCBF_FORMAT_VERSION			3
+#define SCBF_FORMAT_VERSION_WIDE	4
 
 /* ----------------------------------------------------------------
  *	Entries in memory
@@ -220,6 +248,7 @@ typedef struct ScbfOptions
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
 	int			pages_per_segment;
 	double		false_positive_rate;
+	int			hash_bits;
 } ScbfOptions;
 
 /* Kinds of scan conditions */
@@ -402,6 +431,10 @@ typedef struct ScbfState
 	uint32		k;				/* slices of every filter */
 	double		target_fpr;
 	uint64		seeds[INDEX_MAX_KEYS];	/* filter key seed per column */
+	uint32		hash_bits;		/* of the index */
+	uint32		extended_cols;	/* bit c: column c's hashes are extended */
+	uint8		col_bits[INDEX_MAX_KEYS];	/* each column's hash bits */
+	int			stored_hash_bytes;	/* a hash in pending and delta entries */
 
 	/*
 	 * The bands the last probe read, each with its runs (allocated when
@@ -444,6 +477,7 @@ typedef struct ScbfDelta
 	BlockNumber start;
 	uint32		pages;			/* 0: the index has no delta */
 	uint32		serial;
+	int			bits;			/* the index's hash bits: its entries' size */
 } ScbfDelta;
 
 /*
@@ -453,6 +487,8 @@ typedef struct ScbfDelta
 typedef struct ScbfLayout
 {
 	int			pages_per_segment;
+	int			hash_bits;
+	uint32		extended_cols;	/* bit c: column c's hashes are extended */
 	int			ncols;
 	uint32		k;
 	uint32		m;
@@ -718,7 +754,7 @@ typedef struct ScbfRunInfo
 	uint64		gone;			/* PG_UINT64_MAX while current */
 	uint32		nentries;
 	int			nleaves;
-	ScbfHash   *fences;			/* first hash of each leaf */
+	uint32	   *fences;			/* each leaf's fence (ScbfFenceOf) */
 	BlockNumber *leaves;		/* InvalidBlockNumber: the inline leaf */
 	int			inlined;		/* bytes of the inline (last) leaf, or 0 */
 	uint8	   *inline_bytes;	/* its posting lists */
@@ -729,6 +765,7 @@ typedef struct ScbfRootInfo
 {
 	uint32		filterno;
 	int			column;
+	int			hash_bits;		/* of its hashes, as it says */
 	int			nruns;
 	ScbfRunInfo *runs;
 } ScbfRootInfo;
@@ -742,7 +779,7 @@ typedef struct ScbfLeafInfo
 	uint32		segno;
 	int			column;
 	uint32		serial;			/* its run's serial, low 32 bits */
-	ScbfHash	fence;
+	uint32		fence;			/* ScbfFenceOf its first hash */
 	int			nlists;
 	int			nbytes;			/* as the page says */
 	int			maxbytes;		/* what a leaf holds */
@@ -794,7 +831,7 @@ extern BlockNumber ScbfExtendFrom(Relation index, uint32 npages, uint32 first,
 extern BlockNumber ScbfRunsBlock(const ScbfPageRuns *runs, uint32 pageno);
 extern void ScbfRunsGrow(Relation index, ScbfPageRuns *runs, uint32 npages,
 						 ScbfNewPageFn fn, void *arg);
-extern ScbfHash ScbfHashDatum(Relation index, int col, Datum value);
+extern int	ScbfColumnHashBits(Relation index, int col);
 
 extern ScbfState *ScbfGetState(Relation index);
 extern ScbfMeta *ScbfReadMetaIfCurrent(Relation index);
@@ -804,6 +841,7 @@ extern void ScbfKeyPositions(const ScbfState *state, const ScbfBand *band,
 							 int col, ScbfHash hash, uint32 *pos);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 							uint8 type, BlockNumber nblocks);
+extern int	ScbfMetaHashBits(const ScbfMeta *meta);
 extern uint32 ScbfMetaFilters(const ScbfMeta *meta);
 extern uint64 ScbfMetaFoldSerial(const ScbfMeta *meta);
 extern void ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats);
@@ -986,7 +1024,7 @@ extern bool ScbfSummaryHas(Relation index, const ScbfBand *group,
 
 /* scbfdelta.c */
 extern int	scbf_delta_band_pages;
-extern bool ScbfDeltaWanted(const ScbfBands *bands, int nkeys);
+extern bool ScbfDeltaWanted(const ScbfBands *bands, int bits, int nkeys);
 extern uint32 ScbfDeltaPages(const ScbfBands *bands);
 extern uint32 ScbfDeltaPartition(ScbfHash hash, int col, uint32 npages);
 extern void ScbfDeltaFree(Relation index, const ScbfDelta *delta,
@@ -1012,11 +1050,13 @@ extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 							  uint64 fold_serial, const ScbfHash *hashes,
 							  int nhashes, uint16 **items, BlockNumber nblocks);
 extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
-									uint32 filterno, int col, uint64 serial,
-									const ScbfHash *hashes, const uint16 *items,
-									int n, uint32 *npages);
+									uint32 filterno, int col, int bits,
+									uint64 serial, const ScbfHash *hashes,
+									const uint16 *items, int n,
+									uint32 *npages);
 extern ScbfRun *ScbfLedgerEncode(Relation index, uint32 segno, int col,
-								   uint64 serial, const ScbfHash *hashes,
+								   int bits, uint64 serial,
+								   const ScbfHash *hashes,
 								   const uint16 *items, int n);
 extern bool ScbfLedgerHasRoom(Relation index, BlockNumber root, int col,
 							   const ScbfRun *run, const ScbfMeta *meta,
@@ -1038,7 +1078,7 @@ extern int	ScbfLedgerPairs(Relation index, BlockNumber root, int col,
 							 uint64 fold_serial, ScbfPair **pairs,
 							 BlockNumber nblocks);
 extern void ScbfSortPairs(ScbfPair *pairs, size_t n);
-extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n);
+extern void ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n, int bits);
 extern bool ScbfLedgerTidy(Relation index, BlockNumber root, int col,
 							const ScbfMeta *meta, BlockNumber nblocks);
 extern void ScbfLedgerBlocks(Relation index, BlockNumber root,
@@ -1066,7 +1106,7 @@ extern void ScbfPendingBlocks(Relation index, BlockNumber blkno,
 							  BlockNumber nblocks);
 
 extern void ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
-								 ScbfPendingPageInfo *pp,
+								 int hbytes, ScbfPendingPageInfo *pp,
 								 BlockNumber nblocks);
 
 /* scbffold.c */
@@ -1108,8 +1148,12 @@ extern void ScbfBatchFlushAll(void);
 extern void ScbfBatchScan(Relation index, ScbfPendingFn fn, void *arg);
 
 /* scbfprobe.c */
+extern uint32 ScbfExtendedColumns(Relation index);
+extern ScbfHash ScbfHashDatum(Relation index, int col, int bits,
+							  Datum value);
 extern FmgrInfo *ScbfKeyHashProc(Relation index, int col, Oid subtype,
-								 Oid collation, MemoryContext cxt);
+								 Oid collation, MemoryContext cxt,
+								 bool *extended);
 extern bool ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond,
 						  MemoryContext cxt);
 extern int64 ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds,

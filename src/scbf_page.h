@@ -44,16 +44,41 @@
 #define SCBF_PAGE_SUMMARYMAP		15
 
 /*
- * A value hash as pages store it (fences, signposts, pending and delta
- * entries): its SCBF_HASH_BITS bits
+ * Value hashes on pages.  Where a page holds a hash, it holds its low 32
+ * bits where format 3 held the hash, and the bits above (0 in format 3)
+ * where format 3 had room to spare, or in wider entries in an index of
+ * wider hashes:
+ *	- a leaf's fence, and a root's fences of its leaves: the top 32 bits
+ *	  of the leaf's first hash (ScbfFenceOf), the bits a lookup compares;
+ *	  the leaf's lists are decoded from ScbfFenceBase;
+ *	- a signpost: prev_hash and prev_hash_hi;
+ *	- a pending entry: ScbfStoreHash's 4 or 5 bytes a column;
+ *	- a delta entry: hash, and hash_hi in the wider entries.
+ *
+ * ScbfStoredHashBytes: the bytes of a hash in a pending entry, 4 in an
+ * index of 32-bit hashes, 5 in a wider one.
  */
-typedef uint32 ScbfPageHash;
+#define ScbfStoredHashBytes(bits)	((bits) > 32 ? 5 : 4)
 
-static inline ScbfPageHash
-ScbfHashToPage(ScbfHash hash)
+static inline void
+ScbfStoreHash(char *dst, ScbfHash hash, int nbytes)
 {
-	Assert(hash <= SCBF_HASH_MAX);
-	return (ScbfPageHash) hash;
+	uint32		low = (uint32) hash;
+
+	Assert(hash <= SCBF_HASH_MAX && (nbytes == 5 || hash <= PG_UINT32_MAX));
+	memcpy(dst, &low, sizeof(low));
+	if (nbytes > 4)
+		dst[4] = (char) (uint8) (hash >> 32);
+}
+
+static inline ScbfHash
+ScbfLoadHash(const char *src, int nbytes)
+{
+	uint32		low;
+
+	memcpy(&low, src, sizeof(low));
+	return nbytes > 4 ? (ScbfHash) low | ((ScbfHash) (uint8) src[4] << 32) :
+		(ScbfHash) low;
 }
 
 typedef struct ScbfPageOpaqueData
@@ -198,7 +223,8 @@ typedef struct ScbfMetaPageData
 	uint32		m;				/* positions per slice of a new band */
 	uint32		capacity;		/* distinct keys per filter of a new band */
 	uint32		hash_seed;
-	uint32		unused;
+	uint16		hash_bits;		/* 32 to 40; 0 (format 3): 32 */
+	uint16		unused;
 	float8		target_fpr;
 
 	/*
@@ -207,7 +233,8 @@ typedef struct ScbfMetaPageData
 	 * directory's pages
 	 */
 	uint32		nbands;
-	uint32		unused3;
+	uint32		extended_cols;	/* bit c: column c's hashes come from the
+								 * extended hash (ScbfHashDatum) */
 	ScbfBandDesc last;
 	ScbfPageRuns dir;
 
@@ -360,13 +387,13 @@ StaticAssertDecl(offsetof(ScbfBandMapPageData, runs) +
 typedef struct ScbfRootPageData
 {
 	uint16		nruns;
-	uint16		unused;
+	uint16		hash_bits;		/* of its column's hashes; 0 (format 3): 32 */
 	uint32		nbytes;			/* bytes of runs that follow */
 } ScbfRootPageData;
 
 typedef struct ScbfFence
 {
-	ScbfPageHash hash;			/* first hash of the leaf */
+	uint32		hash;			/* the leaf's fence (ScbfFenceOf) */
 	BlockNumber blkno;
 } ScbfFence;
 
@@ -401,7 +428,8 @@ typedef struct ScbfRunData
 
 typedef struct ScbfLeafPageData
 {
-	ScbfPageHash fence;			/* hash of the first posting list */
+	uint32		fence;			/* of the first posting list's hash
+								 * (ScbfFenceOf) */
 	uint16		nbytes;			/* bytes of posting lists that follow */
 	uint16		nlists;
 } ScbfLeafPageData;
@@ -425,10 +453,13 @@ typedef struct ScbfLeafPageData
  */
 typedef struct ScbfSignpost
 {
-	ScbfPageHash prev_hash;		/* hash of the posting list before offset */
+	uint32		prev_hash;		/* hash of the posting list before offset */
 	uint16		offset;			/* where a posting list starts */
-	uint16		unused;
+	uint16		prev_hash_hi;	/* its bits above 32 */
 } ScbfSignpost;
+
+#define ScbfSignpostHash(sp) \
+	((ScbfHash) (sp)->prev_hash | ((ScbfHash) (sp)->prev_hash_hi << 32))
 
 /* fewest posting lists between two signposts */
 #define SCBF_SIGNPOST_LISTS			16
@@ -449,7 +480,8 @@ typedef struct ScbfSignpost
  *	Pending pages
  *
  * One partition's chain, from the metapage's head to its tail.  Entries
- * (the heap TID, then a 4-byte hash per column, packed) are appended below
+ * (the heap TID, then a hash per column, ScbfStoreHash's 4 or 5 bytes,
+ * packed) are appended below
  * pd_lower, so generic WAL logs only the new bytes.  Each page of a
  * partition has a serial one above its predecessor's: a reader that meets
  * another serial than the one it expects has followed a link to a page
@@ -468,8 +500,8 @@ typedef struct ScbfPendingPageData
 	((ScbfPendingPageData *) PageGetContents(page))
 #define ScbfPendingEntries(page) \
 	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfPendingPageData)))
-#define ScbfPendingEntrySize(ncols) \
-	(sizeof(ItemPointerData) + sizeof(ScbfPageHash) * (ncols))
+#define ScbfPendingEntrySize(ncols, hashbytes) \
+	(sizeof(ItemPointerData) + (Size) (hashbytes) * (ncols))
 #define SCBF_PENDING_BYTES \
 	(SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfPendingPageData)))
 
@@ -488,11 +520,19 @@ typedef struct ScbfDeltaPageData
 	uint16		unused;
 } ScbfDeltaPageData;
 
+/*
+ * A delta entry; an index of 32-bit hashes has no hash_hi: its entries
+ * are ScbfDeltaEntrySize(32) bytes
+ */
 typedef struct ScbfDeltaEntry
 {
-	ScbfPageHash hash;
+	uint32		hash;			/* low 32 bits */
 	uint32		tag;			/* filter << SCBF_DELTA_COL_BITS | column */
+	uint32		hash_hi;		/* the bits above, in wider hashes */
 } ScbfDeltaEntry;
+
+#define ScbfDeltaEntrySize(bits) \
+	((bits) > 32 ? sizeof(ScbfDeltaEntry) : offsetof(ScbfDeltaEntry, hash_hi))
 
 #define SCBF_DELTA_COL_BITS		5	/* INDEX_MAX_KEYS columns at most */
 #define ScbfDeltaTag(filterno, col) \
@@ -504,10 +544,35 @@ typedef struct ScbfDeltaEntry
 #define ScbfPageGetDelta(page) \
 	((ScbfDeltaPageData *) PageGetContents(page))
 #define ScbfDeltaEntries(page) \
-	((ScbfDeltaEntry *) ((char *) PageGetContents(page) + \
-						  MAXALIGN(sizeof(ScbfDeltaPageData))))
-#define SCBF_DELTA_PER_PAGE \
-	((SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfDeltaPageData))) / \
-	 sizeof(ScbfDeltaEntry))
+	((char *) PageGetContents(page) + MAXALIGN(sizeof(ScbfDeltaPageData)))
+#define ScbfDeltaPerPage(bits) \
+	((int) ((SCBF_PAGE_SPACE - MAXALIGN(sizeof(ScbfDeltaPageData))) / \
+			ScbfDeltaEntrySize(bits)))
+
+/* Entry e of a delta page of an index of bits-bit hashes */
+static inline void
+ScbfDeltaEntryGet(Page page, int e, int bits, ScbfHash *hash, uint32 *tag)
+{
+	ScbfDeltaEntry entry;
+
+	entry.hash_hi = 0;
+	memcpy(&entry, ScbfDeltaEntries(page) + ScbfDeltaEntrySize(bits) * e,
+		   ScbfDeltaEntrySize(bits));
+	*hash = (ScbfHash) entry.hash | ((ScbfHash) entry.hash_hi << 32);
+	*tag = entry.tag;
+}
+
+static inline void
+ScbfDeltaEntrySet(Page page, int e, int bits, ScbfHash hash, uint32 tag)
+{
+	ScbfDeltaEntry entry;
+
+	Assert(hash <= SCBF_HASH_MAX && (bits > 32 || hash <= PG_UINT32_MAX));
+	entry.hash = (uint32) hash;
+	entry.tag = tag;
+	entry.hash_hi = (uint32) (hash >> 32);
+	memcpy(ScbfDeltaEntries(page) + ScbfDeltaEntrySize(bits) * e, &entry,
+		   ScbfDeltaEntrySize(bits));
+}
 
 #endif							/* SCBF_PAGE_H */

@@ -62,6 +62,7 @@ typedef struct ScbfBuildState
 	Relation	index;
 	int			ncols;
 	Size		esize;			/* bytes per entry: TID, hash per column */
+	ScbfState	state;			/* the layout's, for hashing */
 	int			pages_per_segment;
 	double		fpr;
 	uint32		k;
@@ -194,7 +195,8 @@ WriteFilter(ScbfBuildState *bs, uint32 segno, const char *entries,
 			items[i] = pairs[i].item;
 		}
 		ScbfFilterSetRoot(f, col,
-						   ScbfLedgerWrite(bs->index, segno, filterno, col, 0,
+						   ScbfLedgerWrite(bs->index, segno, filterno, col,
+											bs->state.col_bits[col], 0,
 											hashes, items, n, &npages));
 		bs->nledger_pages += npages;
 		nkeys += distinct;
@@ -237,7 +239,8 @@ WriteSegment(ScbfBuildState *bs, uint32 segno, char *entries, int n)
 		{
 			const char *e = entries + bs->esize * i;
 
-			if (ScbfHashRange(ScbfEntryGetHash(e, 0), nsplit) == s)
+			if (ScbfHashRange(ScbfEntryGetHash(e, 0), bs->state.col_bits[0],
+							  nsplit) == s)
 				memcpy(part + bs->esize * np++, e, bs->esize);
 		}
 		if (np > 0)
@@ -397,7 +400,8 @@ BuildCallback(Relation index, ItemPointer tid, Datum *values,
 								   ItemPointerGetOffsetNumber(tid)));
 	for (col = 0; col < bs->ncols; col++)
 		ScbfEntrySetHash(e, col, isnull[col] ? SCBF_NULL_HASH :
-						 ScbfHashDatum(index, col, values[col]));
+						 ScbfHashDatum(index, col, bs->state.col_bits[col],
+									   values[col]));
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(bs->tuplecxt);
 	bs->indtuples += 1;
@@ -472,13 +476,15 @@ BuildFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
  * The options in force: reloptions, else the defaults.
  */
 static void
-GetOptions(Relation index, int *pages_per_segment, double *fpr)
+GetOptions(Relation index, int *pages_per_segment, double *fpr,
+		   int *hash_bits)
 {
 	ScbfOptions *opts = (ScbfOptions *) index->rd_options;
 
 	*pages_per_segment = opts ? opts->pages_per_segment :
 		SCBF_DEFAULT_PAGES_PER_SEGMENT;
 	*fpr = opts ? opts->false_positive_rate : SCBF_DEFAULT_FPR;
+	*hash_bits = opts ? opts->hash_bits : SCBF_DEFAULT_HASH_BITS;
 }
 
 /*
@@ -488,8 +494,11 @@ static void
 InitLayout(Relation index, ScbfLayout *layout)
 {
 	memset(layout, 0, sizeof(ScbfLayout));
-	GetOptions(index, &layout->pages_per_segment, &layout->target_fpr);
+	GetOptions(index, &layout->pages_per_segment, &layout->target_fpr,
+			   &layout->hash_bits);
 	layout->ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	layout->extended_cols = layout->hash_bits > 32 ?
+		ScbfExtendedColumns(index) : 0;
 	layout->k = (uint32) scbf_rows_k(layout->target_fpr);
 	layout->bands.nbands = 0;
 	layout->bands.bands = NULL;
@@ -588,6 +597,7 @@ scbfbuild(Relation heap, Relation index, IndexInfo *indexInfo)
 	InitLayout(index, &layout);
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
+	ScbfInitState(&bs.state, &layout);
 	bs.ncols = layout.ncols;
 	bs.esize = ScbfEntrySize(bs.ncols);
 	bs.pages_per_segment = layout.pages_per_segment;

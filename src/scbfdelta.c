@@ -100,12 +100,13 @@ int			scbf_delta_band_pages = 2048;
  *		once (which then merges the delta in the same pass).
  */
 bool
-ScbfDeltaWanted(const ScbfBands *bands, int nkeys)
+ScbfDeltaWanted(const ScbfBands *bands, int bits, int nkeys)
 {
 	uint32		pages = ScbfBandsPages(bands);
 
 	return pages > 0 && pages >= (uint32) scbf_delta_band_pages &&
-		(uint64) nkeys * 2 <= (uint64) ScbfDeltaPages(bands) * SCBF_DELTA_PER_PAGE;
+		(uint64) nkeys * 2 <=
+		(uint64) ScbfDeltaPages(bands) * ScbfDeltaPerPage(bits);
 }
 
 /*
@@ -154,7 +155,7 @@ DeltaReadPage(Relation index, const ScbfDelta *delta, uint32 part,
 
 	if (ScbfPageGetOpaque(page)->ident.delta.serial != delta->serial ||
 		ScbfPageGetOpaque(page)->ident.delta.partition != part ||
-		ScbfPageGetDelta(page)->nentries > SCBF_DELTA_PER_PAGE)
+		ScbfPageGetDelta(page)->nentries > ScbfDeltaPerPage(delta->bits))
 		ScbfReportCorrupt(index, blkno,
 						  "A delta page is not the one the delta has there.");
 	return buf;
@@ -203,6 +204,7 @@ ScbfDeltaCreate(Relation index, const ScbfBands *bands,
 
 	delta->pages = ScbfDeltaPages(bands);
 	delta->serial = old->serial + 1;
+	delta->bits = old->bits;
 	di.index = index;
 	di.delta = delta;
 	delta->start = ScbfExtend(index, delta->pages, InitDeltaPage, &di);
@@ -285,7 +287,6 @@ ScbfDeltaAdd(Relation index, const ScbfDelta *delta, ScbfRowKey *keys,
 		GenericXLogState *xlog;
 		Page		page;
 		ScbfDeltaPageData *dp;
-		ScbfDeltaEntry *entries;
 
 		if (i == end)
 			continue;
@@ -295,22 +296,22 @@ ScbfDeltaAdd(Relation index, const ScbfDelta *delta, ScbfRowKey *keys,
 		xlog = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(xlog, buf, 0);
 		dp = ScbfPageGetDelta(page);
-		entries = ScbfDeltaEntries(page);
 		for (; i < end; i++)
 		{
-			if (dp->nentries >= SCBF_DELTA_PER_PAGE)
+			if (dp->nentries >= ScbfDeltaPerPage(delta->bits))
 			{
 				keys[nleft++] = sorted[i];
 				continue;
 			}
-			entries[dp->nentries].hash = ScbfHashToPage(sorted[i].hash);
-			entries[dp->nentries].tag = ScbfDeltaTag(sorted[i].filterno,
-													  sorted[i].col);
+			ScbfDeltaEntrySet(page, dp->nentries, delta->bits, sorted[i].hash,
+							  ScbfDeltaTag(sorted[i].filterno,
+										   sorted[i].col));
 			dp->nentries++;
 			sorted[ntaken++] = sorted[i];
 		}
-		((PageHeader) page)->pd_lower = (char *) &entries[dp->nentries] -
-			(char *) page;
+		((PageHeader) page)->pd_lower = (ScbfDeltaEntries(page) +
+										 ScbfDeltaEntrySize(delta->bits) *
+										 dp->nentries) - (char *) page;
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
 	}
@@ -345,7 +346,7 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 {
 	Size		maxkeys = Max((Size) maintenance_work_mem * 1024L /
 							  sizeof(ScbfRowKey),
-							  SCBF_DELTA_PER_PAGE);
+							  ScbfDeltaPerPage(delta->bits));
 	ScbfRowKey *keys;
 	int			merged = 0;
 	uint32		first = 0;
@@ -373,7 +374,6 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 		{
 			Buffer		buf;
 			Page		page;
-			ScbfDeltaEntry *entries;
 			uint16		nentries;
 			uint16		e;
 
@@ -387,12 +387,13 @@ ScbfDeltaMerge(Relation index, ScbfState *state, const ScbfDelta *delta,
 				UnlockReleaseBuffer(buf);
 				break;
 			}
-			entries = ScbfDeltaEntries(page);
 			for (e = 0; e < nentries; e++)
 			{
-				keys[nkeys].filterno = ScbfDeltaTagFilter(entries[e].tag);
-				keys[nkeys].col = ScbfDeltaTagColumn(entries[e].tag);
-				keys[nkeys].hash = entries[e].hash;
+				uint32		tag;
+
+				ScbfDeltaEntryGet(page, e, delta->bits, &keys[nkeys].hash, &tag);
+				keys[nkeys].filterno = ScbfDeltaTagFilter(tag);
+				keys[nkeys].col = ScbfDeltaTagColumn(tag);
 				if (keys[nkeys].col >= state->ncols)
 					ScbfReportCorrupt(index, delta->start + last,
 									  "A delta entry names a column the index does not have.");
@@ -464,7 +465,6 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 		BlockNumber blkno = delta.start + part;
 		Buffer		buf;
 		Page		page;
-		ScbfDeltaEntry *entries;
 		uint16		nentries;
 		uint16		e;
 
@@ -482,16 +482,19 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 			return false;
 		}
 		nentries = ScbfPageGetDelta(page)->nentries;
-		if (nentries > SCBF_DELTA_PER_PAGE)
+		if (nentries > ScbfDeltaPerPage(delta.bits))
 			ScbfReportCorrupt(index, blkno,
 							  "A delta page has more entries than fit.");
-		entries = ScbfDeltaEntries(page);
 		for (e = 0; e < nentries; e++)
 		{
-			uint32		filterno = ScbfDeltaTagFilter(entries[e].tag);
+			ScbfHash	hash;
+			uint32		tag;
+			uint32		filterno;
 
-			if (entries[e].hash != hashes[h] ||
-				ScbfDeltaTagColumn(entries[e].tag) != col ||
+			ScbfDeltaEntryGet(page, e, delta.bits, &hash, &tag);
+			filterno = ScbfDeltaTagFilter(tag);
+			if (hash != hashes[h] ||
+				ScbfDeltaTagColumn(tag) != col ||
 				filterno >= nfilters)
 				continue;
 			acc[filterno / 8] |= (uint8) (1 << (filterno % 8));
@@ -528,18 +531,19 @@ ScbfReadDeltaPage(Relation index, const ScbfDelta *delta, uint32 part,
 		ScbfPageGetOpaque(page)->type == SCBF_PAGE_DELTA &&
 		ScbfPageGetOpaque(page)->ident.delta.serial == delta->serial &&
 		ScbfPageGetOpaque(page)->ident.delta.partition == part &&
-		ScbfPageGetDelta(page)->nentries <= SCBF_DELTA_PER_PAGE)
+		ScbfPageGetDelta(page)->nentries <= ScbfDeltaPerPage(delta->bits))
 	{
-		ScbfDeltaEntry *entries = ScbfDeltaEntries(page);
 		int			e;
 
 		n = ScbfPageGetDelta(page)->nentries;
 		*keys = palloc(sizeof(ScbfRowKey) * Max(n, 1));
 		for (e = 0; e < n; e++)
 		{
-			(*keys)[e].filterno = ScbfDeltaTagFilter(entries[e].tag);
-			(*keys)[e].col = ScbfDeltaTagColumn(entries[e].tag);
-			(*keys)[e].hash = entries[e].hash;
+			uint32		tag;
+
+			ScbfDeltaEntryGet(page, e, delta->bits, &(*keys)[e].hash, &tag);
+			(*keys)[e].filterno = ScbfDeltaTagFilter(tag);
+			(*keys)[e].col = ScbfDeltaTagColumn(tag);
 		}
 	}
 	UnlockReleaseBuffer(buf);

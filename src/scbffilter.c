@@ -209,6 +209,22 @@ scbf_filter_key(uint32_t value_hash, uint64_t seed)
 }
 
 /*
+ * scbf_filter_key_wide
+ *		The 64-bit filter key of a value hash wider than 32 bits: XXH3-64
+ *		of its eight bytes in little-endian order, with the column's seed.
+ */
+uint64_t
+scbf_filter_key_wide(uint64_t value_hash, uint64_t seed)
+{
+	unsigned char bytes[8];
+
+	for (int i = 0; i < 8; i++)
+		bytes[i] = (unsigned char) ((value_hash >> (8 * i)) & 0xff);
+	return (uint64_t) XXH3_64bits_withSeed(bytes, sizeof(bytes),
+										   (XXH64_hash_t) seed);
+}
+
+/*
  * scbf_filter_positions
  *		The key's position in each slice: pos[i] in [0, m) for i in [0, k).
  *

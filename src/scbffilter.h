@@ -79,6 +79,7 @@ extern uint32_t scbf_rows_per_page(size_t nbytes, uint32_t width);
  * seed per indexed column.
  */
 extern uint64_t scbf_filter_key(uint32_t value_hash, uint64_t seed);
+extern uint64_t scbf_filter_key_wide(uint64_t value_hash, uint64_t seed);
 
 /*
  * The key's position in each slice: pos[i] in [0, m) for i in [0, k).  Each

@@ -290,7 +290,7 @@ Pairs(ScbfFoldState *fs, ScbfFoldEntry *e, int n, int col,
 		pairs[i].hash = fs->hashes[e[i].first + col];
 		pairs[i].item = e[i].item;
 	}
-	ScbfSortPairsByItemOrder(pairs, n);
+	ScbfSortPairsByItemOrder(pairs, n, fs->state->col_bits[col]);
 	*distinct = 0;
 	for (i = 0; i < n; i++)
 	{
@@ -443,7 +443,8 @@ FoldInto(ScbfFoldState *fs, uint32 c, uint32 segno, uint16 chain_pos,
 
 	for (col = 0; col < ncols; col++)
 	{
-		runs[col] = ScbfLedgerEncode(fs->index, segno, col, fs->serial,
+		runs[col] = ScbfLedgerEncode(fs->index, segno, col,
+									 fs->state->col_bits[col], fs->serial,
 									  cols->hashes[col], cols->items[col],
 									  cols->np[col]);
 		if (c != PG_UINT32_MAX &&
@@ -557,7 +558,8 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 
 		for (i = 0; i < n; i++)
 			if (nsplit == 1 ||
-				ScbfHashRange(fs->hashes[e[i].first], nsplit) == s)
+				ScbfHashRange(fs->hashes[e[i].first], fs->state->col_bits[0],
+							  nsplit) == s)
 				part[np++] = e[i];
 		if (np == 0)
 			continue;
@@ -590,7 +592,7 @@ FoldBits(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc,
 	int			nleft = fs->nkeys;
 
 	ScbfMetaDelta(fs->meta, &delta);
-	if (ScbfDeltaWanted(bands, fs->nkeys))
+	if (ScbfDeltaWanted(bands, delta.bits, fs->nkeys))
 	{
 		if (delta.pages > 0 && ScbfDeltaPages(bands) >= 2 * delta.pages)
 		{

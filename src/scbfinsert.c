@@ -62,7 +62,8 @@ scbfinsert(Relation index, Datum *values, bool *isnull,
 
 	for (col = 0; col < ncols; col++)
 		hashes[col] = isnull[col] ? SCBF_NULL_HASH :
-			ScbfHashDatum(index, col, values[col]);
+			ScbfHashDatum(index, col, ScbfColumnHashBits(index, col),
+						  values[col]);
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(tmpcxt);

@@ -1350,6 +1350,7 @@ scbf_probe(PG_FUNCTION_ARGS)
 		Oid			opcintype = index->rd_opcintype[col];
 		Oid			collation = index->rd_indcollation[col];
 		Oid			subtype;
+		bool		extended;
 
 		if (!OidIsValid(valtype))
 			elog(ERROR, "could not determine the type of the value to probe");
@@ -1365,7 +1366,7 @@ scbf_probe(PG_FUNCTION_ARGS)
 		else
 			subtype = basetype;
 		if (ScbfKeyHashProc(index, col, subtype, collation,
-							CurrentMemoryContext) == NULL)
+							CurrentMemoryContext, &extended) == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("cannot probe column %d of index \"%s\" (type %s) with a value of type %s",

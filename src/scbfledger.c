@@ -39,6 +39,7 @@
 typedef struct ScbfRootCopy
 {
 	BlockNumber root;
+	int			bits;			/* its column's hash bits */
 	int			nruns;
 	ScbfRunData *runs[SCBF_ROOT_BYTES / sizeof(ScbfRunData) + 1];
 	char		bytes[SCBF_ROOT_BYTES];
@@ -51,7 +52,9 @@ typedef struct ScbfLeafCopy
 								 * copied yet */
 	int			leaf;
 	BlockNumber blkno;			/* its page (the root's, if inline) */
-	ScbfHash	fence;
+	uint32		fence;			/* its first hash's ScbfFenceOf */
+	ScbfHash	base;			/* what its lists are decoded from */
+	int			bits;
 	uint16		nbytes;
 	int			nsignposts;
 	ScbfSignpost signposts[SCBF_LEAF_SIGNPOSTS];
@@ -131,13 +134,16 @@ ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 	page = BufferGetPage(buf);
 	rd = ScbfPageGetRoot(page);
 	if (ScbfPageGetOpaque(page)->column != col ||
-		rd->nbytes > SCBF_ROOT_BYTES)
+		rd->nbytes > SCBF_ROOT_BYTES ||
+		(rd->hash_bits != 0 &&
+		 (rd->hash_bits < 32 || rd->hash_bits > SCBF_MAX_HASH_BITS)))
 	{
 		UnlockReleaseBuffer(buf);
 		ScbfReportCorrupt(index, root,
-						  "A ledger root is not the one of its column, or overflows its page.");
+						  "A ledger root is not the one of its column, overflows its page or has an impossible hash width.");
 	}
 	rc->root = root;
+	rc->bits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
 	rc->nruns = rd->nruns;
 	memcpy(rc->bytes, ScbfRootRuns(page), rd->nbytes);
 	UnlockReleaseBuffer(buf);
@@ -189,7 +195,7 @@ RunVisible(const ScbfRunData *run, uint64 fold_serial)
 static bool
 SignpostsInOrder(const ScbfLeafCopy *lc)
 {
-	ScbfHash	prev_hash = lc->fence;
+	ScbfHash	prev_hash = lc->base;
 	int			prev_offset = 0;
 
 	if (lc->nsignposts < 0 || lc->nsignposts > SCBF_LEAF_SIGNPOSTS)
@@ -199,11 +205,11 @@ SignpostsInOrder(const ScbfLeafCopy *lc)
 		const ScbfSignpost *sp = &lc->signposts[j];
 
 		if (sp->offset <= prev_offset || sp->offset >= lc->nbytes ||
-			sp->prev_hash < prev_hash ||
-			(j > 0 && sp->prev_hash == prev_hash))
+			ScbfSignpostHash(sp) < prev_hash ||
+			(j > 0 && ScbfSignpostHash(sp) == prev_hash))
 			return false;
 		prev_offset = sp->offset;
-		prev_hash = sp->prev_hash;
+		prev_hash = ScbfSignpostHash(sp);
 	}
 	return true;
 }
@@ -239,6 +245,8 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 		lc->leaf = i;
 		lc->blkno = rc->root;
 		lc->fence = run->fences[i].hash;
+		lc->bits = rc->bits;
+		lc->base = ScbfFenceBase(lc->fence, lc->bits);
 		lc->nbytes = run->inlined;
 		lc->nsignposts = 0;
 		memcpy(lc->bytes, ScbfRunInline(run), run->inlined);
@@ -268,6 +276,8 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 	lc->leaf = i;
 	lc->blkno = blkno;
 	lc->fence = ld->fence;
+	lc->bits = rc->bits;
+	lc->base = ScbfFenceBase(lc->fence, lc->bits);
 	lc->nbytes = ld->nbytes;
 	lc->nsignposts = ScbfLeafNSignposts(page);
 	if (lc->nsignposts > 0 && lc->nsignposts <= SCBF_LEAF_SIGNPOSTS)
@@ -300,22 +310,22 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 	int			n;
 	int			rc;
 
-	scbf_pl_reader_init(&r, lc->bytes, lc->nbytes, lc->fence);
+	scbf_pl_reader_init(&r, lc->bytes, lc->nbytes, lc->base);
 	if (fn == NULL)
 	{
 		/* a lookup starts at the last signpost below hash, if any */
 		int			j = lc->nsignposts;
 
-		while (j > 0 && lc->signposts[j - 1].prev_hash >= hash)
+		while (j > 0 && ScbfSignpostHash(&lc->signposts[j - 1]) >= hash)
 			j--;
 		if (j > 0)
 			scbf_pl_reader_resume(&r, lc->bytes, lc->nbytes,
 								  lc->signposts[j - 1].offset,
-								  lc->signposts[j - 1].prev_hash);
+								  ScbfSignpostHash(&lc->signposts[j - 1]));
 	}
 	while ((rc = scbf_pl_next(&r, &h, buf, &n)) == SCBF_PL_OK)
 	{
-		if (r.nlists == 1 && h != lc->fence)
+		if (r.nlists == 1 && ScbfFenceOf(h, lc->bits) != lc->fence)
 			break;				/* reported below */
 		if (fn)
 		{
@@ -384,22 +394,28 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 		for (i = 0; i < nhashes; i++)
 		{
 			ScbfHash	h = hashes[i];
+			uint32		hf = ScbfFenceOf(h, rc->bits);
 			int			lo = 0;
 			int			hi = run->nleaves;
 			int			leaf;
 
-			/* the last leaf whose fence is below h, else the first */
+			/*
+			 * The last leaf whose fence is below h's, else the first, and
+			 * the leaves after it whose fence is not above h's: the leaves
+			 * that may hold h (fences compare the top 32 bits of wider
+			 * hashes, so at worst one leaf more)
+			 */
 			while (lo < hi)
 			{
 				int			mid = lo + (hi - lo) / 2;
 
-				if (run->fences[mid].hash < h)
+				if (run->fences[mid].hash < hf)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
 			for (leaf = Max(lo - 1, 0);
-				 leaf < run->nleaves && run->fences[leaf].hash <= h; leaf++)
+				 leaf < run->nleaves && run->fences[leaf].hash <= hf; leaf++)
 			{
 				if (!ReadLeaf(index, rc, run, leaf, col, nblocks, lc))
 				{
@@ -579,13 +595,13 @@ PairCmp(const ScbfPair *x, const ScbfPair *y)
 /*
  * ScbfSortPairsByItemOrder
  *		Sort pairs that are in item order by hash: a stable radix sort of
- *		the hashes' SCBF_HASH_BITS bits, 11 a pass, which keeps equal
- *		hashes in item order,
+ *		the hashes' bits bits, 11 a pass, which keeps equal hashes in item
+ *		order,
  *		so the result is ScbfSortPairs' order.  A fold sorts each
  *		segment's entries so, and they come in heap order.
  */
 void
-ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n)
+ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n, int bits)
 {
 	ScbfPair  *tmp;
 	ScbfPair  *from = pairs;
@@ -599,7 +615,7 @@ ScbfSortPairsByItemOrder(ScbfPair *pairs, size_t n)
 		return;
 	}
 	tmp = to = palloc(sizeof(ScbfPair) * n);
-	for (shift = 0; shift < SCBF_HASH_BITS; shift += 11)
+	for (shift = 0; shift < bits; shift += 11)
 	{
 		ScbfPair  *swap;
 		size_t		sum = 0;
@@ -728,6 +744,7 @@ ScbfLedgerRuns(Relation index, BlockNumber root, int col, uint64 fold_serial,
 struct ScbfEncodedRun
 {
 	uint64		serial;			/* the fold serial that writes it */
+	int			bits;			/* of its hashes */
 	int			nentries;
 	int			nleaves;
 	int			maxleaves;
@@ -740,9 +757,10 @@ struct ScbfEncodedRun
  * Start a new leaf image of the run.
  */
 static Page
-NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
-				  ScbfHash fence, scbf_pl_writer *w)
+NewLeafImage(ScbfRun *er, uint32 segno, int col, int bits, uint64 serial,
+				  ScbfHash first, scbf_pl_writer *w)
 {
+	uint32		fence = ScbfFenceOf(first, bits);
 	Page		page = palloc0(BLCKSZ);
 	ScbfPageOpaque opaque;
 
@@ -756,12 +774,13 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
 	opaque->ident.leaf.segno = segno;
 	opaque->ident.leaf.run_serial = (uint32) serial;
 	opaque->column = (uint16) col;
-	ScbfPageGetLeaf(page)->fence = ScbfHashToPage(fence);
+	ScbfPageGetLeaf(page)->fence = fence;
 	er->images[er->nleaves] = page;
-	er->fences[er->nleaves].hash = ScbfHashToPage(fence);
+	er->fences[er->nleaves].hash = fence;
 	er->fences[er->nleaves].blkno = InvalidBlockNumber;
 	er->nleaves++;
-	scbf_pl_writer_init(w, ScbfLeafBytes(page), SCBF_LEAF_LIST_BYTES, fence);
+	scbf_pl_writer_init(w, ScbfLeafBytes(page), SCBF_LEAF_LIST_BYTES,
+						ScbfFenceBase(fence, bits));
 	return page;
 }
 
@@ -772,7 +791,7 @@ NewLeafImage(ScbfRun *er, uint32 segno, int col, uint64 serial,
  * lists from the one before, and from the fence.
  */
 static void
-CloseLeafImage(Page page, scbf_pl_writer *w)
+CloseLeafImage(Page page, int bits, scbf_pl_writer *w)
 {
 	PageHeader	ph = (PageHeader) page;
 	int			nlists = w->nlists;
@@ -795,15 +814,15 @@ CloseLeafImage(Page page, scbf_pl_writer *w)
 		ph->pd_upper = ph->pd_special - sizeof(ScbfSignpost) * nsignposts;
 		sp = ScbfLeafSignposts(page);
 		scbf_pl_reader_init(&r, ScbfLeafBytes(page), w->len,
-							ScbfPageGetLeaf(page)->fence);
+							ScbfFenceBase(ScbfPageGetLeaf(page)->fence, bits));
 		/* signpost j (from 1) at list j * nlists / (nsignposts + 1) */
 		while (next <= nsignposts)
 		{
 			if (list == next * nlists / (nsignposts + 1))
 			{
-				sp->prev_hash = ScbfHashToPage(r.prev_hash);
+				sp->prev_hash = (uint32) r.prev_hash;
 				sp->offset = (uint16) (r.pos - ScbfLeafBytes(page));
-				sp->unused = 0;
+				sp->prev_hash_hi = (uint16) (r.prev_hash >> 32);
 				sp++;
 				next++;
 			}
@@ -819,7 +838,7 @@ CloseLeafImage(Page page, scbf_pl_writer *w)
  * distinct within a hash, as the leaf images of one run.
  */
 static void
-EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
+EncodeRun(Relation index, uint32 segno, int col, int bits, uint64 serial,
 			   const ScbfHash *hashes, const uint16 *items, int n,
 			   ScbfRun *er)
 {
@@ -828,6 +847,7 @@ EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
 	bool		full = false;
 	int			i = 0;
 
+	er->bits = bits;
 	er->nleaves = 0;
 	er->maxleaves = 8;
 	er->inline_last = false;
@@ -854,8 +874,9 @@ EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
 			if (wrote == 0)
 			{
 				if (leaf != NULL)
-					CloseLeafImage(leaf, &w);
-				leaf = NewLeafImage(er, segno, col, serial, hashes[i], &w);
+					CloseLeafImage(leaf, bits, &w);
+				leaf = NewLeafImage(er, segno, col, bits, serial, hashes[i],
+									&w);
 				full = false;
 				continue;
 			}
@@ -866,7 +887,7 @@ EncodeRun(Relation index, uint32 segno, int col, uint64 serial,
 		i = j;
 	}
 	if (leaf != NULL)
-		CloseLeafImage(leaf, &w);
+		CloseLeafImage(leaf, bits, &w);
 }
 
 /*
@@ -957,6 +978,9 @@ RootAddRun(Page page, uint64 serial, int n, ScbfRun *er)
 	size = MAXALIGN(ScbfRunSize(er->nleaves) + inlined);
 	if (rd->nbytes + size > SCBF_ROOT_BYTES)
 		return false;
+	if ((rd->hash_bits == 0 ? 32 : rd->hash_bits) != er->bits)
+		elog(ERROR, "a ledger run of %d-bit hashes for a root of %d-bit ones",
+			 er->bits, rd->hash_bits == 0 ? 32 : rd->hash_bits);
 	run = (ScbfRunData *) (ScbfRootRuns(page) + rd->nbytes);
 	memset(run, 0, size);
 	run->made = serial;
@@ -981,7 +1005,7 @@ RootAddRun(Page page, uint64 serial, int n, ScbfRun *er)
  * Initialize an empty root page image of filter filterno, column col.
  */
 static void
-InitRoot(Page page, uint32 filterno, int col)
+InitRoot(Page page, uint32 filterno, int col, int bits)
 {
 	ScbfPageOpaque opaque;
 
@@ -989,6 +1013,8 @@ InitRoot(Page page, uint32 filterno, int col)
 						  MAXALIGN(sizeof(ScbfRootPageData)));
 	opaque->ident.root.filterno = filterno;
 	opaque->column = (uint16) col;
+	/* format 3 left the field 0 */
+	ScbfPageGetRoot(page)->hash_bits = bits > 32 ? (uint16) bits : 0;
 }
 
 /*
@@ -1003,17 +1029,17 @@ InitRoot(Page page, uint32 filterno, int col)
  */
 BlockNumber
 ScbfLedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
-				 uint64 serial, const ScbfHash *hashes, const uint16 *items,
-				 int n, uint32 *npages)
+				 int bits, uint64 serial, const ScbfHash *hashes,
+				 const uint16 *items, int n, uint32 *npages)
 {
 	ScbfRun	er;
 	Page		root = palloc(BLCKSZ);
 	BlockNumber rootblk;
 
-	EncodeRun(index, segno, col, serial, hashes, items, n, &er);
+	EncodeRun(index, segno, col, bits, serial, hashes, items, n, &er);
 	RunMayInline(&er, 0);
 	*npages = WriteLeaves(index, &er, false) + 1;
-	InitRoot(root, filterno, col);
+	InitRoot(root, filterno, col, bits);
 	if (!RootAddRun(root, serial, n, &er))
 		elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
 			 RelationGetRelationName(index), er.nleaves);
@@ -1033,12 +1059,13 @@ ScbfLedgerWrite(Relation index, uint32 segno, uint32 filterno, int col,
  *		within a hash.  The run has no blocks until ScbfLedgerAppend.
  */
 ScbfRun *
-ScbfLedgerEncode(Relation index, uint32 segno, int col, uint64 serial,
-				  const ScbfHash *hashes, const uint16 *items, int n)
+ScbfLedgerEncode(Relation index, uint32 segno, int col, int bits,
+				 uint64 serial, const ScbfHash *hashes, const uint16 *items,
+				 int n)
 {
 	ScbfRun   *run = palloc(sizeof(ScbfRun));
 
-	EncodeRun(index, segno, col, serial, hashes, items, n, run);
+	EncodeRun(index, segno, col, bits, serial, hashes, items, n, run);
 	run->serial = serial;
 	run->nentries = n;
 	return run;
@@ -1286,7 +1313,7 @@ RootWrite(Relation index, BlockNumber root, uint32 filterno, int col,
 	{
 		Page		image = palloc(BLCKSZ);
 
-		InitRoot(image, filterno, col);
+		InitRoot(image, filterno, col, run->bits);
 		if (!RootAddRun(image, run->serial, run->nentries, run))
 			elog(ERROR, "a ledger run of index \"%s\" has too many leaves (%d)",
 				 RelationGetRelationName(index), run->nleaves);
@@ -1433,6 +1460,7 @@ ScbfReadRootInfo(Relation index, BlockNumber root, ScbfRootInfo *ri,
 	rd = ScbfPageGetRoot(page);
 	ri->filterno = ScbfPageGetOpaque(page)->ident.root.filterno;
 	ri->column = ScbfPageGetOpaque(page)->column;
+	ri->hash_bits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
 	ri->nruns = rd->nruns;
 	nbytes = rd->nbytes;
 	if (nbytes <= SCBF_ROOT_BYTES)
@@ -1458,7 +1486,7 @@ ScbfReadRootInfo(Relation index, BlockNumber root, ScbfRootInfo *ri,
 		r->gone = run->gone;
 		r->nentries = run->nentries;
 		r->nleaves = run->nleaves;
-		r->fences = palloc(sizeof(ScbfHash) * Max(run->nleaves, 1));
+		r->fences = palloc(sizeof(uint32) * Max(run->nleaves, 1));
 		r->leaves = palloc(sizeof(BlockNumber) * Max(run->nleaves, 1));
 		for (l = 0; l < run->nleaves; l++)
 		{
@@ -1509,7 +1537,7 @@ ScbfReadLeafInfo(Relation index, BlockNumber blkno, ScbfLeafInfo *li,
 		li->nsignposts = -1;
 	for (int j = 0; j < li->nsignposts; j++)
 	{
-		li->signpost_hash[j] = ScbfLeafSignposts(page)[j].prev_hash;
+		li->signpost_hash[j] = ScbfSignpostHash(&ScbfLeafSignposts(page)[j]);
 		li->signpost_offset[j] = ScbfLeafSignposts(page)[j].offset;
 	}
 	UnlockReleaseBuffer(buf);

@@ -396,7 +396,8 @@ ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
 				   const ScbfHash *hashes, int n)
 {
 	bool		foldwanted = false;
-	Size		esize = ScbfPendingEntrySize(state->ncols);
+	int			hbytes = state->stored_hash_bytes;
+	Size		esize = ScbfPendingEntrySize(state->ncols, hbytes);
 	char	   *packed = palloc(esize * Max(n, 1));
 	int			counts[SCBF_NPENDING + 1] = {0};
 	int			parts[SCBF_NPENDING];
@@ -418,14 +419,9 @@ ScbfPendingAppend(Relation index, ScbfState *state, ItemPointer tids,
 		char	   *e = packed + esize * counts[ScbfPendingPartition(h[0])]++;
 
 		memcpy(e, &tids[i], sizeof(ItemPointerData));
-		/* a column at a time: fixed-size copies the compiler inlines */
 		for (int col = 0; col < state->ncols; col++)
-		{
-			ScbfPageHash stored = ScbfHashToPage(h[col]);
-
-			memcpy(e + sizeof(ItemPointerData) + sizeof(ScbfPageHash) * col,
-				   &stored, sizeof(ScbfPageHash));
-		}
+			ScbfStoreHash(e + sizeof(ItemPointerData) + hbytes * col, h[col],
+						  hbytes);
 	}
 
 	/* counts[part] is now the end of partition part */
@@ -504,7 +500,8 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 				 int part, ScbfPendingFn fn, void *arg,
 				 ScbfPendingCut *cut)
 {
-	Size		esize = ScbfPendingEntrySize(state->ncols);
+	int			hbytes = state->stored_hash_bytes;
+	Size		esize = ScbfPendingEntrySize(state->ncols, hbytes);
 	char	   *copy;
 	const ScbfPendingHead *ph = &meta->pending[part];
 	BlockNumber blkno = ph->head;
@@ -512,7 +509,6 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 	int			skip = ph->cut;
 	BlockNumber nblocks;
 	uint32		npages = 0;
-	ScbfPageHash stored[INDEX_MAX_KEYS];
 	ScbfHash	tidhashes[INDEX_MAX_KEYS];
 
 	if (cut)
@@ -574,10 +570,10 @@ ScbfPendingScan(Relation index, ScbfState *state, const ScbfMeta *meta,
 			const char *e = copy + esize * i;
 
 			memcpy(&tid, e, sizeof(ItemPointerData));
-			memcpy(stored, e + sizeof(ItemPointerData),
-				   sizeof(ScbfPageHash) * state->ncols);
 			for (int col = 0; col < state->ncols; col++)
-				tidhashes[col] = stored[col];
+				tidhashes[col] =
+					ScbfLoadHash(e + sizeof(ItemPointerData) + hbytes * col,
+								 hbytes);
 			fn(&tid, tidhashes, arg);
 		}
 		skip = 0;
@@ -634,9 +630,9 @@ ScbfPendingBlocks(Relation index, BlockNumber blkno, BlockNumber stop,
  */
 void
 ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
-					 ScbfPendingPageInfo *pp, BlockNumber nblocks)
+					 int hbytes, ScbfPendingPageInfo *pp, BlockNumber nblocks)
 {
-	Size		esize = ScbfPendingEntrySize(ncols);
+	Size		esize = ScbfPendingEntrySize(ncols, hbytes);
 	Buffer		buf;
 	Page		page;
 	int			n;
@@ -659,14 +655,8 @@ ScbfReadPendingPage(Relation index, BlockNumber blkno, int ncols,
 
 		memcpy(&pp->tids[i], e, sizeof(ItemPointerData));
 		for (int col = 0; col < ncols; col++)
-		{
-			ScbfPageHash stored;
-
-			memcpy(&stored,
-				   e + sizeof(ItemPointerData) + sizeof(ScbfPageHash) * col,
-				   sizeof(ScbfPageHash));
-			pp->hashes[i * ncols + col] = stored;
-		}
+			pp->hashes[i * ncols + col] =
+				ScbfLoadHash(e + sizeof(ItemPointerData) + hbytes * col, hbytes);
 	}
 	UnlockReleaseBuffer(buf);
 }

@@ -49,8 +49,8 @@
 #define SCBF_PL_ECORRUPT		(-2)	/* next: bytes that are no posting
 										 * list */
 
-/* Bits of a hash (as scbf.h's SCBF_HASH_BITS), and the largest one */
-#define SCBF_PL_HASH_BITS		32
+/* Most bits of a hash (scbf.h's SCBF_MAX_HASH_BITS), and the largest one */
+#define SCBF_PL_HASH_BITS		40
 #define SCBF_PL_HASH_MAX		((UINT64_C(1) << SCBF_PL_HASH_BITS) - 1)
 
 /* Most bytes one varint takes: a hash delta and the flag, in 7-bit groups */

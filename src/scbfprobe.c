@@ -60,6 +60,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/typcache.h"
 
 #include "scbf.h"
 
@@ -116,46 +117,150 @@ typedef struct ScbfCollect
 } ScbfCollect;
 
 /*
+ * The extended hash function (support function 2 of a hash opclass) for
+ * values of type typid whose standard hash in the scbf opfamily is
+ * hashproc: the one of the type's default hash opclass, if that opclass's
+ * function 1 is hashproc too, so that the two agree on which values are
+ * equal; else NULL.  The type cache keeps it.
+ */
+static FmgrInfo *
+ColumnExtendedProc(Oid typid, Oid hashproc)
+{
+	TypeCacheEntry *tc;
+
+	if (!OidIsValid(hashproc))
+		return NULL;
+	tc = lookup_type_cache(typid, TYPECACHE_HASH_PROC |
+						   TYPECACHE_HASH_EXTENDED_PROC_FINFO);
+	if (tc->hash_proc != hashproc ||
+		!OidIsValid(tc->hash_extended_proc_finfo.fn_oid))
+		return NULL;
+	return &tc->hash_extended_proc_finfo;
+}
+
+/*
+ * ScbfExtendedColumns
+ *		The columns of index whose hashes can be wider than 32 bits (bit c
+ *		for column c): those whose type has an extended hash that agrees
+ *		with the scbf opclass's (ColumnExtendedProc).  A build of wider hashes
+ *		freezes them in the metapage; the other columns keep 32 bits.
+ */
+uint32
+ScbfExtendedColumns(Relation index)
+{
+	uint32		cols = 0;
+
+	for (int col = 0; col < IndexRelationGetNumberOfKeyAttributes(index); col++)
+		if (ColumnExtendedProc(index->rd_opcintype[col],
+							   index_getprocid(index, col + 1,
+											   SCBF_HASH_PROC)) != NULL)
+			cols |= 1U << col;
+	return cols;
+}
+
+/*
+ * ScbfHashDatum
+ *		Column col's (non-null) value as the index keeps it: its opclass's
+ *		hash under the column's collation, or in a column of bits > 32
+ *		(ScbfColumnHashBits) the extended hash at seed 0, masked to them;
+ *		canonicalized (SCBF_NULL_HASH is NULL's).  An index whose column
+ *		was built with wider hashes that its type no longer offers cannot
+ *		be written or read: ERRCODE_INDEX_CORRUPTED, to REINDEX it.
+ */
+ScbfHash
+ScbfHashDatum(Relation index, int col, int bits, Datum value)
+{
+	Oid			collation = index->rd_indcollation[col];
+	FmgrInfo   *proc;
+
+	if (bits <= 32)
+	{
+		proc = index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
+		return ScbfCanonicalHash((ScbfHash)
+								 DatumGetUInt32(FunctionCall1Coll(proc,
+																  collation,
+																  value)));
+	}
+	proc = ColumnExtendedProc(index->rd_opcintype[col],
+							  index_getprocid(index, col + 1, SCBF_HASH_PROC));
+	if (proc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has %d-bit hashes in column %d, whose type has no extended hash function now",
+						RelationGetRelationName(index), bits, col + 1),
+				 errhint("REINDEX it.")));
+	return ScbfCanonicalHash(DatumGetUInt64(FunctionCall2Coll(proc, collation,
+															  value,
+															  Int64GetDatum(0))) &
+							 ScbfHashMask(bits));
+}
+
+/*
  * ScbfKeyHashProc
  *		The hash function for keys of type subtype and collation collation
  *		on column col: the opclass's own for its input type (subtype
- *		InvalidOid means that type too), else the opfamily's for subtype.
- *		Returns NULL if the family has none, or if the one it has need not
- *		agree with equality: across types under a nondeterministic
- *		collation (hashname ignores the collation that nameeqtext honours).
- *		A key without one cannot be tested by the index.  A function other
- *		than the opclass's own is looked up into cxt.
+ *		InvalidOid means that type too), else the opfamily's for subtype;
+ *		in a column of wider hashes, the extended hash that agrees with it.
+ *		*extended says which.  Returns NULL if there is none, or if the one
+ *		there is need not agree with equality: across types under a
+ *		nondeterministic collation (hashname ignores the collation that
+ *		nameeqtext honours).  A key without one cannot be tested by the
+ *		index.  A function other than the opclass's own is looked up into
+ *		cxt.
  */
 FmgrInfo *
 ScbfKeyHashProc(Relation index, int col, Oid subtype, Oid collation,
-				MemoryContext cxt)
+				MemoryContext cxt, bool *extended)
 {
 	Oid			procid;
 	FmgrInfo   *proc;
+	FmgrInfo   *ext;
 
+	*extended = ScbfColumnHashBits(index, col) > 32;
 	if (!OidIsValid(subtype) || subtype == index->rd_opcintype[col])
-		return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
-
-	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
-		return NULL;
-	procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
-							   SCBF_HASH_PROC);
-	if (!OidIsValid(procid))
-		return NULL;
+	{
+		if (!*extended)
+			return index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
+		subtype = index->rd_opcintype[col];
+		procid = index_getprocid(index, col + 1, SCBF_HASH_PROC);
+	}
+	else
+	{
+		if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+			return NULL;
+		procid = get_opfamily_proc(index->rd_opfamily[col], subtype, subtype,
+								   SCBF_HASH_PROC);
+		if (!OidIsValid(procid))
+			return NULL;
+	}
+	if (*extended)
+	{
+		if ((ext = ColumnExtendedProc(subtype, procid)) == NULL)
+			return NULL;
+		procid = ext->fn_oid;
+	}
 	proc = MemoryContextAlloc(cxt, sizeof(FmgrInfo));
 	fmgr_info_cxt(procid, proc, cxt);
 	return proc;
 }
 
 /*
- * The hash of key value value under collation, by hash function proc, as
- * the ledger stores it (ScbfCanonicalHash).
+ * The hash of key value value under collation, by hash function proc
+ * (extended, masked to bits, or not), as the ledger stores it
+ * (ScbfCanonicalHash).
  */
 static ScbfHash
-KeyHash(FmgrInfo *proc, Oid collation, Datum value)
+KeyHash(FmgrInfo *proc, bool extended, int bits, Oid collation, Datum value)
 {
-	return ScbfCanonicalHash(DatumGetUInt32(FunctionCall1Coll(proc, collation,
-															  value)));
+	if (!extended)
+		return ScbfCanonicalHash((ScbfHash)
+								 DatumGetUInt32(FunctionCall1Coll(proc,
+																  collation,
+																  value)));
+	return ScbfCanonicalHash(DatumGetUInt64(FunctionCall2Coll(proc, collation,
+															  value,
+															  Int64GetDatum(0))) &
+							 ScbfHashMask(bits));
 }
 
 /*
@@ -172,6 +277,8 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 {
 	int			col = sk->sk_attno - 1;
 	FmgrInfo   *proc;
+	bool		extended;
+	int			bits;
 	int			i;
 	int			n;
 
@@ -198,7 +305,8 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	else
 	{
 		proc = ScbfKeyHashProc(index, col, sk->sk_subtype,
-							   sk->sk_collation, cxt);
+							   sk->sk_collation, cxt, &extended);
+		bits = ScbfColumnHashBits(index, col);
 		if (proc == NULL)
 		{
 			cond->kind = SCBF_COND_ANY;
@@ -225,7 +333,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 				if (nulls[i])
 					continue;
 				cond->hashes[cond->nhashes++] =
-					KeyHash(proc, sk->sk_collation, elems[i]);
+					KeyHash(proc, extended, bits, sk->sk_collation, elems[i]);
 			}
 			if (cond->nhashes == 0)
 				return false;
@@ -234,7 +342,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 		{
 			cond->nhashes = 1;
 			cond->hashes = palloc(sizeof(ScbfHash));
-			cond->hashes[0] = KeyHash(proc, sk->sk_collation,
+			cond->hashes[0] = KeyHash(proc, extended, bits, sk->sk_collation,
 									  sk->sk_argument);
 		}
 	}

@@ -139,14 +139,24 @@ CheckMetaPage(Relation index, Page page)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "Block 0 is not an scbf metapage.");
 
-	if (meta->version != SCBF_FORMAT_VERSION)
+	if (meta->version != SCBF_FORMAT_VERSION &&
+		meta->version != SCBF_FORMAT_VERSION_WIDE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" has storage format version %u",
 						RelationGetRelationName(index), meta->version),
-				 errdetail("This version of scbf reads storage format version %u only.",
-						   SCBF_FORMAT_VERSION),
+				 errdetail("This version of scbf reads storage format versions %u and %u only.",
+						   SCBF_FORMAT_VERSION, SCBF_FORMAT_VERSION_WIDE),
 				 errhint("REINDEX it.")));
+	/* format 3: 32-bit hashes, 0 in the fields it left unused */
+	if ((meta->version == SCBF_FORMAT_VERSION ?
+		 (meta->hash_bits != 0 && meta->hash_bits != 32) ||
+		 meta->extended_cols != 0 :
+		 meta->hash_bits <= 32 || meta->hash_bits > SCBF_MAX_HASH_BITS) ||
+		(meta->ncols < INDEX_MAX_KEYS &&
+		 (meta->extended_cols >> meta->ncols) != 0))
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's hash width does not match its format version.");
 	if (meta->pages_per_segment < 1 ||
 		meta->pages_per_segment > SCBF_MAX_PAGES_PER_SEGMENT ||
 		meta->ncols < 1 || meta->ncols > INDEX_MAX_KEYS ||
@@ -218,9 +228,16 @@ ScbfInitState(ScbfState *state, const ScbfLayout *layout)
 	state->pages_per_segment = layout->pages_per_segment;
 	state->k = layout->k;
 	state->target_fpr = layout->target_fpr;
+	state->hash_bits = (uint32) layout->hash_bits;
+	state->extended_cols = layout->extended_cols;
+	state->stored_hash_bytes = ScbfStoredHashBytes(layout->hash_bits);
 	for (col = 0; col < layout->ncols; col++)
+	{
 		state->seeds[col] = (uint64) SCBF_HASH_SEED +
 			SCBF_SEED_STRIDE * (uint64) (col + 1);
+		state->col_bits[col] = (uint8) ((layout->extended_cols & (1U << col)) ?
+										layout->hash_bits : 32);
+	}
 }
 
 /*
@@ -243,6 +260,8 @@ StateFromMeta(Relation index, ScbfMetaPageData *meta)
 	layout.m = meta->m;
 	layout.capacity = meta->capacity;
 	layout.target_fpr = meta->target_fpr;
+	layout.hash_bits = ScbfMetaHashBits(meta);
+	layout.extended_cols = meta->extended_cols;
 	state = MemoryContextAlloc(index->rd_indexcxt, sizeof(ScbfState));
 	ScbfInitState(state, &layout);
 	state->cache.nbands = 0;
@@ -271,7 +290,11 @@ ScbfInitMetaPage(Page page, const ScbfLayout *layout)
 				 sizeof(ScbfMetaPageData));
 	meta = ScbfPageGetMeta(page);
 	meta->magic = SCBF_MAGIC_NUMBER;
-	meta->version = SCBF_FORMAT_VERSION;
+	meta->version = layout->hash_bits > 32 ? SCBF_FORMAT_VERSION_WIDE :
+		SCBF_FORMAT_VERSION;
+	/* format 3 left the field 0 */
+	meta->hash_bits = layout->hash_bits > 32 ? (uint16) layout->hash_bits : 0;
+	meta->extended_cols = layout->extended_cols;
 	meta->pages_per_segment = (uint16) layout->pages_per_segment;
 	meta->ncols = (uint16) layout->ncols;
 	meta->k = (uint16) layout->k;
@@ -326,6 +349,17 @@ CachedState(Relation index)
 }
 
 /*
+ * ScbfColumnHashBits
+ *		The bits of column col's hashes in index (32, or the index's
+ *		hash_bits where the build could extend them).
+ */
+int
+ScbfColumnHashBits(Relation index, int col)
+{
+	return CachedState(index)->col_bits[col];
+}
+
+/*
  * ScbfGetState
  *		A palloc'd copy of the index's state (CachedState), without the
  *		band map cache: an operation keeps it across lock acquisitions,
@@ -374,7 +408,8 @@ ScbfReadMetaIfCurrent(Relation index)
 	if (ScbfPageHasOpaque(page) &&
 		ScbfPageGetOpaque(page)->type == SCBF_PAGE_META &&
 		ScbfPageGetMeta(page)->magic == SCBF_MAGIC_NUMBER &&
-		ScbfPageGetMeta(page)->version == SCBF_FORMAT_VERSION)
+		(ScbfPageGetMeta(page)->version == SCBF_FORMAT_VERSION ||
+		 ScbfPageGetMeta(page)->version == SCBF_FORMAT_VERSION_WIDE))
 	{
 		CheckMetaPage(index, page);	/* an error releases the lock */
 		copy = palloc(SCBF_PAGE_SPACE);
@@ -402,6 +437,16 @@ ScbfReadMeta(Relation index)
 	memcpy(copy, ScbfPageGetMeta(page), SCBF_PAGE_SPACE);
 	UnlockReleaseBuffer(buf);
 	return copy;
+}
+
+/*
+ * The hash bits of the index of a metapage copy (format 3 left the field
+ * 0: 32).
+ */
+int
+ScbfMetaHashBits(const ScbfMeta *meta)
+{
+	return meta->hash_bits == 0 ? 32 : meta->hash_bits;
 }
 
 /*
@@ -441,12 +486,15 @@ ScbfMetaStats(const ScbfMeta *meta, ScbfStats *stats)
 /*
  * ScbfFilterKey
  *		The filter key of a column's value hash: what the rows' and the
- *		summaries' positions of the value follow from.
+ *		summaries' positions of the value follow from.  Of the hash's four
+ *		bytes in a column of 32-bit hashes, of eight in a wider one.
  */
 uint64
 ScbfFilterKey(const ScbfState *state, int col, ScbfHash hash)
 {
-	Assert(hash <= SCBF_HASH_MAX);
+	Assert(hash <= ScbfHashMask(state->col_bits[col]));
+	if (state->col_bits[col] > 32)
+		return scbf_filter_key_wide(hash, state->seeds[col]);
 	return scbf_filter_key((uint32) hash, state->seeds[col]);
 }
 
@@ -1685,6 +1733,7 @@ ScbfMetaDelta(const ScbfMeta *meta, ScbfDelta *delta)
 	delta->start = meta->delta_start;
 	delta->pages = meta->delta_pages;
 	delta->serial = meta->delta_serial;
+	delta->bits = ScbfMetaHashBits(meta);
 }
 
 /*
@@ -1946,7 +1995,9 @@ ScbfMetaInfo(const ScbfMeta *meta, ScbfMetaInfoData *mi)
 		mi->mark_serials[i] = meta->marks[i].serial;
 	mi->entries_per_table_page = ScbfFilterEntriesPerPage(Max(meta->ncols, 1));
 	mi->pending_entries_per_page =
-		SCBF_PENDING_BYTES / ScbfPendingEntrySize(Max(meta->ncols, 1));
+		SCBF_PENDING_BYTES /
+		ScbfPendingEntrySize(Max(meta->ncols, 1),
+							 ScbfStoredHashBytes(ScbfMetaHashBits(meta)));
 }
 
 /*
@@ -2238,23 +2289,6 @@ ScbfExtend(Relation index, uint32 npages, ScbfNewPageFn fn, void *arg)
 	if (needLock)
 		UnlockRelationForExtension(index, ExclusiveLock);
 	return start;
-}
-
-/*
- * ScbfHashDatum
- *		Hash column col's (non-null) value with its opclass's hash function
- *		and the column's collation, canonicalized (SCBF_NULL_HASH is NULL's).
- */
-ScbfHash
-ScbfHashDatum(Relation index, int col, Datum value)
-{
-	FmgrInfo   *proc = index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
-	ScbfHash	hash;
-
-	hash = DatumGetUInt32(FunctionCall1Coll(proc,
-											index->rd_indcollation[col],
-											value));
-	return ScbfCanonicalHash(hash);
 }
 
 /* ----------------------------------------------------------------

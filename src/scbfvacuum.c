@@ -409,7 +409,8 @@ VacuumFilter(ScbfVacState *vs, uint32 c, BlockNumber nblocks)
 			hashes[i] = pairs[col][i].hash;
 			items[i] = pairs[col][i].item;
 		}
-		runs[col] = ScbfLedgerEncode(vs->index, segno, col, vs->serial,
+		runs[col] = ScbfLedgerEncode(vs->index, segno, col,
+									 vs->state->col_bits[col], vs->serial,
 									  hashes, items, n);
 		if (!ScbfLedgerHasRoom(vs->index, ScbfFilterRoot(f, col), col,
 								runs[col], vs->meta, true, nblocks))
@@ -526,7 +527,8 @@ VacMerge(ScbfVacState *vs, const uint32 *cs, int n, BlockNumber nblocks)
 			keys[nkeys].hash = hashes[i];
 			nkeys++;
 		}
-		runs[col] = ScbfLedgerEncode(vs->index, segno, col, vs->serial,
+		runs[col] = ScbfLedgerEncode(vs->index, segno, col,
+									 vs->state->col_bits[col], vs->serial,
 									  hashes, items, m);
 		if (!ScbfLedgerHasRoom(vs->index, ScbfFilterRoot(tf, col), col,
 								runs[col], vs->meta, true, nblocks))

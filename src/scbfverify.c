@@ -724,7 +724,8 @@ VerifyPending(ScbfVerifyState *vs, int part)
 			ref.partition = part;
 			Claim(vs, blkno, &ref);
 		}
-		ScbfReadPendingPage(vs->index, blkno, ncols, &pp, vs->nblocks);
+		ScbfReadPendingPage(vs->index, blkno, ncols,
+							vs->state->stored_hash_bytes, &pp, vs->nblocks);
 		if (pp.partition != (uint32) part || pp.serial != serial)
 			ScbfCorrupt(vs, blkno,
 						 "has a pending page out of its chain",
@@ -754,6 +755,13 @@ VerifyPending(ScbfVerifyState *vs, int part)
 									  ItemPointerGetBlockNumberNoCheck(tid),
 									  ItemPointerGetOffsetNumberNoCheck(tid),
 									  h[0], part));
+			for (col = 0; col < ncols; col++)
+				if (h[col] > ScbfHashMask(vs->state->col_bits[col]))
+					ScbfCorrupt(vs, blkno,
+								"has a pending hash wider than its column's",
+								psprintf("Entry %d of block %u: hash " UINT64_FORMAT " in column %d, whose hashes have %d bits.",
+										 i, blkno, h[col], col + 1,
+										 vs->state->col_bits[col]));
 			if (vs->heapallindexed)
 				for (col = 0; col < ncols; col++)
 					KeepEntry(vs, col, ItemPointerGetBlockNumber(tid),
@@ -794,6 +802,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 	scbf_pl_reader r;
 	uint16	   *items;
 	ScbfHash	h;
+	int			bits = vs->state->col_bits[col];
 	int			n;
 	int			rc;
 	int			nlists = 0;
@@ -820,7 +829,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 		li.serial != (uint32) run->made || li.fence != run->fences[l])
 		ScbfCorrupt(vs, blkno,
 					 "has a ledger leaf that is not its run's",
-					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence " UINT64_FORMAT "; the root says fence " UINT64_FORMAT ".",
+					 psprintf("Leaf %d of a run of serial " UINT64_FORMAT " of filter %u (segment %u, column %d) says segment %u, column %d, serial %u, fence %u; the root says fence %u.",
 							  l, run->made, vs->filterno, segno, col + 1,
 							  li.segno, li.column + 1, li.serial, li.fence,
 							  run->fences[l]));
@@ -835,7 +844,7 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 							 SCBF_LEAF_SIGNPOSTS));
 
 	items = palloc(sizeof(uint16) * Max(scbf_pl_max_items(li.nbytes), 1));
-	scbf_pl_reader_init(&r, li.bytes, li.nbytes, li.fence);
+	scbf_pl_reader_init(&r, li.bytes, li.nbytes, ScbfFenceBase(li.fence, bits));
 	for (;;)
 	{
 		int			i;
@@ -856,13 +865,18 @@ VerifyLeaf(ScbfVerifyState *vs, uint32 segno, int col,
 		if ((rc = scbf_pl_next(&r, &h, items, &n)) != SCBF_PL_OK)
 			break;
 
-		if ((nlists == 0 && h != li.fence) ||
+		if ((nlists == 0 && ScbfFenceOf(h, bits) != li.fence) ||
 			(*any && (h < *prevhash ||
 					  (h == *prevhash && (nlists > 0 || items[0] <= *previtem)))))
 			ScbfCorrupt(vs, blkno,
 						 "has ledger posting lists out of hash order",
-						 psprintf("Posting list %d of hash " UINT64_FORMAT " follows hash " UINT64_FORMAT " (fence " UINT64_FORMAT ").",
+						 psprintf("Posting list %d of hash " UINT64_FORMAT " follows hash " UINT64_FORMAT " (fence %u).",
 								  nlists, h, *prevhash, li.fence));
+		if (h > ScbfHashMask(bits))
+			ScbfCorrupt(vs, blkno,
+						"has a ledger hash wider than its column's",
+						psprintf("Posting list %d has hash " UINT64_FORMAT "; column %d's hashes have %d bits.",
+								 nlists, h, col + 1, bits));
 		for (i = 0; i < n; i++)
 		{
 			BlockNumber relblk = ScbfTidRelBlock(items[i]);
@@ -921,6 +935,11 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 					 psprintf("Filter %u names block %u as the root of its column %d; the root says filter %u, column %d.",
 							  vs->filterno, root, col + 1, ri.filterno,
 							  ri.column + 1));
+	if (ri.hash_bits != vs->state->col_bits[col])
+		ScbfCorrupt(vs, root, "has a ledger root of another hash width",
+					psprintf("The root at block %u says %d-bit hashes; column %d's have %d.",
+							 root, ri.hash_bits, col + 1,
+							 vs->state->col_bits[col]));
 	for (r = 0; r < ri.nruns; r++)
 	{
 		ScbfRunInfo *run = &ri.runs[r];
@@ -939,7 +958,7 @@ VerifyRoot(ScbfVerifyState *vs, ScbfFilter *f, int col,
 			CHECK_FOR_INTERRUPTS();
 			if (l > 0 && run->fences[l] < run->fences[l - 1])
 				ScbfCorrupt(vs, root, "has ledger fences out of order",
-							 psprintf("Run %d: the fence of leaf %d (" UINT64_FORMAT ") is below the one of leaf %d (" UINT64_FORMAT ").",
+							 psprintf("Run %d: the fence of leaf %d (%u) is below the one of leaf %d (%u).",
 									  r, l, run->fences[l], l - 1,
 									  run->fences[l - 1]));
 			VerifyLeaf(vs, segno, col, root, run, l, &any, &prevhash,
@@ -1346,7 +1365,7 @@ VerifyHeapTuple(Relation index, ItemPointer tid, Datum *values,
 		key.blkno = ItemPointerGetBlockNumber(tid);
 		key.offnum = ItemPointerGetOffsetNumber(tid);
 		key.hash = isnull[col] ? SCBF_NULL_HASH :
-			ScbfHashDatum(index, col, values[col]);
+			ScbfHashDatum(index, col, vs->state->col_bits[col], values[col]);
 		if (bsearch(&key, vs->entries[col].e, vs->entries[col].n,
 					sizeof(ScbfVEntry), CmpVEntry) == NULL)
 			ereport(ERROR,

@@ -223,12 +223,13 @@ CountPending(ItemPointer tid, const ScbfHash *hashes, void *arg)
 /*
  * True if every signpost of every leaf page of the input names a posting
  * list's start and the hash of the list before it, as a decode from the
- * leaf's fence finds them.  A lookup follows a signpost without that
- * check (only the verifier makes it), so with one that lies it may find
- * items under another hash than the scan's.
+ * leaf's fence finds them, for hashes of bits bits (a leaf's root says
+ * how many).  A lookup follows a signpost without that check (only the
+ * verifier makes it), so with one that lies it may find items under
+ * another hash than the scan's.
  */
 static bool
-SignpostsTrue(BlockNumber nblocks)
+SignpostsTrue(BlockNumber nblocks, int bits)
 {
 	for (BlockNumber b = 1; b < nblocks; b++)
 	{
@@ -248,7 +249,8 @@ SignpostsTrue(BlockNumber nblocks)
 			continue;
 		if (nsign < 0 || ld->nbytes > SCBF_LEAF_BYTES)
 			return false;
-		scbf_pl_reader_init(&r, ScbfLeafBytes(page), ld->nbytes, ld->fence);
+		scbf_pl_reader_init(&r, ScbfLeafBytes(page), ld->nbytes,
+							ScbfFenceBase(ld->fence, bits));
 		for (;;)
 		{
 			const ScbfSignpost *sp = &ScbfLeafSignposts(page)[sign];
@@ -257,7 +259,7 @@ SignpostsTrue(BlockNumber nblocks)
 			if (sign < nsign && sp->offset <= offset)
 			{
 				if (sp->offset < offset || r.nlists == 0 ||
-					sp->prev_hash != r.prev_hash)
+					ScbfSignpostHash(sp) != r.prev_hash)
 					return false;
 				sign++;
 			}
@@ -268,6 +270,18 @@ SignpostsTrue(BlockNumber nblocks)
 			return false;
 	}
 	return true;
+}
+
+/* The hash bits a root says its runs have, as the ledger reads them */
+static int
+RootBits(BlockNumber root, BlockNumber nblocks)
+{
+	uint16		bits;
+
+	if (root >= nblocks)
+		return 32;
+	bits = ScbfPageGetRoot(cur_pages[root])->hash_bits;
+	return bits >= 32 && bits <= SCBF_MAX_HASH_BITS ? bits : 32;
 }
 
 /*
@@ -317,7 +331,8 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 		 * a single hash's items were all in the scan's lists of it, unless a
 		 * signpost lies
 		 */
-		if (nh == 1 && SeenAll(seen, h[0]) && SignpostsTrue(nblocks))
+		if (nh == 1 && SeenAll(seen, h[0]) &&
+			SignpostsTrue(nblocks, RootBits(root, nblocks)))
 			for (int j = 0; j < n; j++)
 				CHECK(SeenHas(seen, h[0], items[j]));
 	}
@@ -511,7 +526,7 @@ ReadDelta(const ScbfMeta *meta, DeltaKeys *dk, BlockNumber nblocks)
 		if (!TRY(n = ScbfReadDeltaPage(&fake_index, &dk->delta, p,
 										&dk->keys[p], nblocks)))
 			n = -1;
-		CHECK(n >= -1 && n <= (int) SCBF_DELTA_PER_PAGE);
+		CHECK(n >= -1 && n <= ScbfDeltaPerPage(dk->delta.bits));
 		CHECK(n == -1 || dk->keys[p] != NULL);
 		dk->nkeys[p] = n;
 		if (n < 0)

@@ -289,6 +289,33 @@ fresh_index('v2_b', '(b)');
 }
 $node->safe_psql('postgres', 'DROP INDEX v2_b');
 
+# hash widths (src/scbf_page.h): a root's hash_bits (u16 @26) that is not
+# its column's, and a metapage whose width does not match its format
+# version (version u32 @28, hash_bits u16 @52)
+fresh_index('v2_b', '(b)');
+{
+	my $blk = page_of('v2_b', 'root');
+	my $page = read_page('v2_b', $blk);
+	is(u16($page, 26), 0, 'hash width: a root of 32-bit hashes says 0, as format 3 did');
+	patch('v2_b', [ $blk, 26, pack('v', 40) ]);
+	verify_fails('v2_b', 'false', qr/has a ledger root of another hash width.*\n.*DETAIL:  Block $blk: The root at block $blk says 40-bit hashes; column 1's have 32\./,
+		'hash width: a root that says another width');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 2000) s"),
+		'hash width: a root that says another width', 1);
+}
+fresh_index('v2_w', '(b) WITH (hash_bits = 40)');
+{
+	my $page = read_page('v2_w', 0);
+	is(u32($page, 28), 4, 'hash width: an index of 40-bit hashes is of format 4');
+	is(u16($page, 52), 40, 'hash width: its metapage says 40 bits');
+	patch('v2_w', [ 0, 52, pack('v', 48) ]);
+	verify_fails('v2_w', 'false', qr/DETAIL:  The metapage's hash width does not match its format version\./,
+		'hash width: a metapage that says 48 bits');
+	scans_survive('b', q1("SELECT string_agg(quote_literal(b), ',') FROM (SELECT b FROM v_copy LIMIT 20) s"),
+		'hash width: a metapage that says 48 bits');
+}
+$node->safe_psql('postgres', 'DROP INDEX v2_b; DROP INDEX v2_w');
+
 fresh_index('v2_a', '(a)');
 {
 	patch('v2_a', [ 0, 72, pack('V', 0x7FFFFF00) ]);
@@ -381,7 +408,7 @@ fresh_index('v2_old', '(a)');
 is(u32(read_page('v2_old', 0), 28), 3, 'version 2: the metapage version is where the test patches it');
 patch('v2_old', [ 0, 28, pack('V', 2) ]);
 is(u32(read_page('v2_old', 0), 28), 2, 'version 2: the metapage says version 2');
-my $v1re = qr/ERROR:  XX002: index "v2_old" has storage format version 2\n.*DETAIL:  This version of scbf reads storage format version 3 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
+my $v1re = qr/ERROR:  XX002: index "v2_old" has storage format version 2\n.*DETAIL:  This version of scbf reads storage format versions 3 and 4 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
 for my $case (
 	[ 'a query', "SET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 7" ],
 	[ 'an insert', "INSERT INTO v VALUES (7, 'format 2')" ],

@@ -8,8 +8,10 @@
 # its folds open band after band (src/README, "Growth beyond one band"),
 # and, with scbf.test_group_bands = 8, group after group of their
 # summaries (src/README, "Summaries of bands"), each replayed while the
-# sessions probe.  WAL is checked page by page on
-# replay (wal_consistency_checking).
+# sessions probe.  A third grows so with hash_bits = 40 and folds into the
+# delta (scbf.delta_band_pages = 0): ledgers, pending and delta entries of
+# 40-bit hashes, replayed, then a crash with entries in the pending area.
+# WAL is checked page by page on replay (wal_consistency_checking).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -36,18 +38,20 @@ q1('CREATE EXTENSION scbf');
 my %sess = (primary => $primary->background_psql('postgres'),
 	standby => $standby->background_psql('postgres'));
 
-# grow($t): table $t (id, a: 20 rows a value, s: unique text), indexes
-# ${t}_a and ${t}_s built empty, grown by 10 rounds of 10,000 rows, each
+# grow($t, $opts): table $t (id, a: 20 rows a value, s: unique text),
+# indexes ${t}_a and ${t}_s (more options in $opts) built empty, grown by
+# 10 rounds of 10,000 rows, each
 # folded, replayed, and probed by the sessions kept open on both servers
 # against a sequential scan in the same snapshot; returns the indexes'
 # layouts (m, the highest band serial, the bands of rows) before and after
 sub grow
 {
-	my ($t) = @_;
+	my ($t, $opts) = @_;
+	$opts //= '';
 	q1(qq{
 		CREATE TABLE $t (id int, a int, s text) WITH (autovacuum_enabled = off);
-		CREATE INDEX ${t}_a ON $t USING scbf (a) WITH (pages_per_segment = 8);
-		CREATE INDEX ${t}_s ON $t USING scbf (s) WITH (pages_per_segment = 8);
+		CREATE INDEX ${t}_a ON $t USING scbf (a) WITH (pages_per_segment = 8$opts);
+		CREATE INDEX ${t}_s ON $t USING scbf (s) WITH (pages_per_segment = 8$opts);
 	});
 	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s groups %s', indexrelid::regclass, i.slice_counters,
@@ -146,7 +150,39 @@ cmp_ok($bands->{$_}, '>', 3, "$_: the growth opened band after band ($bands->{$_
 is($groups->{$_}[0], int(($groups->{$_}[1] + 7) / 8),
 	"$_: a group summarizes every 8 bands ($groups->{$_}[0] groups of $groups->{$_}[1] bands)") for qw(h_a h_s);
 
+# 3. the same with hash_bits = 40, the folds' keys going to the delta
+for my $node ($primary, $standby)
+{
+	$node->append_conf('postgresql.conf', "scbf.delta_band_pages = 0\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.delta_band_pages') = '0'")
+	  or die $node->name . ': scbf.delta_band_pages = 0 did not take effect';
+}
+(undef, undef, undef, $bands) = grow('w', ', hash_bits = 40');
+cmp_ok($bands->{$_}, '>', 3, "$_ (40-bit hashes): the growth opened band after band ($bands->{$_} bands)")
+  for qw(w_a w_s);
+is(q1(q{SELECT count(*) FROM pg_index, scbf_pages(indexrelid)
+	WHERE indrelid = 'w'::regclass AND kind = 'delta' AND entries > 0}) > 0, 1,
+	'w: the delta holds entries of 40-bit hashes');
+# entries in the pending area when the server crashes
+q1("INSERT INTO w SELECT g, g / 20, md5(g::text) FROM generate_series(100001, 103000) g");
+is(q1("SELECT entries_pending > 0 FROM scbf_index_info('w_s')"), 't', 'w: entries wait in the pending area');
 $sess{$_}->quit for keys %sess;
+$primary->stop('immediate');
+$primary->start;
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+for my $node ($primary, $standby)
+{
+	scbf_same($node, 'postgres', [ "SELECT * FROM w WHERE a IN (1, 2500, 5000, 5149)",
+		"SELECT * FROM w WHERE s IN (md5('1'), md5('55555'), md5('100001'), md5('102999'))" ],
+		name => $node->name . ': w (40-bit hashes) after the crash');
+	verify_clean($node, "w_$_", $node->name . ': w (40-bit hashes) after the crash') for qw(a s);
+}
+q1("SELECT scbf_clean_pending('w_a'), scbf_clean_pending('w_s')");
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+scbf_same($standby, 'postgres', [ "SELECT * FROM w WHERE s IN (md5('100001'), md5('102999'), md5('103001'))" ],
+	name => 'standby: w after the pending area was folded');
+
 $standby->stop;
 $primary->stop;
 done_testing();
