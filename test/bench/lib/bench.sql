@@ -328,6 +328,9 @@ END $$;
 --   scbf_pps8         scbf with pages_per_segment = 8 (--scale): 16 times
 --                     the default's segments, so that 10^8 rows pass the
 --                     ~65,000 filters one index could once hold
+--   scbf_h40          scbf with hash_bits = 40: values keyed by 40 bits of
+--                     the extended hash, so that strings sharing a 32-bit
+--                     hash (probe kind collision) cost nothing
 CREATE OR REPLACE FUNCTION bench.ddl(p_tab text, p_method text, p_col text,
 	p_idx text)
 RETURNS text LANGUAGE plpgsql STABLE AS $$
@@ -382,6 +385,9 @@ BEGIN
 			p_idx, p_tab, cols);
 	WHEN 'scbf_pps8' THEN
 		RETURN format('CREATE INDEX %I ON %I USING scbf (%s) WITH (pages_per_segment = 8)',
+			p_idx, p_tab, cols);
+	WHEN 'scbf_h40' THEN
+		RETURN format('CREATE INDEX %I ON %I USING scbf (%s) WITH (hash_bits = 40)',
 			p_idx, p_tab, cols);
 	ELSE RAISE EXCEPTION 'unknown method "%"', p_method;
 	END CASE;

@@ -12,7 +12,7 @@ CREATE FUNCTION pg_temp.coldesc(c text) RETURNS text LANGUAGE sql IMMUTABLE AS $
 $$;
 CREATE FUNCTION pg_temp.morder(m text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
 	SELECT array_position(ARRAY['none', 'btree', 'hash', 'bloom', 'brin_minmax',
-		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf'], m)
+		'brin_bloom', 'brin_bloom_nd', 'brin_bloom_tuned', 'scbf', 'scbf_h40'], m)
 $$;
 CREATE FUNCTION pg_temp.mname(m text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE m WHEN 'none' THEN 'seq scan (no index)' ELSE m END

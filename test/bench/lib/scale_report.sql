@@ -3,10 +3,11 @@
 \ir format.sql
 
 CREATE FUNCTION pg_temp.morder(m text) RETURNS int LANGUAGE sql IMMUTABLE AS $$
-	SELECT array_position(ARRAY['btree', 'brin_bloom', 'brin_bloom_tuned', 'scbf', 'scbf_pps8'], m)
+	SELECT array_position(ARRAY['btree', 'brin_bloom', 'brin_bloom_tuned', 'scbf', 'scbf_pps8', 'scbf_h40'], m)
 $$;
 CREATE FUNCTION pg_temp.mname(m text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE m WHEN 'scbf_pps8' THEN 'scbf, pages_per_segment = 8' ELSE m END
+	SELECT CASE m WHEN 'scbf_pps8' THEN 'scbf, pages_per_segment = 8'
+		WHEN 'scbf_h40' THEN 'scbf, hash_bits = 40' ELSE m END
 $$;
 
 CREATE TEMP VIEW s AS
