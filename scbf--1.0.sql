@@ -336,7 +336,8 @@ CREATE EVENT TRIGGER scbf_bridges_before_index ON ddl_command_start
 
 -- What the index holds (one row)
 CREATE FUNCTION scbf_index_info(index regclass,
-	OUT pages_per_segment int, OUT false_positive_rate float8, OUT k int,
+	OUT pages_per_segment int, OUT false_positive_rate float8,
+	OUT hash_bits int, OUT k int,
 	OUT slice_counters int, OUT max_count bigint, OUT filter_capacity int,
 	OUT columns int, OUT segments int, OUT empty_segments int,
 	OUT filters int, OUT max_chain int, OUT chain_lengths int[],

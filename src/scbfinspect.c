@@ -715,8 +715,8 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	TupleDesc	tupdesc;
 	ScbfIndexStats c;
 	ScbfPageRef *refs;
-	Datum		values[30];
-	bool		nulls[30];
+	Datum		values[31];
+	bool		nulls[31];
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	uint64		pages[SCBF_KIND_FREE + 2];
@@ -802,6 +802,7 @@ IndexInfoRow(FunctionCallInfo fcinfo, Relation index, Relation heap)
 	memset(nulls, 0, sizeof(nulls));
 	values[i++] = Int32GetDatum(state->pages_per_segment);
 	values[i++] = Float8GetDatum(state->target_fpr);
+	values[i++] = Int32GetDatum((int32) state->hash_bits);
 	values[i++] = Int32GetDatum(state->k);
 	values[i++] = Int32GetDatum(c.mi.m);
 	values[i++] = Int64GetDatum(max_count);
