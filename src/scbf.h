@@ -1140,8 +1140,8 @@ extern void ScbfHelperScan(Relation index, ScbfPendingFn fn, void *arg);
 extern void ScbfHelperForget(void);
 
 /* scbfbatch.c */
-extern void ScbfBatchAdd(Relation index, ItemPointer tid, const ScbfHash *hashes,
-						 int ncols);
+extern void ScbfBatchAdd(Relation index, ItemPointer tid,
+						 const ScbfHash *hashes, int ncols);
 extern void ScbfBatchFlush(Relation index);
 extern bool ScbfBatchHolds(Oid indexoid);
 extern void ScbfBatchFlushAll(void);

@@ -159,6 +159,25 @@ ScbfExtendedColumns(Relation index)
 }
 
 /*
+ * The hash of key value value under collation, by hash function proc
+ * (the extended one at seed 0, masked to bits, or the standard one), as
+ * the ledger stores it (ScbfCanonicalHash)
+ */
+static ScbfHash
+KeyHash(FmgrInfo *proc, bool extended, int bits, Oid collation, Datum value)
+{
+	ScbfHash	hash;
+
+	if (extended)
+		hash = DatumGetUInt64(FunctionCall2Coll(proc, collation, value,
+												Int64GetDatum(0))) &
+			ScbfHashMask(bits);
+	else
+		hash = DatumGetUInt32(FunctionCall1Coll(proc, collation, value));
+	return ScbfCanonicalHash(hash);
+}
+
+/*
  * ScbfHashDatum
  *		Column col's (non-null) value as the index keeps it: its opclass's
  *		hash under the column's collation, or in a column of bits > 32
@@ -170,17 +189,11 @@ ScbfExtendedColumns(Relation index)
 ScbfHash
 ScbfHashDatum(Relation index, int col, int bits, Datum value)
 {
-	Oid			collation = index->rd_indcollation[col];
 	FmgrInfo   *proc;
 
 	if (bits <= 32)
-	{
-		proc = index_getprocinfo(index, col + 1, SCBF_HASH_PROC);
-		return ScbfCanonicalHash((ScbfHash)
-								 DatumGetUInt32(FunctionCall1Coll(proc,
-																  collation,
-																  value)));
-	}
+		return KeyHash(index_getprocinfo(index, col + 1, SCBF_HASH_PROC),
+					   false, bits, index->rd_indcollation[col], value);
 	proc = ColumnExtendedProc(index->rd_opcintype[col],
 							  index_getprocid(index, col + 1, SCBF_HASH_PROC));
 	if (proc == NULL)
@@ -189,10 +202,7 @@ ScbfHashDatum(Relation index, int col, int bits, Datum value)
 				 errmsg("index \"%s\" has %d-bit hashes in column %d, whose type has no extended hash function now",
 						RelationGetRelationName(index), bits, col + 1),
 				 errhint("REINDEX it.")));
-	return ScbfCanonicalHash(DatumGetUInt64(FunctionCall2Coll(proc, collation,
-															  value,
-															  Int64GetDatum(0))) &
-							 ScbfHashMask(bits));
+	return KeyHash(proc, true, bits, index->rd_indcollation[col], value);
 }
 
 /*
@@ -242,25 +252,6 @@ ScbfKeyHashProc(Relation index, int col, Oid subtype, Oid collation,
 	proc = MemoryContextAlloc(cxt, sizeof(FmgrInfo));
 	fmgr_info_cxt(procid, proc, cxt);
 	return proc;
-}
-
-/*
- * The hash of key value value under collation, by hash function proc
- * (extended, masked to bits, or not), as the ledger stores it
- * (ScbfCanonicalHash).
- */
-static ScbfHash
-KeyHash(FmgrInfo *proc, bool extended, int bits, Oid collation, Datum value)
-{
-	if (!extended)
-		return ScbfCanonicalHash((ScbfHash)
-								 DatumGetUInt32(FunctionCall1Coll(proc,
-																  collation,
-																  value)));
-	return ScbfCanonicalHash(DatumGetUInt64(FunctionCall2Coll(proc, collation,
-															  value,
-															  Int64GetDatum(0))) &
-							 ScbfHashMask(bits));
 }
 
 /*
@@ -549,7 +540,8 @@ ProbeRows(Relation index, ScbfState *state, const ScbfMeta *meta,
 		for (h = 0; h < nparts; h++)
 		{
 			/* all the hashes at once, or hash h into its own mask */
-			const ScbfHash *hashes = nparts == 1 ? cond->hashes : &cond->hashes[h];
+			const ScbfHash *hashes = nparts == 1 ? cond->hashes :
+				&cond->hashes[h];
 			int			nhashes = nparts == 1 ? cond->nhashes : 1;
 			uint8	   *into = nparts == 1 ? one : hm->masks[c] + h * nbytes;
 
