@@ -260,6 +260,7 @@ typedef struct ScbfCond
 {
 	int			col;
 	int			kind;
+	int			bits;			/* the column's hash width (SCBF_COND_EQ) */
 	int			nhashes;
 	ScbfHash   *hashes;			/* sorted, distinct */
 } ScbfCond;
@@ -1047,8 +1048,9 @@ extern int	ScbfReadDeltaPage(Relation index, const ScbfDelta *delta,
 
 /* scbfledger.c */
 extern int	ScbfLedgerLookup(Relation index, BlockNumber root, int col,
-							  uint64 fold_serial, const ScbfHash *hashes,
-							  int nhashes, uint16 **items, BlockNumber nblocks);
+							  int bits, uint64 fold_serial,
+							  const ScbfHash *hashes, int nhashes,
+							  uint16 **items, BlockNumber nblocks);
 extern BlockNumber ScbfLedgerWrite(Relation index, uint32 segno,
 									uint32 filterno, int col, int bits,
 									uint64 serial, const ScbfHash *hashes,

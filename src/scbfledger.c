@@ -362,10 +362,12 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
  *		*items is palloc'd.  Returns -1 if a standby's probe met a root or
  *		leaf recycled under it (see ReadRoot, ReadLeaf).
  *
- * hashes must be sorted ascending.
+ * hashes must be sorted ascending, and of bits bits, the column's width
+ * (ScbfColumnHashBits): a root of another width is corruption, since its
+ * leaves' fences and posting lists could not be compared with them.
  */
 int
-ScbfLedgerLookup(Relation index, BlockNumber root, int col,
+ScbfLedgerLookup(Relation index, BlockNumber root, int col, int bits,
 				  uint64 fold_serial, const ScbfHash *hashes, int nhashes,
 				  uint16 **items, BlockNumber nblocks)
 {
@@ -384,6 +386,10 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col,
 		pfree(lc);
 		return -1;
 	}
+	if (rc->bits != bits)
+		ScbfReportCorrupt(index, root,
+						  psprintf("The root at block %u says %d-bit hashes; column %d's have %d.",
+								   root, rc->bits, col + 1, bits));
 	lc->run = NULL;
 	for (r = 0; r < rc->nruns; r++)
 	{

@@ -276,6 +276,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	memset(cond, 0, sizeof(ScbfCond));
 	cond->col = col;
 	cond->kind = SCBF_COND_EQ;
+	cond->bits = ScbfColumnHashBits(index, col);
 
 	if (sk->sk_flags & SK_ISNULL)
 	{
@@ -297,7 +298,7 @@ ScbfKeyToCond(Relation index, ScanKey sk, ScbfCond *cond, MemoryContext cxt)
 	{
 		proc = ScbfKeyHashProc(index, col, sk->sk_subtype,
 							   sk->sk_collation, cxt, &extended);
-		bits = ScbfColumnHashBits(index, col);
+		bits = cond->bits;
 		if (proc == NULL)
 		{
 			cond->kind = SCBF_COND_ANY;
@@ -442,9 +443,9 @@ FilterItems(Relation index, ScbfFilter *f, ScbfCond *conds, int nconds,
 		if (cond->kind == SCBF_COND_ANY)
 			continue;
 		if (cond->kind == SCBF_COND_EQ)
-			nthese = ScbfLedgerLookup(index, root, cond->col, fold_serial,
-									  cond->hashes, cond->nhashes, &these,
-									  nblocks);
+			nthese = ScbfLedgerLookup(index, root, cond->col, cond->bits,
+									  fold_serial, cond->hashes,
+									  cond->nhashes, &these, nblocks);
 		else
 			nthese = CollectAll(index, root, cond->col, fold_serial,
 								true, &these, nblocks);
