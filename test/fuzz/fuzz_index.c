@@ -319,7 +319,8 @@ FuzzLedger(BlockNumber root, int col, uint64 fold_serial,
 
 		if (i > 0 && i < nhashes && hashes[i] == hashes[i - 1])
 			continue;
-		if (!TRY(n = ScbfLedgerLookup(&fake_index, root, col, fold_serial,
+		if (!TRY(n = ScbfLedgerLookup(&fake_index, root, col,
+									   RootBits(root, nblocks), fold_serial,
 									   h, nh, &items, nblocks)))
 			continue;
 		CHECK(n >= 0);
