@@ -111,7 +111,7 @@ SELECT '';
 -- The wall variant: every step and the result
 SELECT '## Toward the old wall: growth with pages_per_segment = 8';
 SELECT '';
-SELECT $$One table with scbf indexes (`pages_per_segment = 8`: sixteen times the default's segments, so a table reaches a given number of filters at a sixteenth of the rows) on both columns, grown by batches (`wall` in the environment) until one index has the target number of filters or the server refuses a batch; `VACUUM` at every step.  As of November 2026 an scbf index held only as many filters as one page row has bits (about 65,000): a batch that needed more was refused with "would need N filters, more than one band of rows holds".$$;
+SELECT $$One table with scbf indexes (`pages_per_segment = 8`: sixteen times the default's segments, so a table reaches a given number of filters at a sixteenth of the rows) on both columns, grown by batches (`wall` in the environment) until one index has the target number of filters or the server refuses a batch; `VACUUM` every `vacuum_step` rows, sizes and diagnostics every `step` rows.  Before bands of filter rows, an scbf index held only as many filters as one page row has bits (65,216): a batch that needed more was refused with "would need N filters, more than one band of rows holds".$$;
 SELECT '';
 SELECT coalesce(string_agg(format('Target %s filters, batches of %s rows: reached %s rows and %s filters in %s minutes; %s',
 	to_char(target_filters, 'FM999,999,999'), to_char(batch, 'FM999,999,999'), to_char(nrows, 'FM999,999,999'),
