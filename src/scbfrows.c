@@ -31,6 +31,7 @@
 #include "access/generic_xlog.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
+#include "utils/logtape.h"
 #include "utils/rel.h"
 
 #include "scbf.h"
@@ -47,6 +48,54 @@ typedef struct ScbfRowPass
 	uint32		filterno;		/* the filter being emitted */
 	uint32	   *nset;			/* [filter * k + slice] */
 } ScbfRowPass;
+
+/*
+ * Most rows a key sets in a band or a group's summary.
+ */
+#define SCBF_KEY_MAX_ROWS	Max(SCBF_ROWS_MAX_K, SCBF_SUMMARY_K)
+
+/*
+ * A key of a band's write, spilled to a tape: its hash, index column and
+ * the band's column it belongs to (a filter, or a group's band).
+ */
+typedef struct ScbfSpilledKey
+{
+	ScbfHash	hash;
+	uint32		column;
+	int32		col;
+} ScbfSpilledKey;
+
+/*
+ * Where the passes of a band's write get their keys.  A band written in
+ * one pass asks `keys` for every column's keys.  A band of more pages than
+ * a pass holds would ask them once per pass, and a column's keys come from
+ * the walk of its ledgers: so its keys are read once and spilled, each to
+ * the tape of every range of passes its rows fall in, and each pass reads
+ * its range's tape (KeySourceFill).  There is at most one tape per
+ * SCBF_SPILL_PASS_PAGES_PER_TAPE pages a pass holds (each takes a page of
+ * memory while written), so a tape may cover several passes and is then
+ * read once for each.
+ */
+typedef struct ScbfKeySource
+{
+	Relation	index;
+	ScbfKeysFn	keys;
+	void	   *arg;
+	uint32		end;			/* columns below it have keys */
+	uint32		chunk_pages;	/* pages a pass holds */
+	LogicalTapeSet *lts;		/* NULL: each pass asks `keys` */
+	LogicalTape **tapes;		/* [ntapes], NULL once read for the last time */
+	uint64	   *nkeys;			/* [ntapes]: keys on each tape */
+	uint32		ntapes;
+	uint32		tape_passes;	/* passes a tape covers */
+	ScbfRowPass *rp;			/* the band, while spilling */
+} ScbfKeySource;
+
+/*
+ * Pages a pass holds per tape of a spilled write: the tapes' buffers take
+ * at most an eighth of the pass's memory.
+ */
+#define SCBF_SPILL_PASS_PAGES_PER_TAPE	8
 
 /*
  * The filters a band holds at most: a probe of a band meets SCBF_BAND_FILTERS
@@ -325,6 +374,38 @@ ScbfBandAllocate(Relation index, ScbfBand *band, ScbfNewPageFn fn, void *arg)
 }
 
 /*
+ * The rows of band that a key of column col sets, into rows[]: k, one a
+ * slice, or a group summary's SCBF_SUMMARY_K in one block.  Returns their
+ * number.
+ */
+static int
+KeyRows(const ScbfRowPass *rp, int col, ScbfHash hash, uint64 *rows)
+{
+	const ScbfBand *band = rp->band;
+	int			i;
+
+	if (band->kind == SCBF_BAND_SUMMARY)
+	{
+		uint32		srows[SCBF_SUMMARY_K];
+
+		scbf_summary_rows(ScbfFilterKey(rp->state, col, hash),
+						  band->capacity, srows);
+		for (i = 0; i < SCBF_SUMMARY_K; i++)
+			rows[i] = srows[i];
+		return SCBF_SUMMARY_K;
+	}
+	else
+	{
+		uint32		pos[SCBF_ROWS_MAX_K];
+
+		ScbfKeyPositions(rp->state, band, col, hash, pos);
+		for (i = 0; i < (int) band->geom.k; i++)
+			rows[i] = (uint64) i * band->geom.m + pos[i];
+		return (int) band->geom.k;
+	}
+}
+
+/*
  * Set the bits of one key of the filter being emitted, where they fall in
  * the pages of this pass; in a group's summary, of the band being emitted.
  */
@@ -332,41 +413,182 @@ static void
 RowPassKey(int col, ScbfHash hash, void *arg)
 {
 	ScbfRowPass *rp = (ScbfRowPass *) arg;
-	uint32		k = rp->band->geom.k;
-	uint32		pos[SCBF_ROWS_MAX_K];
-	uint32		i;
+	uint64		rows[SCBF_KEY_MAX_ROWS];
+	int			n = KeyRows(rp, col, hash, rows);
+	int			i;
 
-	if (rp->band->kind == SCBF_BAND_SUMMARY)
+	for (i = 0; i < n; i++)
 	{
-		uint32		rows[SCBF_SUMMARY_K];
-
-		scbf_summary_rows(ScbfFilterKey(rp->state, col, hash),
-						  rp->band->capacity, rows);
-		for (i = 0; i < SCBF_SUMMARY_K; i++)
-		{
-			uint32		pageno = rows[i] / rp->band->rows_per_page;
-
-			if (pageno >= rp->first && pageno < rp->first + rp->npages)
-				scbf_rows_set(rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
-							  rows[i] % rp->band->rows_per_page,
-							  rp->band->width, rp->filterno - rp->band->first);
-		}
-		return;
-	}
-
-	ScbfKeyPositions(rp->state, rp->band, col, hash, pos);
-	for (i = 0; i < k; i++)
-	{
-		uint64		row = (uint64) i * rp->band->geom.m + pos[i];
-		uint32		pageno = (uint32) (row / rp->band->rows_per_page);
+		uint32		pageno = (uint32) (rows[i] / rp->band->rows_per_page);
 
 		if (pageno < rp->first || pageno >= rp->first + rp->npages)
 			continue;
 		if (scbf_rows_set(rp->chunk + (Size) (pageno - rp->first) * BLCKSZ,
-						  (uint32) (row % rp->band->rows_per_page),
-						  rp->band->width, rp->filterno - rp->band->first))
-			rp->nset[(Size) rp->filterno * k + i]++;
+						  (uint32) (rows[i] % rp->band->rows_per_page),
+						  rp->band->width, rp->filterno - rp->band->first) &&
+			rp->band->kind != SCBF_BAND_SUMMARY)
+			rp->nset[(Size) rp->filterno * rp->band->geom.k + i]++;
 	}
+}
+
+/*
+ * ScbfKeyFn of the spill: the key onto the tape of each range of passes
+ * its rows fall in, once a tape.
+ */
+static void
+SpillKey(int col, ScbfHash hash, void *arg)
+{
+	ScbfKeySource *src = (ScbfKeySource *) arg;
+	const ScbfRowPass *rp = src->rp;
+	uint64		rows[SCBF_KEY_MAX_ROWS];
+	uint32		written[SCBF_KEY_MAX_ROWS];
+	int			nwritten = 0;
+	int			n = KeyRows(rp, col, hash, rows);
+	ScbfSpilledKey sk;
+	int			i;
+	int			j;
+
+	memset(&sk, 0, sizeof(sk));
+	sk.hash = hash;
+	sk.column = rp->filterno;
+	sk.col = col;
+	for (i = 0; i < n; i++)
+	{
+		uint32		pass = (uint32) (rows[i] / rp->band->rows_per_page) /
+			src->chunk_pages;
+		uint32		t = pass / src->tape_passes;
+
+		for (j = 0; j < nwritten && written[j] != t; j++)
+			;
+		if (j < nwritten)
+			continue;
+		if (t >= src->ntapes)
+			elog(ERROR, "a row of index \"%s\" lies outside its band",
+				 RelationGetRelationName(src->index));
+		written[nwritten++] = t;
+		LogicalTapeWrite(src->tapes[t], &sk, sizeof(sk));
+		src->nkeys[t]++;
+	}
+}
+
+/*
+ * Start the key source of a write of rp->band, the keys of its columns
+ * below end given by keys: if the band takes more than one pass, read
+ * every column's keys once and spill them to tapes.
+ */
+static void
+KeySourceStart(ScbfKeySource *src, Relation index, ScbfRowPass *rp,
+			   uint32 end, ScbfKeysFn keys, void *arg)
+{
+	uint32		pages = rp->band->pages;
+	uint32		npasses;
+	uint32		maxtapes;
+	uint32		t;
+
+	memset(src, 0, sizeof(ScbfKeySource));
+	src->index = index;
+	src->keys = keys;
+	src->arg = arg;
+	src->end = end;
+	src->chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
+	if (pages <= src->chunk_pages)
+		return;
+
+	npasses = (pages + src->chunk_pages - 1) / src->chunk_pages;
+	maxtapes = Max(src->chunk_pages / SCBF_SPILL_PASS_PAGES_PER_TAPE, 2);
+	src->tape_passes = (npasses + maxtapes - 1) / maxtapes;
+	src->ntapes = (npasses + src->tape_passes - 1) / src->tape_passes;
+	src->lts = LogicalTapeSetCreate(false, NULL, -1);
+	src->tapes = palloc(sizeof(LogicalTape *) * src->ntapes);
+	src->nkeys = palloc0(sizeof(uint64) * src->ntapes);
+	for (t = 0; t < src->ntapes; t++)
+		src->tapes[t] = LogicalTapeCreate(src->lts);
+	src->rp = rp;
+	for (rp->filterno = rp->band->first; rp->filterno < end; rp->filterno++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		keys(rp->filterno, SpillKey, src, arg);
+	}
+	src->rp = NULL;
+}
+
+/*
+ * Fill the pass rp describes (pages [rp->first, rp->first + rp->npages),
+ * which starts a pass) with the bits of its keys: asked of `keys`, or read
+ * from the tape of its range.
+ */
+static void
+KeySourceFill(ScbfKeySource *src, ScbfRowPass *rp)
+{
+	uint32		pass;
+	uint32		t;
+	uint64		i;
+
+	memset(rp->chunk, 0, (Size) rp->npages * BLCKSZ);
+	if (src->lts == NULL)
+	{
+		for (rp->filterno = rp->band->first; rp->filterno < src->end;
+			 rp->filterno++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			src->keys(rp->filterno, RowPassKey, rp, src->arg);
+		}
+		return;
+	}
+
+	Assert(rp->first % src->chunk_pages == 0);
+	pass = rp->first / src->chunk_pages;
+	t = pass / src->tape_passes;
+	if (t >= src->ntapes || src->tapes[t] == NULL)
+		elog(ERROR, "a pass of index \"%s\" found its keys read already",
+			 RelationGetRelationName(src->index));
+	if (src->nkeys[t] > 0)
+	{
+		/* frozen if read more than once, so its first read keeps it */
+		if (src->tape_passes == 1)
+			LogicalTapeRewindForRead(src->tapes[t], BLCKSZ);
+		else if (pass % src->tape_passes == 0)
+			LogicalTapeFreeze(src->tapes[t], NULL);
+		else
+			LogicalTapeRewindForRead(src->tapes[t], BLCKSZ);
+		for (i = 0; i < src->nkeys[t]; i++)
+		{
+			ScbfSpilledKey sk;
+
+			if ((i & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (LogicalTapeRead(src->tapes[t], &sk, sizeof(sk)) != sizeof(sk))
+				elog(ERROR, "could not read a spilled key of index \"%s\"",
+					 RelationGetRelationName(src->index));
+			rp->filterno = sk.column;
+			RowPassKey(sk.col, sk.hash, rp);
+		}
+	}
+	if (pass % src->tape_passes == src->tape_passes - 1 ||
+		rp->first + rp->npages >= rp->band->pages)
+	{
+		LogicalTapeClose(src->tapes[t]);
+		src->tapes[t] = NULL;
+	}
+}
+
+/*
+ * Release what KeySourceStart took: the tapes and their temporary file.
+ */
+static void
+KeySourceEnd(ScbfKeySource *src)
+{
+	uint32		t;
+
+	if (src->lts == NULL)
+		return;
+	for (t = 0; t < src->ntapes; t++)
+		if (src->tapes[t] != NULL)
+			LogicalTapeClose(src->tapes[t]);
+	LogicalTapeSetClose(src->lts);
+	pfree(src->tapes);
+	pfree(src->nkeys);
+	src->lts = NULL;
 }
 
 /*
@@ -418,10 +640,11 @@ BandEnd(const ScbfBand *band, uint32 nfilters)
  * ScbfBandBuild
  *		Write a band of a new index: allocate its pages at the end of the
  *		relation and its map, then fill them in passes of as many pages as
- *		maintenance_work_mem holds, each pass asking `keys` for the keys of
- *		every filter of the band (of those below nfilters).
- *		nset[filter * k + slice] receives each such filter's set bits per
- *		slice, and must be zero for them.
+ *		half of maintenance_work_mem holds, with the keys of every filter
+ *		of the band (of those below nfilters) that `keys` gives: asked once
+ *		a pass, or once in all and spilled to tapes if there is more than
+ *		one pass (ScbfKeySource).  nset[filter * k + slice] receives each
+ *		such filter's set bits per slice, and must be zero for them.
  *
  * For ambuild: unlogged, the build WAL-logs the whole index at its end.
  */
@@ -430,8 +653,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 			   uint32 nfilters, ScbfKeysFn keys, void *arg, uint32 *nset)
 {
 	ScbfRowPass rp;
-	uint32		chunk_pages;
-	uint32		end = BandEnd(band, nfilters);
+	ScbfKeySource src;
 	uint32		p;
 
 	if (band->pages > 0)
@@ -445,20 +667,16 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 		ScbfWriteBandMap(index, band, false);
 	}
 
-	chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
 	rp.state = state;
 	rp.band = band;
 	rp.nset = nset;
-	rp.chunk = palloc(Min(chunk_pages, Max(band->pages, 1)) * (Size) BLCKSZ);
-	for (rp.first = 0; rp.first < band->pages; rp.first += chunk_pages)
+	KeySourceStart(&src, index, &rp, BandEnd(band, nfilters), keys, arg);
+	rp.chunk = palloc(Min(src.chunk_pages, Max(band->pages, 1)) *
+					  (Size) BLCKSZ);
+	for (rp.first = 0; rp.first < band->pages; rp.first += src.chunk_pages)
 	{
-		rp.npages = Min(chunk_pages, band->pages - rp.first);
-		memset(rp.chunk, 0, (Size) rp.npages * BLCKSZ);
-		for (rp.filterno = band->first; rp.filterno < end; rp.filterno++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			keys(rp.filterno, RowPassKey, &rp, arg);
-		}
+		rp.npages = Min(src.chunk_pages, band->pages - rp.first);
+		KeySourceFill(&src, &rp);
 		for (p = 0; p < rp.npages; p++)
 		{
 			Buffer		buf = ReadBuffer(index,
@@ -472,6 +690,7 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 			UnlockReleaseBuffer(buf);
 		}
 	}
+	KeySourceEnd(&src);
 	pfree(rp.chunk);
 }
 
@@ -480,16 +699,13 @@ typedef struct ScbfRebuild
 {
 	Relation	index;
 	ScbfRowPass rp;				/* the pass under way: its pages' bits */
-	uint32		chunk_pages;
-	uint32		nfilters;
-	ScbfKeysFn	keys;
-	void	   *arg;
+	ScbfKeySource src;			/* the keys of every pass */
 } ScbfRebuild;
 
 /*
  * BandAllocate callback of a rebuild: page pageno of the new band, its
  * bits those of the pass that covers it (computed when the first of its
- * pages comes), WAL-logged as a full image.
+ * pages comes: pages come in order), WAL-logged as a full image.
  */
 static void
 RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
@@ -501,15 +717,10 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
 
 	if (pageno >= rp->first + rp->npages)
 	{
+		Assert(pageno == rp->first + rp->npages);
 		rp->first = pageno;
-		rp->npages = Min(rb->chunk_pages, rp->band->pages - pageno);
-		memset(rp->chunk, 0, (Size) rp->npages * BLCKSZ);
-		for (rp->filterno = rp->band->first;
-			 rp->filterno < BandEnd(rp->band, rb->nfilters); rp->filterno++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			rb->keys(rp->filterno, RowPassKey, rp, rb->arg);
-		}
+		rp->npages = Min(rb->src.chunk_pages, rp->band->pages - pageno);
+		KeySourceFill(&rb->src, rp);
 	}
 	xlog = GenericXLogStart(rb->index);
 	page = GenericXLogRegisterBuffer(xlog, buf, GENERIC_XLOG_FULL_IMAGE);
@@ -553,9 +764,11 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
  *		Write a planned band (or group summary) whose bits are those of the
  *		keys `keys` gives for each of its columns below ncolumns: in free
  *		pages first (ScbfBandAllocate), in passes of as many pages as half
- *		of maintenance_work_mem holds, each asking for every column's keys;
- *		WAL-logged, the pages as full images, and its map.  For a band,
- *		nset[filter * k + slice] counts each filter's set bits per slice.
+ *		of maintenance_work_mem holds, the keys asked once a pass, or once
+ *		in all and spilled to tapes if there is more than one pass
+ *		(ScbfKeySource); WAL-logged, the pages as full images, and its map.
+ *		For a band, nset[filter * k + slice] counts each filter's set bits
+ *		per slice.
  */
 void
 ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
@@ -569,13 +782,12 @@ ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
 	rb.rp.nset = nset;
 	rb.rp.first = 0;
 	rb.rp.npages = 0;
-	rb.chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
-	rb.rp.chunk = palloc(Min(rb.chunk_pages, Max(band->pages, 1)) *
+	KeySourceStart(&rb.src, index, &rb.rp, BandEnd(band, ncolumns), keys,
+				   arg);
+	rb.rp.chunk = palloc(Min(rb.src.chunk_pages, Max(band->pages, 1)) *
 						 (Size) BLCKSZ);
-	rb.nfilters = ncolumns;
-	rb.keys = keys;
-	rb.arg = arg;
 	ScbfBandAllocate(index, band, RebuildRowPage, &rb);
+	KeySourceEnd(&rb.src);
 	pfree(rb.rp.chunk);
 	ScbfWriteBandMap(index, band, true);
 }

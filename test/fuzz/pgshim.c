@@ -56,6 +56,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/logtape.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -469,6 +470,58 @@ GenericXLogFinish(GenericXLogState *state)
 	if (!pgshim_writable)
 		UNREACHED("GenericXLogFinish");
 	return InvalidXLogRecPtr;
+}
+
+/*
+ * The tapes of a band written in several passes (scbfrows.c): the
+ * harness's bands take one pass.
+ */
+LogicalTapeSet *
+LogicalTapeSetCreate(bool preallocate, SharedFileSet *fileset, int worker)
+{
+	UNREACHED("LogicalTapeSetCreate");
+}
+
+LogicalTape *
+LogicalTapeCreate(LogicalTapeSet *lts)
+{
+	UNREACHED("LogicalTapeCreate");
+}
+
+void
+LogicalTapeWrite(LogicalTape *lt, void *ptr, size_t size)
+{
+	UNREACHED("LogicalTapeWrite");
+}
+
+void
+LogicalTapeRewindForRead(LogicalTape *lt, size_t buffer_size)
+{
+	UNREACHED("LogicalTapeRewindForRead");
+}
+
+void
+LogicalTapeFreeze(LogicalTape *lt, TapeShare *share)
+{
+	UNREACHED("LogicalTapeFreeze");
+}
+
+size_t
+LogicalTapeRead(LogicalTape *lt, void *ptr, size_t size)
+{
+	UNREACHED("LogicalTapeRead");
+}
+
+void
+LogicalTapeClose(LogicalTape *lt)
+{
+	UNREACHED("LogicalTapeClose");
+}
+
+void
+LogicalTapeSetClose(LogicalTapeSet *lts)
+{
+	UNREACHED("LogicalTapeSetClose");
 }
 
 BlockNumber
