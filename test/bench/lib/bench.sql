@@ -43,6 +43,13 @@ CREATE TABLE IF NOT EXISTS bench.planner (tab text, method text, col text,
 CREATE TABLE IF NOT EXISTS bench.inserts (tab text, method text, col text,
 	test text, clients int, nrows bigint, seconds float8, rows_per_s float8,
 	wal_per_row float8);
+-- the round of insert_tests (1 to insert_reps) and, in paired rounds, the
+-- method and column of the round this one was paired with: a no-index
+-- round (method none, into the table's twin) names the indexed round's,
+-- an indexed round names none and '-'; NULL when the rounds were not paired
+ALTER TABLE bench.inserts ADD COLUMN IF NOT EXISTS round int,
+	ADD COLUMN IF NOT EXISTS paired_method text,
+	ADD COLUMN IF NOT EXISTS paired_col text;
 -- churn experiment
 CREATE TABLE IF NOT EXISTS bench.cvals (tab text, v int4, born int, died int);
 CREATE TABLE IF NOT EXISTS bench.cset (tab text, cycle int, kind text,
@@ -103,6 +110,31 @@ BEGIN
 	DELETE FROM bench.tables WHERE tab = p_tab;
 	INSERT INTO bench.tables (tab, nrows, load_s)
 		VALUES (p_tab, p_rows, extract(epoch FROM clock_timestamp() - t0));
+	RETURN extract(epoch FROM clock_timestamp() - t0);
+END $$;
+
+-- bench.twin(tab, twin): the no-index twin of a loaded table for the paired
+-- insert rounds: the same definition (columns, storage parameters) and the
+-- same rows in the same physical order, no index.  VACUUM and prewarming
+-- are left to the caller, as for bench.load; not in bench.tables.
+CREATE OR REPLACE FUNCTION bench.twin(p_tab text, p_twin text)
+RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+	t0 timestamptz := clock_timestamp();
+	opts text;
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', p_twin);
+	EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING ALL EXCLUDING INDEXES)',
+		p_twin, p_tab);
+	SELECT array_to_string(reloptions, ', ') INTO opts
+	FROM pg_class WHERE oid = p_tab::regclass;
+	IF opts IS NOT NULL THEN
+		EXECUTE format('ALTER TABLE %I SET (%s)', p_twin, opts);
+	END IF;
+	-- a sequential scan from the first page (not where another scan is)
+	-- reads the rows in the order bench.load wrote them, without a sort
+	PERFORM set_config('synchronize_seqscans', 'off', true);
+	EXECUTE format('INSERT INTO %I SELECT * FROM %I', p_twin, p_tab);
 	RETURN extract(epoch FROM clock_timestamp() - t0);
 END $$;
 
@@ -788,6 +820,39 @@ FROM bench.probe p
 JOIN bench.tables t USING (tab)
 JOIN bench.probeset s USING (tab, col, kind, probe_no)
 GROUP BY p.tab, t.label, t.nrows, p.method, p.col, p.kind;
+
+-- Inserts, per table, method, column and test: rounds, the medians over
+-- the rounds of rows/s and of WAL bytes per row, and the rate against no
+-- index (x_none).  Paired rounds: the median over the rounds of the
+-- method's rows/s ÷ the rows/s of the no-index round paired with it (the
+-- same test on the table's twin, in the same round); rounds not paired
+-- (SCBF_BENCH_INSERT_PAIRED=0): the method's median ÷ the median of every
+-- no-index round of the table.  none: the medians over all its rounds (in
+-- paired runs every method's twin rounds), x_none 1.
+CREATE OR REPLACE VIEW bench.isummary AS
+WITH med AS (
+	SELECT tab, method, col, test, count(*) AS rounds,
+		count(paired_method) AS paired_rounds,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) AS rows_per_s,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) AS wal_per_row
+	FROM bench.inserts
+	GROUP BY tab, method, col, test),
+pair AS (
+	SELECT i.tab, i.method, i.col, i.test, count(*) AS pairs,
+		percentile_cont(0.5) WITHIN GROUP (ORDER BY i.rows_per_s / b.rows_per_s) AS x_none
+	FROM bench.inserts i
+	JOIN bench.inserts b ON b.tab = i.tab AND b.test = i.test AND b.round = i.round
+		AND b.method = 'none' AND b.paired_method = i.method AND b.paired_col = i.col
+	WHERE i.method <> 'none' AND i.paired_method = 'none' AND b.rows_per_s > 0
+	GROUP BY i.tab, i.method, i.col, i.test)
+SELECT m.tab, m.method, m.col, m.test, m.rounds, coalesce(p.pairs, 0) AS pairs,
+	m.rows_per_s, m.wal_per_row,
+	CASE WHEN m.method = 'none' THEN 1.0
+		WHEN m.paired_rounds > 0 THEN p.x_none
+		ELSE m.rows_per_s / nullif(b.rows_per_s, 0) END AS x_none
+FROM med m
+LEFT JOIN pair p USING (tab, method, col, test)
+LEFT JOIN med b ON b.tab = m.tab AND b.test = m.test AND b.method = 'none';
 
 -- Churn, per cycle, method and kind: share of the heap a probe reads, share
 -- of probes that read the heap at all, pages, latency; for scbf the share

@@ -144,33 +144,34 @@ SELECT '';
 -- Inserts
 SELECT '## Insert throughput';
 SELECT '';
-SELECT $$Into the loaded table with only that index (plus none, measured before and after the methods).  Each test runs `insert_reps` times (env.csv), the table restored in between; the figures are medians (the baseline's over both of its places).  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  COPY: then as many more rows through `COPY FROM STDIN` (psql's `\copy` of a CSV file), timed in the server session.  pgbench: 4 clients, transactions of 10 single-row INSERTs, each an existing customer_id and a new code (single columns only).  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
+SELECT CASE WHEN EXISTS (SELECT 1 FROM bench.inserts WHERE paired_method IS NOT NULL)
+THEN $$Into the loaded table with only that index, each test paired with the same test into the table's no-index twin: a copy made after the load (same definition, the same rows in the same order, frozen, analyzed and prewarmed alike) that never has an index.  Each method runs `insert_reps` rounds (env.csv); in a round each test runs on the twin and on the indexed table one right after the other, the twin first in odd rounds and the indexed table first in even ones, and both tables are restored (the new rows deleted, the table vacuumed) before the next round.  rows/s and WAL B/row are the method's medians over its rounds; × no index is the median over the rounds of the method's rows/s ÷ the twin's in the same round, so a spell of a slow machine falls on both sides of a pair rather than on one method's median.  The no-index row gives the medians over every twin round of the table (all methods').$$
+ELSE $$Into the loaded table with only that index (plus none, measured before and after the methods).  Each test runs `insert_reps` times (env.csv), the table restored in between; the figures are medians (the baseline's over both of its places), and × no index is the method's median ÷ the baseline's.$$
+END || $$  INSERT ... SELECT: one session, new rows at the end of the table (10% of the table, at most 500,000 rows).  COPY: then as many more rows through `COPY FROM STDIN` (psql's `\copy` of a CSV file), timed in the server session.  pgbench: 4 clients, transactions of 10 single-row INSERTs, each an existing customer_id and a new code (single columns only).  WAL bytes per row include the heap's.  The rows are deleted again (and the table vacuumed) after each method.$$;
 SELECT '';
-WITH base AS (
-	SELECT tab, test, percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) AS rps FROM bench.inserts WHERE method = 'none' GROUP BY 1, 2)
 SELECT string_agg(tbl, E'\n' ORDER BY nrows) FROM (
 SELECT t.nrows, format(E'### %s rows\n\n', to_char(t.nrows, 'FM999,999,999'))
 	|| E'| method | column | INSERT…SELECT rows/s | × no index | WAL B/row | COPY rows/s | × no index | WAL B/row | pgbench rows/s | × no index | WAL B/row |\n|---|---|---|---|---|---|---|---|---|---|---|\n'
 	|| string_agg(format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |',
 		pg_temp.mname(i.method), i.col,
-		pg_temp.n(i.ins), pg_temp.ratio(i.ins, b1.rps), pg_temp.n(i.ins_wal),
-		pg_temp.n(i.cpy), pg_temp.ratio(i.cpy, b3.rps), pg_temp.n(i.cpy_wal),
-		pg_temp.n(i.pgb), pg_temp.ratio(i.pgb, b2.rps), pg_temp.n(i.pgb_wal)),
+		pg_temp.n(i.ins), pg_temp.ratio(i.ins_x, 1), pg_temp.n(i.ins_wal),
+		pg_temp.n(i.cpy), pg_temp.ratio(i.cpy_x, 1), pg_temp.n(i.cpy_wal),
+		pg_temp.n(i.pgb), pg_temp.ratio(i.pgb_x, 1), pg_temp.n(i.pgb_wal)),
 		E'\n' ORDER BY CASE i.col WHEN '-' THEN 0 WHEN 'customer_id' THEN 1 WHEN 'code' THEN 2 WHEN 'status' THEN 3 ELSE 4 END,
 			pg_temp.morder(i.method)) || E'\n' AS tbl
 FROM (
 	SELECT tab, method, col,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'insert_select') AS ins,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'insert_select') AS ins_wal,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'copy') AS cpy,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'copy') AS cpy_wal,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY rows_per_s) FILTER (WHERE test = 'pgbench') AS pgb,
-		percentile_cont(0.5) WITHIN GROUP (ORDER BY wal_per_row) FILTER (WHERE test = 'pgbench') AS pgb_wal
-	FROM bench.inserts GROUP BY 1, 2, 3) i
+		max(rows_per_s) FILTER (WHERE test = 'insert_select') AS ins,
+		max(x_none) FILTER (WHERE test = 'insert_select') AS ins_x,
+		max(wal_per_row) FILTER (WHERE test = 'insert_select') AS ins_wal,
+		max(rows_per_s) FILTER (WHERE test = 'copy') AS cpy,
+		max(x_none) FILTER (WHERE test = 'copy') AS cpy_x,
+		max(wal_per_row) FILTER (WHERE test = 'copy') AS cpy_wal,
+		max(rows_per_s) FILTER (WHERE test = 'pgbench') AS pgb,
+		max(x_none) FILTER (WHERE test = 'pgbench') AS pgb_x,
+		max(wal_per_row) FILTER (WHERE test = 'pgbench') AS pgb_wal
+	FROM bench.isummary GROUP BY 1, 2, 3) i
 JOIN bench.tables t USING (tab)
-LEFT JOIN base b1 ON b1.tab = i.tab AND b1.test = 'insert_select'
-LEFT JOIN base b2 ON b2.tab = i.tab AND b2.test = 'pgbench'
-LEFT JOIN base b3 ON b3.tab = i.tab AND b3.test = 'copy'
 GROUP BY t.nrows) x;
 SELECT '';
 
