@@ -4,7 +4,8 @@
 -- half of maintenance_work_mem holds.  With more than one pass, the keys
 -- of its columns are read from the ledgers once and spilled to tapes, one
 -- per range of passes, and each pass reads its range's tape (src/README,
--- "Writing a band").  At maintenance_work_mem = 1MB a pass holds 64 pages
+-- "Writing a band"); a fold, whose temporary file would be an INSERT's,
+-- asks them of the ledgers once a pass instead.  At maintenance_work_mem = 1MB a pass holds 64 pages
 -- and there are at most 8 tapes, so a few hundred pages take several
 -- passes, and more than 512 read a tape once for each of its passes.
 -- Whatever the passes, the pages are those of a write in one pass, byte
@@ -77,7 +78,8 @@ SELECT scbf_empty('SELECT * FROM p WHERE id = 0');
 DROP TABLE p;
 
 -- growth by inserts: folds open groups, each written from the ledgers of
--- the bands it holds, and write them anew wider, in passes at 1MB; each
+-- the bands it holds, and write them anew wider, in passes at 1MB, each
+-- pass reading the ledgers; each
 -- batch adds a filter to the segment the one before left part full, in
 -- another band
 SET scbf.fold_helpers = off;
@@ -104,7 +106,7 @@ SELECT scbf_same('SELECT * FROM g2 WHERE id IN (3, 300003, 400004)');
 
 -- VACUUM after a third of the keys went: it merges the chains of two
 -- filters into one and writes the groups anew (new serials), from the
--- ledgers, in passes at 1MB.  The groups leave out the keys of a filter
+-- ledgers, in passes at 1MB over spilled keys.  The groups leave out the keys of a filter
 -- merged into another; the verifier knows that only probes that began
 -- before the merge reach those, through the groups they began with
 DELETE FROM g2 WHERE id % 3 = 0;

@@ -984,7 +984,7 @@ extern void ScbfBandCount(Relation index, ScbfState *state,
 						  uint32 *nset, BlockNumber nblocks);
 extern void ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
 						  uint32 ncolumns, ScbfKeysFn keys, void *arg,
-						  uint32 *nset);
+						  uint32 *nset, bool spill);
 extern void ScbfBandAllocate(Relation index, ScbfBand *band,
 							 ScbfNewPageFn fn, void *arg);
 extern void ScbfBandCopy(Relation index, const ScbfBand *old,

@@ -473,12 +473,12 @@ SpillKey(int col, ScbfHash hash, void *arg)
 
 /*
  * Start the key source of a write of rp->band, the keys of its columns
- * below end given by keys: if the band takes more than one pass, read
- * every column's keys once and spill them to tapes.
+ * below end given by keys: if the band takes more than one pass and the
+ * caller may spill, read every column's keys once and spill them to tapes.
  */
 static void
 KeySourceStart(ScbfKeySource *src, Relation index, ScbfRowPass *rp,
-			   uint32 end, ScbfKeysFn keys, void *arg)
+			   uint32 end, ScbfKeysFn keys, void *arg, bool spill)
 {
 	uint32		pages = rp->band->pages;
 	uint32		npasses;
@@ -491,7 +491,7 @@ KeySourceStart(ScbfKeySource *src, Relation index, ScbfRowPass *rp,
 	src->arg = arg;
 	src->end = end;
 	src->chunk_pages = Max((Size) maintenance_work_mem * 1024 / 2 / BLCKSZ, 1);
-	if (pages <= src->chunk_pages)
+	if (!spill || pages <= src->chunk_pages)
 		return;
 
 	npasses = (pages + src->chunk_pages - 1) / src->chunk_pages;
@@ -670,7 +670,8 @@ ScbfBandBuild(Relation index, ScbfState *state, ScbfBand *band,
 	rp.state = state;
 	rp.band = band;
 	rp.nset = nset;
-	KeySourceStart(&src, index, &rp, BandEnd(band, nfilters), keys, arg);
+	KeySourceStart(&src, index, &rp, BandEnd(band, nfilters), keys, arg,
+				   true);
 	rp.chunk = palloc(Min(src.chunk_pages, Max(band->pages, 1)) *
 					  (Size) BLCKSZ);
 	for (rp.first = 0; rp.first < band->pages; rp.first += src.chunk_pages)
@@ -739,10 +740,10 @@ RebuildRowPage(Buffer buf, uint32 pageno, void *arg)
  *		bits set from the keys `keys` gives for each of its filters rather
  *		than copied: in free pages first (ScbfBandAllocate), in passes of as
  *		many pages as half of maintenance_work_mem holds, each asking for
- *		every filter's keys; WAL-logged, the pages as full images, and its
- *		map.  nset[filter * k + slice] receives each of its filters' set
- *		bits per slice.  The old band stays for the probes that still read
- *		it, as with ScbfBandRelayout.
+ *		every filter's keys (a fold's, so not spilled); WAL-logged, the
+ *		pages as full images, and its map.  nset[filter * k + slice]
+ *		receives each of its filters' set bits per slice.  The old band
+ *		stays for the probes that still read it, as with ScbfBandRelayout.
  */
 void
 ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
@@ -756,7 +757,7 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
 		memset(nset + (Size) band->first * band->geom.k, 0,
 			   sizeof(uint32) * (BandEnd(band, nfilters) - band->first) *
 			   band->geom.k);
-	ScbfBandWrite(index, state, band, nfilters, keys, arg, nset);
+	ScbfBandWrite(index, state, band, nfilters, keys, arg, nset, false);
 }
 
 /*
@@ -764,15 +765,18 @@ ScbfBandRebuild(Relation index, ScbfState *state, const ScbfBand *old,
  *		Write a planned band (or group summary) whose bits are those of the
  *		keys `keys` gives for each of its columns below ncolumns: in free
  *		pages first (ScbfBandAllocate), in passes of as many pages as half
- *		of maintenance_work_mem holds, the keys asked once a pass, or once
- *		in all and spilled to tapes if there is more than one pass
- *		(ScbfKeySource); WAL-logged, the pages as full images, and its map.
- *		For a band, nset[filter * k + slice] counts each filter's set bits
- *		per slice.
+ *		of maintenance_work_mem holds, the keys asked once a pass, or, if
+ *		spill and there is more than one pass, once in all and spilled to
+ *		tapes (ScbfKeySource); WAL-logged, the pages as full images, and its
+ *		map.  For a band, nset[filter * k + slice] counts each filter's set
+ *		bits per slice.  A fold does not spill: the temporary file would be
+ *		an INSERT's, and its writes are few passes (src/README, "Writing a
+ *		band").
  */
 void
 ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
-			  uint32 ncolumns, ScbfKeysFn keys, void *arg, uint32 *nset)
+			  uint32 ncolumns, ScbfKeysFn keys, void *arg, uint32 *nset,
+			  bool spill)
 {
 	ScbfRebuild rb;
 
@@ -783,7 +787,7 @@ ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
 	rb.rp.first = 0;
 	rb.rp.npages = 0;
 	KeySourceStart(&rb.src, index, &rb.rp, BandEnd(band, ncolumns), keys,
-				   arg);
+				   arg, spill);
 	rb.rp.chunk = palloc(Min(rb.src.chunk_pages, Max(band->pages, 1)) *
 						 (Size) BLCKSZ);
 	ScbfBandAllocate(index, band, RebuildRowPage, &rb);

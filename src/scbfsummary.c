@@ -362,7 +362,7 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 			GroupPlan(end, nb, GroupBlocks(&bands->bands[end]),
 					  ScbfGroupNextSerial(bands), &next);
 			ScbfBandWrite(index, state, &next, committed->nbands,
-						  GroupBandKeys, &gk, NULL);
+						  GroupBandKeys, &gk, NULL, false);
 			bands->groups[ng++] = next;
 			bands->ngroups = ng;
 		}
@@ -409,7 +409,7 @@ ScbfGroupRebuild(Relation index, ScbfState *state, const ScbfBands *bands,
 	GroupKeysInit(&gk, bands, nfilters, keys, arg);
 	ScbfBandWrite(index, state, group,
 				  Min(bands->nbands, group->first + group->width),
-				  GroupBandKeys, &gk, NULL);
+				  GroupBandKeys, &gk, NULL, true);
 }
 
 /*
