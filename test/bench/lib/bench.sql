@@ -38,6 +38,16 @@ CREATE TABLE IF NOT EXISTS bench.probe (tab text, method text, col text,
 	kind text, probe_no int, exec_ms float8, idx_bufs bigint, heap_bufs bigint,
 	heap_exact bigint, heap_lossy bigint, heap_pages bigint, nrows bigint,
 	removed bigint, true_pages int, plan text);
+-- paired references (bench.run_probes_paired): each probe of a method
+-- (tab, method, col, kind, probe_no: its row in bench.probe) run again,
+-- right before or after it in the same session, on ref_tab, the table's
+-- no-index twin given a ref_method index on the same columns; ref_first:
+-- the reference ran first.  The other columns as in bench.probe.
+CREATE TABLE IF NOT EXISTS bench.probe_ref (tab text, method text, col text,
+	kind text, probe_no int, ref_method text, ref_tab text, ref_first bool,
+	exec_ms float8, idx_bufs bigint, heap_bufs bigint, heap_exact bigint,
+	heap_lossy bigint, heap_pages bigint, nrows bigint, removed bigint,
+	true_pages int, plan text);
 CREATE TABLE IF NOT EXISTS bench.planner (tab text, method text, col text,
 	kind text, plan text, uses_index bool, total_cost float8);
 CREATE TABLE IF NOT EXISTS bench.inserts (tab text, method text, col text,
@@ -136,6 +146,20 @@ BEGIN
 	PERFORM set_config('synchronize_seqscans', 'off', true);
 	EXECUTE format('INSERT INTO %I SELECT * FROM %I', p_twin, p_tab);
 	RETURN extract(epoch FROM clock_timestamp() - t0);
+END $$;
+
+-- bench.twin_btree(twin, col): a btree on the twin on the column(s) of
+-- col (multi: customer_id, status), as bench.build's but not recorded in
+-- bench.build; loaded into shared buffers.  Returns the index name.
+CREATE OR REPLACE FUNCTION bench.twin_btree(p_twin text, p_col text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	idx text := left(format('tx_%s_%s', p_twin, p_col), 63);
+BEGIN
+	EXECUTE format('DROP INDEX IF EXISTS %I', idx);
+	EXECUTE bench.ddl(p_twin, 'btree', p_col, idx);
+	PERFORM pg_prewarm(idx::regclass);
+	RETURN idx;
 END $$;
 
 -- Row generator for rows added after the load (insert tests, churn): new
@@ -583,6 +607,59 @@ BEGIN
 	RETURN n;
 END $$;
 
+-- bench.run_probes_paired(tab, twin, method, col, kind, max, budget): as
+-- bench.run_probes on tab, each probe paired with the same query on twin
+-- (which has a btree on col's columns), run right beside it in the same
+-- session: the twin first for odd probes (1st, 3rd, ...), tab first for
+-- even ones.  tab's probes go to bench.probe, the twin's to bench.probe_ref;
+-- two unrecorded warm-up probes on each first.  The budget is per table:
+-- the pairs stop after 2 × p_budget seconds (never before 5).
+CREATE OR REPLACE FUNCTION bench.run_probes_paired(p_tab text, p_twin text,
+	p_method text, p_col text, p_kind text, p_max int, p_budget float8)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	j json;
+	jt json;
+	q text := 'EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT * FROM %I WHERE %s';
+	n int := 0;
+	t0 timestamptz;
+BEGIN
+	FOR r IN SELECT qual FROM bench.probeset
+		WHERE tab = p_tab AND col = p_col AND kind = p_kind
+		ORDER BY probe_no DESC LIMIT 2
+	LOOP
+		EXECUTE format(q, p_twin, r.qual) INTO jt;
+		EXECUTE format(q, p_tab, r.qual) INTO j;
+	END LOOP;
+	t0 := clock_timestamp();
+	FOR r IN SELECT * FROM bench.probeset
+		WHERE tab = p_tab AND col = p_col AND kind = p_kind ORDER BY probe_no
+	LOOP
+		EXIT WHEN n >= p_max
+			OR (n >= 5 AND extract(epoch FROM clock_timestamp() - t0) > 2 * p_budget);
+		n := n + 1;
+		IF n % 2 = 1 THEN
+			EXECUTE format(q, p_twin, r.qual) INTO jt;
+			EXECUTE format(q, p_tab, r.qual) INTO j;
+		ELSE
+			EXECUTE format(q, p_tab, r.qual) INTO j;
+			EXECUTE format(q, p_twin, r.qual) INTO jt;
+		END IF;
+		INSERT INTO bench.probe
+			SELECT p_tab, p_method, p_col, p_kind, r.probe_no, s.exec_ms, s.idx_bufs,
+				s.heap_bufs, s.heap_exact, s.heap_lossy, s.heap_pages, s.nrows,
+				s.removed, r.true_pages, s.plan
+			FROM bench.plan_stats(j) s;
+		INSERT INTO bench.probe_ref
+			SELECT p_tab, p_method, p_col, p_kind, r.probe_no, 'btree', p_twin,
+				n % 2 = 1, s.exec_ms, s.idx_bufs, s.heap_bufs, s.heap_exact,
+				s.heap_lossy, s.heap_pages, s.nrows, s.removed, r.true_pages, s.plan
+			FROM bench.plan_stats(jt) s;
+	END LOOP;
+	RETURN n;
+END $$;
+
 -- What the planner picks at default settings with only this index present,
 -- for the first probe of each kind.
 CREATE OR REPLACE FUNCTION bench.planner_choice(p_tab text, p_method text,
@@ -820,6 +897,40 @@ FROM bench.probe p
 JOIN bench.tables t USING (tab)
 JOIN bench.probeset s USING (tab, col, kind, probe_no)
 GROUP BY p.tab, t.label, t.nrows, p.method, p.col, p.kind;
+
+-- Paired probes, per table, method, column and kind: pairs, the method's
+-- median, its btree reference's (on the twin, same session), the median
+-- over the pairs of the per-probe ratio method ms ÷ btree ms (x_btree),
+-- the ratio of the two medians (x_btree_med), and reference probes whose
+-- rows differ from the ground truth (wrong).
+CREATE OR REPLACE VIEW bench.psummary AS
+SELECT p.tab, p.method, p.col, p.kind, count(*) AS pairs,
+	percentile_cont(0.5) WITHIN GROUP (ORDER BY p.exec_ms) AS med_ms,
+	percentile_cont(0.5) WITHIN GROUP (ORDER BY r.exec_ms) AS ref_med_ms,
+	percentile_cont(0.5) WITHIN GROUP (ORDER BY p.exec_ms / nullif(r.exec_ms, 0)) AS x_btree,
+	percentile_cont(0.5) WITHIN GROUP (ORDER BY p.exec_ms)
+		/ nullif(percentile_cont(0.5) WITHIN GROUP (ORDER BY r.exec_ms), 0) AS x_btree_med,
+	count(*) FILTER (WHERE r.nrows <> s.true_rows) AS wrong
+FROM bench.probe p
+JOIN bench.probe_ref r USING (tab, method, col, kind, probe_no)
+JOIN bench.probeset s USING (tab, col, kind, probe_no)
+WHERE r.ref_method = 'btree'
+GROUP BY p.tab, p.method, p.col, p.kind;
+
+-- Latency against btree, per table, method, column and kind, as the report
+-- gives it: where the method's probes were paired with btree's on the twin
+-- (paired true), the median over the pairs of the per-probe ratio
+-- (bench.psummary); otherwise (btree itself, the sequential scan, runs
+-- without pairs) the method's median ÷ btree's, measured at other moments.
+CREATE OR REPLACE VIEW bench.xbtree AS
+SELECT s.tab, s.method, s.col, s.kind, ps.pairs IS NOT NULL AS paired,
+	coalesce(ps.x_btree, s.med_ms / nullif(b.med_ms, 0)) AS x_btree,
+	s.med_ms / nullif(b.med_ms, 0) AS x_btree_unpaired
+FROM bench.summary s
+LEFT JOIN bench.summary b ON b.tab = s.tab AND b.col = s.col AND b.kind = s.kind
+	AND b.method = 'btree'
+LEFT JOIN bench.psummary ps ON ps.tab = s.tab AND ps.method = s.method
+	AND ps.col = s.col AND ps.kind = s.kind;
 
 -- Inserts, per table, method, column and test: rounds, the medians over
 -- the rounds of rows/s and of WAL bytes per row, and the rate against no

@@ -37,11 +37,11 @@ SELECT '';
 SELECT '| column | values | method | median ms | p95 ms | × btree | index pages | heap pages | heap share | probes touching heap | heap ÷ true |';
 SELECT '|---|---|---|---|---|---|---|---|---|---|---|';
 SELECT format('| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |', s.col, s.kind, s.method,
-	pg_temp.n(s.med_ms), pg_temp.n(s.p95_ms), pg_temp.ratio(s.med_ms, b.med_ms),
+	pg_temp.n(s.med_ms), pg_temp.n(s.p95_ms), pg_temp.ratio(b.x_btree, 1),
 	pg_temp.n(s.idx_pages), pg_temp.n(s.heap_pages), pg_temp.pct(s.heap_share),
 	pg_temp.pct(s.touch_share), pg_temp.n(s.heap_per_true))
 FROM bench.summary s
-LEFT JOIN bench.summary b ON b.tab = s.tab AND b.col = s.col AND b.kind = s.kind AND b.method = 'btree'
+LEFT JOIN bench.xbtree b USING (tab, method, col, kind)
 WHERE s.tab = :'i2tab' AND s.col IN ('customer_id', 'code') AND s.kind IN ('present', 'absent')
 	AND s.method IN ('btree', 'brin_bloom', 'brin_bloom_tuned', :'i2m')
 ORDER BY s.col DESC, s.kind DESC, pg_temp.morder(s.method);
