@@ -569,51 +569,16 @@ LANGUAGE sql IMMUTABLE AS $$
 	FROM bench.nodes(p)
 $$;
 
--- Run up to p_max probes of one kind (stopping after p_budget seconds, but
--- never before 5 probes), each as EXPLAIN (ANALYZE, BUFFERS, TIMING OFF);
--- two unrecorded warm-up probes first.  The caller's session settings pick
--- the method (enable_seqscan = off etc.).
-CREATE OR REPLACE FUNCTION bench.run_probes(p_tab text, p_method text,
-	p_col text, p_kind text, p_max int, p_budget float8)
-RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-	r record;
-	j json;
-	n int := 0;
-	t0 timestamptz;
-BEGIN
-	FOR r IN SELECT qual FROM bench.probeset
-		WHERE tab = p_tab AND col = p_col AND kind = p_kind
-		ORDER BY probe_no DESC LIMIT 2
-	LOOP
-		EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT * FROM %I WHERE %s',
-			p_tab, r.qual) INTO j;
-	END LOOP;
-	t0 := clock_timestamp();
-	FOR r IN SELECT * FROM bench.probeset
-		WHERE tab = p_tab AND col = p_col AND kind = p_kind ORDER BY probe_no
-	LOOP
-		EXIT WHEN n >= p_max
-			OR (n >= 5 AND extract(epoch FROM clock_timestamp() - t0) > p_budget);
-		EXECUTE format('EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT * FROM %I WHERE %s',
-			p_tab, r.qual) INTO j;
-		INSERT INTO bench.probe
-			SELECT p_tab, p_method, p_col, p_kind, r.probe_no, s.exec_ms, s.idx_bufs,
-				s.heap_bufs, s.heap_exact, s.heap_lossy, s.heap_pages, s.nrows,
-				s.removed, r.true_pages, s.plan
-			FROM bench.plan_stats(j) s;
-		n := n + 1;
-	END LOOP;
-	RETURN n;
-END $$;
-
--- bench.run_probes_paired(tab, twin, method, col, kind, max, budget): as
--- bench.run_probes on tab, each probe paired with the same query on twin
--- (which has a btree on col's columns), run right beside it in the same
--- session: the twin first for odd probes (1st, 3rd, ...), tab first for
--- even ones.  tab's probes go to bench.probe, the twin's to bench.probe_ref;
--- two unrecorded warm-up probes on each first.  The budget is per table:
--- the pairs stop after 2 × p_budget seconds (never before 5).
+-- bench.run_probes_paired(tab, twin, method, col, kind, max, budget): up
+-- to max probes of one kind on tab (stopping after budget seconds, but
+-- never before 5 probes), each as EXPLAIN (ANALYZE, BUFFERS, TIMING OFF),
+-- recorded in bench.probe; two unrecorded warm-up probes first.  The
+-- caller's session settings pick the method (enable_seqscan = off etc.).
+-- With a twin (which has a btree on col's columns), each probe is paired
+-- with the same query on it, run right beside it in the same session: the
+-- twin first for odd probes (1st, 3rd, ...), tab first for even ones; the
+-- twin's go to bench.probe_ref, and the budget is per table (the pairs
+-- stop after 2 × budget seconds).
 CREATE OR REPLACE FUNCTION bench.run_probes_paired(p_tab text, p_twin text,
 	p_method text, p_col text, p_kind text, p_max int, p_budget float8)
 RETURNS int LANGUAGE plpgsql AS $$
@@ -629,7 +594,9 @@ BEGIN
 		WHERE tab = p_tab AND col = p_col AND kind = p_kind
 		ORDER BY probe_no DESC LIMIT 2
 	LOOP
-		EXECUTE format(q, p_twin, r.qual) INTO jt;
+		IF p_twin IS NOT NULL THEN
+			EXECUTE format(q, p_twin, r.qual) INTO jt;
+		END IF;
 		EXECUTE format(q, p_tab, r.qual) INTO j;
 	END LOOP;
 	t0 := clock_timestamp();
@@ -637,9 +604,12 @@ BEGIN
 		WHERE tab = p_tab AND col = p_col AND kind = p_kind ORDER BY probe_no
 	LOOP
 		EXIT WHEN n >= p_max
-			OR (n >= 5 AND extract(epoch FROM clock_timestamp() - t0) > 2 * p_budget);
+			OR (n >= 5 AND extract(epoch FROM clock_timestamp() - t0) >
+				CASE WHEN p_twin IS NULL THEN 1 ELSE 2 END * p_budget);
 		n := n + 1;
-		IF n % 2 = 1 THEN
+		IF p_twin IS NULL THEN
+			EXECUTE format(q, p_tab, r.qual) INTO j;
+		ELSIF n % 2 = 1 THEN
 			EXECUTE format(q, p_twin, r.qual) INTO jt;
 			EXECUTE format(q, p_tab, r.qual) INTO j;
 		ELSE
@@ -651,14 +621,26 @@ BEGIN
 				s.heap_bufs, s.heap_exact, s.heap_lossy, s.heap_pages, s.nrows,
 				s.removed, r.true_pages, s.plan
 			FROM bench.plan_stats(j) s;
-		INSERT INTO bench.probe_ref
-			SELECT p_tab, p_method, p_col, p_kind, r.probe_no, 'btree', p_twin,
-				n % 2 = 1, s.exec_ms, s.idx_bufs, s.heap_bufs, s.heap_exact,
-				s.heap_lossy, s.heap_pages, s.nrows, s.removed, r.true_pages, s.plan
-			FROM bench.plan_stats(jt) s;
+		IF p_twin IS NOT NULL THEN
+			INSERT INTO bench.probe_ref
+				SELECT p_tab, p_method, p_col, p_kind, r.probe_no, 'btree', p_twin,
+					n % 2 = 1, s.exec_ms, s.idx_bufs, s.heap_bufs, s.heap_exact,
+					s.heap_lossy, s.heap_pages, s.nrows, s.removed, r.true_pages,
+					s.plan
+				FROM bench.plan_stats(jt) s;
+		END IF;
 	END LOOP;
 	RETURN n;
 END $$;
+
+-- bench.run_probes(tab, method, col, kind, max, budget): the probes of
+-- bench.run_probes_paired, unpaired.
+CREATE OR REPLACE FUNCTION bench.run_probes(p_tab text, p_method text,
+	p_col text, p_kind text, p_max int, p_budget float8)
+RETURNS int LANGUAGE sql AS $$
+	SELECT bench.run_probes_paired(p_tab, NULL, p_method, p_col, p_kind,
+		p_max, p_budget)
+$$;
 
 -- What the planner picks at default settings with only this index present,
 -- for the first probe of each kind.
