@@ -990,7 +990,7 @@ extern void ScbfBandAllocate(Relation index, ScbfBand *band,
 extern void ScbfBandCopy(Relation index, const ScbfBand *old,
 						 ScbfBand *band, BlockNumber nblocks);
 extern void ScbfBandSetBits(Relation index, const ScbfBand *band,
-							const uint32 *rows, const uint32 *cols, Size n,
+							const uint64 *rows, const uint32 *cols, Size n,
 							BlockNumber nblocks);
 extern void ScbfInitRowPage(Page page, const ScbfBand *band, uint32 pageno);
 extern uint8 ScbfBandPageType(const ScbfBand *band);

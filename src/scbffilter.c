@@ -261,7 +261,7 @@ scbf_filter_position(uint64_t key, const scbf_filter_geometry *geom,
  *		within the block as nine-bit fields of two further mixes.
  */
 void
-scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows)
+scbf_summary_rows(uint64_t key, uint32_t nblocks, uint64_t *rows)
 {
 	uint64_t	base = (uint64_t) FastRange64(Mix64(key + 64 * SCBF_GOLDEN_GAMMA),
 											  nblocks) * SCBF_SUMMARY_BLOCK_BITS;
@@ -273,7 +273,7 @@ scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows)
 	{
 		uint64_t	field = i < 7 ? bits >> (9 * i) : more >> (9 * (i - 7));
 
-		rows[i] = (uint32_t) (base + (field & (SCBF_SUMMARY_BLOCK_BITS - 1)));
+		rows[i] = base + (field & (SCBF_SUMMARY_BLOCK_BITS - 1));
 	}
 }
 

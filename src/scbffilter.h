@@ -114,7 +114,7 @@ extern uint32_t scbf_filter_position(uint64_t key,
  * The key's SCBF_SUMMARY_K summary rows in a summary of nblocks blocks:
  * rows[i] = block * SCBF_SUMMARY_BLOCK_BITS + bit, all in one block.
  */
-extern void scbf_summary_rows(uint64_t key, uint32_t nblocks, uint32_t *rows);
+extern void scbf_summary_rows(uint64_t key, uint32_t nblocks, uint64_t *rows);
 
 /* ---- row bits ---- */
 

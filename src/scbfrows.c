@@ -386,12 +386,8 @@ KeyRows(const ScbfRowPass *rp, int col, ScbfHash hash, uint64 *rows)
 
 	if (band->kind == SCBF_BAND_SUMMARY)
 	{
-		uint32		srows[SCBF_SUMMARY_K];
-
 		scbf_summary_rows(ScbfFilterKey(rp->state, col, hash),
-						  band->capacity, srows);
-		for (i = 0; i < SCBF_SUMMARY_K; i++)
-			rows[i] = srows[i];
+						  band->capacity, rows);
 		return SCBF_SUMMARY_K;
 	}
 	else
@@ -799,7 +795,8 @@ ScbfBandWrite(Relation index, ScbfState *state, ScbfBand *band,
 /* One bit to set or clear: its row in the band and its filter */
 typedef struct ScbfBitOp
 {
-	uint32		row;			/* slice * m + position */
+	uint64		row;			/* slice * m + position; a summary's
+								 * block * SCBF_SUMMARY_BLOCK_BITS + bit */
 	uint32		filterno;
 } ScbfBitOp;
 
@@ -816,8 +813,16 @@ typedef struct ScbfBitOps
 	ScbfBitOp *sorted;
 	Size		n;
 	Size		max;
-	Size	   *start;			/* per row page: where its operations begin */
+	Size	   *start;			/* per row page: where its operations begin;
+								 * NULL: too many pages, sorted by qsort */
 } ScbfBitOps;
+
+/*
+ * Pages per operation of a pass past which its operations are ordered by
+ * qsort rather than by a counting sort over the band's pages (a summary
+ * may have millions of pages and a fold a few keys)
+ */
+#define SCBF_BITOPS_COUNT_PAGES		4
 
 /*
  * Room for max operations of a pass over band.
@@ -828,7 +833,9 @@ BitOpsInit(ScbfBitOps *bo, const ScbfBand *band, Size max)
 	bo->max = Max(max, 1);
 	bo->ops = palloc(sizeof(ScbfBitOp) * bo->max);
 	bo->sorted = palloc(sizeof(ScbfBitOp) * bo->max);
-	bo->start = palloc(sizeof(Size) * ((Size) band->pages + 1));
+	bo->start = NULL;
+	if (band->pages <= SCBF_BITOPS_COUNT_PAGES * bo->max + 1024)
+		bo->start = palloc(sizeof(Size) * ((Size) band->pages + 1));
 	bo->n = 0;
 }
 
@@ -840,7 +847,20 @@ BitOpsFree(ScbfBitOps *bo)
 {
 	pfree(bo->ops);
 	pfree(bo->sorted);
-	pfree(bo->start);
+	if (bo->start != NULL)
+		pfree(bo->start);
+}
+
+/*
+ * qsort comparator of bit operations: by row.
+ */
+static int
+BitOpCmp(const void *a, const void *b)
+{
+	uint64		x = ((const ScbfBitOp *) a)->row;
+	uint64		y = ((const ScbfBitOp *) b)->row;
+
+	return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /*
@@ -848,7 +868,8 @@ BitOpsFree(ScbfBitOps *bo)
  * row page: set them (counting each bit that was clear in its filter's
  * table entry, filters[filterno], unless filters is NULL) or clear them.
  * Checks that each lies in the band and orders them by page first (a
- * counting sort: few pages, many operations).  Empties the pass.
+ * counting sort, or qsort if the band has many pages for the operations:
+ * BitOpsInit).  Empties the pass.
  */
 static void
 ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
@@ -862,7 +883,6 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 	Size		i;
 	uint32		p;
 
-	memset(bo->start, 0, sizeof(Size) * ((Size) band->pages + 1));
 	for (i = 0; i < n; i++)
 	{
 		if (bo->ops[i].row / rpp >= band->pages ||
@@ -870,16 +890,26 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 			bo->ops[i].filterno - band->first >= band->width)
 			elog(ERROR, "a row bit of index \"%s\" lies outside its band",
 				 RelationGetRelationName(index));
-		bo->start[bo->ops[i].row / rpp + 1]++;
 	}
-	for (p = 0; p < band->pages; p++)
-		bo->start[p + 1] += bo->start[p];
-	for (i = 0; i < n; i++)
-		ops[bo->start[bo->ops[i].row / rpp]++] = bo->ops[i];
+	if (bo->start == NULL)
+	{
+		memcpy(ops, bo->ops, sizeof(ScbfBitOp) * n);
+		qsort(ops, n, sizeof(ScbfBitOp), BitOpCmp);
+	}
+	else
+	{
+		memset(bo->start, 0, sizeof(Size) * ((Size) band->pages + 1));
+		for (i = 0; i < n; i++)
+			bo->start[bo->ops[i].row / rpp + 1]++;
+		for (p = 0; p < band->pages; p++)
+			bo->start[p + 1] += bo->start[p];
+		for (i = 0; i < n; i++)
+			ops[bo->start[bo->ops[i].row / rpp]++] = bo->ops[i];
+	}
 
 	for (i = 0; i < n;)
 	{
-		uint32		pageno = ops[i].row / rpp;
+		uint32		pageno = (uint32) (ops[i].row / rpp);
 		Buffer		buf;
 		GenericXLogState *xlog;
 		uint8	   *rows;
@@ -893,12 +923,14 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
 		for (; i < n && ops[i].row / rpp == pageno; i++)
 		{
 			if (!set)
-				scbf_rows_clear(rows, ops[i].row % rpp, band->width,
+				scbf_rows_clear(rows, (uint32) (ops[i].row % rpp), band->width,
 								ops[i].filterno - band->first);
-			else if (scbf_rows_set(rows, ops[i].row % rpp, band->width,
+			else if (scbf_rows_set(rows, (uint32) (ops[i].row % rpp),
+								   band->width,
 								   ops[i].filterno - band->first) &&
 					 filters != NULL)
-				ScbfFilterAddBit(filters[ops[i].filterno], ops[i].row / m);
+				ScbfFilterAddBit(filters[ops[i].filterno],
+								 (int) (ops[i].row / m));
 		}
 		GenericXLogFinish(xlog);
 		UnlockReleaseBuffer(buf);
@@ -913,7 +945,7 @@ ApplyBitOps(Relation index, ScbfState *state, const ScbfBand *band,
  *		touched; the band's map read.
  */
 void
-ScbfBandSetBits(Relation index, const ScbfBand *band, const uint32 *rows,
+ScbfBandSetBits(Relation index, const ScbfBand *band, const uint64 *rows,
 				const uint32 *cols, Size n, BlockNumber nblocks)
 {
 	ScbfBitOps	bo;
@@ -1029,7 +1061,7 @@ ScbfRowsSet(Relation index, ScbfState *state, const ScbfBands *bands,
 			{
 				if (bandof[j] != bi)
 					continue;
-				bo.ops[bo.n].row = s * band->geom.m +
+				bo.ops[bo.n].row = (uint64) s * band->geom.m +
 					scbf_filter_position(fkeys[j], &band->geom, s);
 				bo.ops[bo.n].filterno = keys[j].filterno;
 				bo.n++;
@@ -1099,7 +1131,7 @@ ScbfRowsClear(Relation index, ScbfState *state, const ScbfBands *bands,
 		{
 			if (bandof[j] != bi)
 				continue;
-			bo.ops[bo.n].row = bits[j].slice * band->geom.m +
+			bo.ops[bo.n].row = (uint64) bits[j].slice * band->geom.m +
 				bits[j].position;
 			bo.ops[bo.n].filterno = bits[j].filterno;
 			bo.n++;

@@ -176,7 +176,7 @@ bool
 ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 				 uint8 *mask, BlockNumber nblocks)
 {
-	uint32		rows[SCBF_SUMMARY_K];
+	uint64		rows[SCBF_SUMMARY_K];
 	uint32		pageno;
 	BlockNumber blkno;
 	Buffer		buf;
@@ -186,7 +186,7 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 	uint32		i;
 
 	scbf_summary_rows(fkey, group->capacity, rows);
-	pageno = rows[0] / group->rows_per_page;
+	pageno = (uint32) (rows[0] / group->rows_per_page);
 	blkno = ScbfBandBlock(group, pageno);
 	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno,
@@ -207,7 +207,8 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 	for (c = 0; c < group->width; c++)
 	{
 		for (i = 0; i < SCBF_SUMMARY_K; i++)
-			if (!scbf_rows_test(space, rows[i] % group->rows_per_page,
+			if (!scbf_rows_test(space,
+								(uint32) (rows[i] % group->rows_per_page),
 								group->width, c))
 				break;
 		if (i == SCBF_SUMMARY_K)
@@ -247,13 +248,13 @@ void
 ScbfSummarySet(Relation index, const ScbfBands *bands, const uint32 *bandof,
 			   const uint64 *fkeys, int n, BlockNumber nblocks)
 {
-	uint32	   *rows;
+	uint64	   *rows;
 	uint32	   *cols;
 	uint32		g;
 
 	if (bands->ngroups == 0 || n == 0)
 		return;
-	rows = palloc(sizeof(uint32) * SCBF_SUMMARY_K * n);
+	rows = palloc(sizeof(uint64) * SCBF_SUMMARY_K * n);
 	cols = palloc(sizeof(uint32) * SCBF_SUMMARY_K * n);
 	for (g = 0; g < bands->ngroups; g++)
 	{

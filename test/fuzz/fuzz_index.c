@@ -367,7 +367,7 @@ BandBlock(const ScbfBand *band, uint32 pageno)
 static bool
 ExpectedBand(const ScbfBands *bands, uint32 b, uint64 fkey)
 {
-	uint32		rows[SCBF_SUMMARY_K];
+	uint64		rows[SCBF_SUMMARY_K];
 
 	for (uint32 g = 0; g < bands->ngroups; g++)
 	{
@@ -378,9 +378,9 @@ ExpectedBand(const ScbfBands *bands, uint32 b, uint64 fkey)
 		if (b < group->first || b - group->first >= group->width)
 			continue;
 		scbf_summary_rows(fkey, group->capacity, rows);
-		page = cur_pages[BandBlock(group, rows[0] / rpp)];
+		page = cur_pages[BandBlock(group, (uint32) (rows[0] / rpp))];
 		for (int i = 0; i < SCBF_SUMMARY_K; i++)
-			if (!scbf_rows_test(ScbfPageGetRows(page), rows[i] % rpp,
+			if (!scbf_rows_test(ScbfPageGetRows(page), (uint32) (rows[i] % rpp),
 								group->width, b - group->first))
 				return false;
 		return true;

@@ -639,7 +639,7 @@ TestSummary(void)
 	uint32_t	nblocks = (uint32_t) ((uint64_t) N * SCBF_SUMMARY_KEY_BITS /
 									  SCBF_SUMMARY_BLOCK_BITS);
 	uint8_t    *bits = calloc((size_t) nblocks * SCBF_SUMMARY_BLOCK_BITS / 8, 1);
-	uint32_t	rows[SCBF_SUMMARY_K];
+	uint64_t	rows[SCBF_SUMMARY_K];
 	int			outside = 0;
 	int			misses = 0;
 	uint64_t	maybe = 0;
@@ -656,8 +656,8 @@ TestSummary(void)
 		{
 			outside += rows[b] / SCBF_SUMMARY_BLOCK_BITS !=
 				rows[0] / SCBF_SUMMARY_BLOCK_BITS ||
-				rows[b] >= nblocks * SCBF_SUMMARY_BLOCK_BITS;
-			(void) scbf_rows_set(bits, rows[b], 1, 0);
+				rows[b] >= (uint64_t) nblocks * SCBF_SUMMARY_BLOCK_BITS;
+			(void) scbf_rows_set(bits, (uint32_t) rows[b], 1, 0);
 		}
 	}
 	CHECK(outside == 0, "%d rows outside their key's block or the summary", outside);
@@ -665,7 +665,7 @@ TestSummary(void)
 	{
 		scbf_summary_rows(scbf_filter_key(i, 11), nblocks, rows);
 		for (int b = 0; b < SCBF_SUMMARY_K; b++)
-			if (!scbf_rows_test(bits, rows[b], 1, 0))
+			if (!scbf_rows_test(bits, (uint32_t) rows[b], 1, 0))
 			{
 				misses++;
 				break;
@@ -678,7 +678,7 @@ TestSummary(void)
 
 		scbf_summary_rows(scbf_filter_key(800000000u + t, 11), nblocks, rows);
 		for (b = 0; b < SCBF_SUMMARY_K; b++)
-			if (!scbf_rows_test(bits, rows[b], 1, 0))
+			if (!scbf_rows_test(bits, (uint32_t) rows[b], 1, 0))
 				break;
 		maybe += b == SCBF_SUMMARY_K;
 	}
@@ -699,6 +699,34 @@ TestSummary(void)
 			  expected);
 }
 
+/*
+ * A summary past 2^32 rows (a top over groups, whose column holds a whole
+ * group's keys): a key's rows lie in one block below the summary's end,
+ * and the blocks past 2^32 rows are reached.
+ */
+static void
+TestSummaryWide(void)
+{
+	uint32_t	nblocks = 0xF0000000u;
+	uint64_t	end = (uint64_t) nblocks * SCBF_SUMMARY_BLOCK_BITS;
+	uint64_t	rows[SCBF_SUMMARY_K];
+	int			outside = 0;
+	int			high = 0;
+
+	for (uint32_t i = 0; i < 10000; i++)
+	{
+		scbf_summary_rows(scbf_filter_key(i, 11), nblocks, rows);
+		for (int b = 0; b < SCBF_SUMMARY_K; b++)
+			outside += rows[b] / SCBF_SUMMARY_BLOCK_BITS !=
+				rows[0] / SCBF_SUMMARY_BLOCK_BITS || rows[b] >= end;
+		high += rows[0] >= ((uint64_t) 1 << 32);
+	}
+	CHECK(outside == 0, "%d rows outside their key's block or the summary", outside);
+	CHECK(high > 9000, "only %d of 10000 keys past 2^32 rows", high);
+	GroupDone("summary of %u blocks: rows past 2^32 (%d of 10000 keys)",
+			  nblocks, high);
+}
+
 int
 main(void)
 {
@@ -710,6 +738,7 @@ main(void)
 	TestRowsBand();
 	TestRowsOddWidths();
 	TestSummary();
+	TestSummaryWide();
 
 	if (nfail_total)
 	{
