@@ -47,7 +47,7 @@ REGRESS = scbf_basic scbf_opclass scbf_semantics scbf_queries scbf_options \
 	scbf_types scbf_types_more scbf_citext scbf_equality scbf_collision scbf_collation scbf_crosscoll scbf_forms \
 	scbf_nulls scbf_churn scbf_reloptions scbf_ddl scbf_costing scbf_edge \
 	scbf_rescan scbf_batch scbf_storage scbf_storage_diag scbf_readme scbf_delta \
-	scbf_fold_helpers scbf_security scbf_bands scbf_summary scbf_passes
+	scbf_fold_helpers scbf_security scbf_bands scbf_summary scbf_passes scbf_top
 # The tests need UTF8 (ICU nondeterministic collations) and C-locale output
 # whatever the caller's locale: pg_regress creates its database so.
 REGRESS_OPTS = --inputdir=. --outputdir=. --encoding=UTF8 --no-locale

@@ -164,11 +164,23 @@ ScbfFenceBase(uint32 fence, int bits)
  * The storage format versions this code reads and writes: an index whose
  * hashes are 32 bits is written as format 3, which older code reads too;
  * wider hashes make format 4 (the same pages, with wider hashes where
- * pages hold them: scbf_page.h), which older code refuses.  An index of
- * any other version gets an error that says to REINDEX it.
+ * pages hold them: scbf_page.h), which older code refuses.  An index
+ * with a top over its groups of bands (scbfsummary.c) is format 5, or 6
+ * with wider hashes: older code refuses them, since its folds would not
+ * set the top's bits.  An index of any other version gets an error that
+ * says to REINDEX it.
  */
 #define SCBF_FORMAT_VERSION			3
 #define SCBF_FORMAT_VERSION_WIDE	4
+#define SCBF_FORMAT_VERSION_TOP		5
+#define SCBF_FORMAT_VERSION_TOP_WIDE 6
+
+#define ScbfFormatKnown(v) \
+	((v) >= SCBF_FORMAT_VERSION && (v) <= SCBF_FORMAT_VERSION_TOP_WIDE)
+#define ScbfFormatWide(v) \
+	((v) == SCBF_FORMAT_VERSION_WIDE || (v) == SCBF_FORMAT_VERSION_TOP_WIDE)
+#define ScbfFormatTop(v) \
+	((v) == SCBF_FORMAT_VERSION_TOP || (v) == SCBF_FORMAT_VERSION_TOP_WIDE)
 
 /* ----------------------------------------------------------------
  *	Entries in memory
@@ -410,6 +422,12 @@ typedef struct ScbfBand
 #define SCBF_MAX_GROUPS				128
 
 /*
+ * Groups the top covers at most: a block of SCBF_SUMMARY_BLOCK_BITS rows
+ * of 127 columns fills a page.  A group past them is probed directly.
+ */
+#define SCBF_TOP_GROUPS				127
+
+/*
  * The bands of an index, in filter order, and the groups that summarize
  * them, in band order (ScbfMetaBands)
  */
@@ -419,6 +437,15 @@ typedef struct ScbfBands
 	ScbfBand   *bands;
 	uint32		ngroups;
 	ScbfBand   *groups;
+
+	/*
+	 * The top over the groups (scbfsummary.c): a summary whose columns
+	 * are groups, width 0 if there is none; groups 0 .. covered - 1 have
+	 * complete columns.  top.removed counts the keys VACUUM took out of
+	 * them since the top was written.
+	 */
+	ScbfBand	top;
+	uint32		covered;
 } ScbfBands;
 
 /*
@@ -449,11 +476,11 @@ typedef struct ScbfState
 	uint32		maxcache;
 
 	/*
-	 * The groups the last probe read, as cache holds bands: each group's
-	 * map runs (SCBF_BAND_MAX_RUNS of them, allocated when first read),
-	 * valid while the group's map and serial are those of gcache.
-	 * SCBF_MAX_GROUPS of each, allocated at the first probe of a group;
-	 * NULL in the copies.
+	 * The groups the last probe read, and the top, as cache holds bands:
+	 * each one's map runs (SCBF_BAND_MAX_RUNS of them, allocated when first
+	 * read), valid while its map and serial are those of gcache.
+	 * SCBF_MAX_GROUPS + 1 of each (the last the top's), allocated at the
+	 * first probe of a group; NULL in the copies.
 	 */
 	ScbfBand   *gcache;
 	ScbfBandRun **gcache_runs;
@@ -660,6 +687,7 @@ typedef struct ScbfBlockRef
 	int			column;			/* root, leaf: the index column, from 0 */
 	int			partition;		/* pending: the chain's partition */
 	BlockNumber next;			/* leaf: the next leaf of its run */
+	bool		top;			/* summary, summary map: the top's */
 } ScbfBlockRef;
 
 /*
@@ -1019,6 +1047,11 @@ extern void ScbfGroupRebuild(Relation index, ScbfState *state,
 							 const ScbfBands *bands, uint32 g,
 							 uint32 nfilters, ScbfKeysFn keys, void *arg,
 							 ScbfBand *group);
+extern bool ScbfTopNeeded(const ScbfBands *bands, uint64 keys);
+extern uint32 ScbfTopWrite(Relation index, ScbfState *state,
+						   const ScbfBands *bands, uint32 nfilters,
+						   ScbfKeysFn keys, void *arg, bool build,
+						   ScbfBand *top);
 extern bool ScbfSummaryHas(Relation index, const ScbfBand *group,
 						   uint32 bandno, uint64 fkey, BlockNumber nblocks,
 						   bool *ok);

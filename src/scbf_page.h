@@ -281,6 +281,19 @@ typedef struct ScbfMetaPageData
 	uint64		group_removed[SCBF_MAX_GROUPS]; /* keys VACUUM took out of
 												 * each group's bands since
 												 * its summary was written */
+
+	/*
+	 * formats 5 and 6: the top, a summary over the groups (scbfsummary.c);
+	 * its m is 0 (its rows, capacity x SCBF_SUMMARY_BLOCK_BITS, may pass
+	 * 2^32), width 0 if there is none.  Groups 0 .. top_covered - 1 have
+	 * complete columns.  Formats 3 and 4 end before these fields: a
+	 * commit that writes them raises pd_lower over them.
+	 */
+	ScbfBandDesc top;
+	uint32		top_covered;
+	uint32		unused6;
+	uint64		top_removed;	/* keys VACUUM took out of the covered
+								 * groups since the top was written */
 } ScbfMetaPageData;
 
 #define ScbfPageGetMeta(page)	((ScbfMetaPageData *) PageGetContents(page))

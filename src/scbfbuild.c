@@ -545,15 +545,24 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 					   BuildFilterKeys, &ka, nset);
 	}
 	ScbfBandDirBuild(bs->index, &layout->bands, &layout->dir);
-	/* the summaries of groups of bands, past one band */
+	/* the summaries of groups of bands, past one band; past one group, the top */
 	{
 		ScbfKeysArg ka;
+		ScbfBand	top;
 
 		ka.bs = bs;
 		ka.nblocks = RelationGetNumberOfBlocks(bs->index);
 		layout->bands.groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
 		ScbfGroupsBuild(bs->index, &state, &layout->bands, bs->nfilters,
 						BuildFilterKeys, &ka);
+		if (ScbfTopNeeded(&layout->bands, PG_UINT64_MAX))
+		{
+			ka.nblocks = RelationGetNumberOfBlocks(bs->index);
+			layout->bands.covered =
+				ScbfTopWrite(bs->index, &state, &layout->bands,
+							 bs->nfilters, BuildFilterKeys, &ka, true, &top);
+			layout->bands.top = top;
+		}
 	}
 	for (f = 0; f < bs->nfilters; f++)
 	{

@@ -544,6 +544,7 @@ typedef struct ScbfPageRef
 	int32		block_index;
 	bool		has_block_index;
 	BlockNumber next;			/* InvalidBlockNumber: NULL */
+	bool		top;			/* a summary page or map of the top */
 } ScbfPageRef;
 
 /* What PageCensus fills in */
@@ -590,6 +591,7 @@ RefBlock(BlockNumber blkno, const ScbfBlockRef *ref, void *arg)
 	out->block_index = ref->pageno;
 	out->has_block_index = ref->pageno >= 0;
 	out->next = ref->next;
+	out->top = ref->top;
 	switch (ref->kind)
 	{
 		case SCBF_KIND_ROWS:
@@ -680,7 +682,8 @@ KindName(ScbfPageKind kind)
 /*
  * The kind scbf_pages reports for a block: what the page says it is if a
  * structure names it as such (or it is the metapage, a free page, a page
- * never initialized or no scbf page at all), else "unreferenced".
+ * never initialized or no scbf page at all; "top" and "top map" for the
+ * top's summary pages and map), else "unreferenced".
  */
 static const char *
 PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
@@ -690,6 +693,8 @@ PageKindOf(const ScbfPageInfo *pi, const ScbfPageRef *ref,
 		pi->kind == SCBF_KIND_FREE ||
 		(pi->kind == SCBF_KIND_META && blkno == SCBF_METAPAGE_BLKNO))
 		return KindName(pi->kind);
+	if (ref->kind == pi->kind && ref->top)
+		return pi->kind == SCBF_KIND_SUMMARY ? "top" : "top map";
 	if (ref->kind == pi->kind)
 		return KindName(pi->kind);
 	return "unreferenced";

@@ -143,7 +143,8 @@ ScbfRowsBytes(const ScbfMeta *meta)
  * ScbfRowsProbe
  *		acc |= the filters that may hold any of hashes[0 .. nhashes) in
  *		column col: per hash and band the AND of its k rows, for the bands
- *		whose summary may hold the hash (all, without a summary).
+ *		whose summary may hold the hash (all, without a summary), in the
+ *		groups whose top column may hold it (all, without a top).
  *
  * acc has ScbfRowsBytes(meta) bytes, bit f for filter f.  Returns false if
  * a page of a band is not what meta says (a fold moved the band and its
@@ -158,6 +159,7 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 	const ScbfBands *bands;
 	uint8	   *one;
 	uint8	   *mask = NULL;
+	uint8	   *gmask = NULL;
 	uint32		covered = 0;
 	uint32		pos[SCBF_ROWS_MAX_K];
 	int			h;
@@ -175,6 +177,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		covered = Min(lastg->first + lastg->width, bands->nbands);
 		mask = palloc((lastg->first + lastg->width + 7) / 8 + 1);
 	}
+	if (bands->top.width > 0)
+		gmask = palloc(bands->top.width / 8 + 1);
 	for (h = 0; h < nhashes; h++)
 	{
 		uint32		bi;
@@ -185,16 +189,29 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 		{
 			uint64		fkey = ScbfFilterKey(state, col, hashes[h]);
 			const ScbfBand *lastg = &bands->groups[bands->ngroups - 1];
+			bool		ok = true;
 
 			memset(mask, 0, (lastg->first + lastg->width + 7) / 8 + 1);
-			for (g = 0; g < bands->ngroups; g++)
-				if (!ScbfSummaryProbe(index, &bands->groups[g], fkey, mask,
-									  nblocks))
-				{
-					pfree(one);
-					pfree(mask);
-					return false;
-				}
+			/* the covered groups whose top column may hold it */
+			if (gmask != NULL)
+			{
+				memset(gmask, 0, bands->top.width / 8 + 1);
+				ok = ScbfSummaryProbe(index, &bands->top, fkey, gmask,
+									  nblocks);
+			}
+			for (g = 0; ok && g < bands->ngroups; g++)
+				if (gmask == NULL || g >= bands->covered ||
+					(gmask[g / 8] & (1 << (g % 8))) != 0)
+					ok = ScbfSummaryProbe(index, &bands->groups[g], fkey,
+										  mask, nblocks);
+			if (!ok)
+			{
+				pfree(one);
+				pfree(mask);
+				if (gmask != NULL)
+					pfree(gmask);
+				return false;
+			}
 		}
 		for (bi = 0; bi < bands->nbands; bi++)
 		{
@@ -233,6 +250,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 					pfree(one);
 					if (mask != NULL)
 						pfree(mask);
+					if (gmask != NULL)
+						pfree(gmask);
 					return false;
 				}
 				scbf_rows_and(one, ScbfPageGetRows(page),
@@ -247,6 +266,8 @@ ScbfRowsProbe(Relation index, ScbfState *state, const ScbfMeta *meta,
 	pfree(one);
 	if (mask != NULL)
 		pfree(mask);
+	if (gmask != NULL)
+		pfree(gmask);
 	return true;
 }
 

@@ -24,6 +24,18 @@
  *	  visible (invariant I4); they are never cleared, so a key VACUUM
  *	  removed may still send a probe to its band, never the reverse.
  *
+ *	  Past two groups, a probe would read a page a group.  So the top
+ *	  summarizes the groups as a group summarizes bands: a summary whose
+ *	  columns are groups, each over every key of its group's bands, at
+ *	  SCBF_TOP_KEY_BITS bits a key (its rows may pass 2^32).  VACUUM or a
+ *	  build writes it from the ledgers (ScbfTopWrite), wider than the
+ *	  groups it covers; a fold that opens a group within its width starts
+ *	  that group's column empty and covers it (ScbfGroupsCover), and folds
+ *	  set the top's bits with the groups' (ScbfSummarySet).  A probe reads
+ *	  the top's page of its key and the pages of the covered groups whose
+ *	  bit survives, and those of the groups it does not cover
+ *	  (ScbfRowsProbe).
+ *
  * Portions Copyright (c) 2026, scbf developers
  *
  * IDENTIFICATION
@@ -134,8 +146,9 @@ GroupPlan(uint32 first, uint32 nbands, uint32 blocks, uint32 serial,
 
 /*
  * ScbfGroupNextSerial
- *		The serial of a group written next: above every group's, so that a
- *		summary page's serial and page number name one group's page.
+ *		The serial of a group or top written next: above every group's and
+ *		the top's, so that a summary page's serial and page number name one
+ *		group's page or the top's.
  */
 uint32
 ScbfGroupNextSerial(const ScbfBands *bands)
@@ -145,6 +158,8 @@ ScbfGroupNextSerial(const ScbfBands *bands)
 
 	for (g = 0; g < bands->ngroups; g++)
 		serial = Max(serial, bands->groups[g].serial);
+	if (bands->top.width > 0)
+		serial = Max(serial, bands->top.serial);
 	return serial + 1;
 }
 
@@ -239,10 +254,11 @@ ScbfSummaryHas(Relation index, const ScbfBand *group, uint32 bandno,
 /*
  * ScbfSummarySet
  *		Set the summary bits of filter keys fkeys[0 .. n), each for its
- *		band bandof[i], in the groups of those bands (maps read as
- *		needed), WAL-logged, one record per summary page touched.  Bands
- *		past the last group have no summary.  Under the fold lock, before
- *		the commit that makes the keys visible.
+ *		band bandof[i], in the groups of those bands and in the top's
+ *		columns of those groups (maps read as needed), WAL-logged, one
+ *		record per summary page touched.  Bands past the last group have
+ *		no summary, groups past the top's width no column.  Under the fold
+ *		lock, before the commit that makes the keys visible.
  */
 void
 ScbfSummarySet(Relation index, const ScbfBands *bands, const uint32 *bandof,
@@ -278,6 +294,36 @@ ScbfSummarySet(Relation index, const ScbfBands *bands, const uint32 *bandof,
 			continue;
 		group = ScbfBandMapped(index, group, &copy, nblocks);
 		ScbfBandSetBits(index, group, rows, cols, nops, nblocks);
+	}
+	if (bands->top.width > 0)
+	{
+		/* the top's bits: column g for a key of group g */
+		const ScbfBand *top = &bands->top;
+		ScbfBand	copy;
+		Size		nops = 0;
+		int			j;
+		int			i;
+
+		for (j = 0; j < n; j++)
+		{
+			const ScbfBand *group = ScbfGroupOf(bands, bandof[j]);
+			uint32		g;
+
+			if (group == NULL)
+				continue;
+			g = (uint32) (group - bands->groups);
+			if (g >= top->width)
+				continue;
+			scbf_summary_rows(fkeys[j], top->capacity, rows + nops);
+			for (i = 0; i < SCBF_SUMMARY_K; i++)
+				cols[nops + i] = g;
+			nops += SCBF_SUMMARY_K;
+		}
+		if (nops > 0)
+		{
+			top = ScbfBandMapped(index, top, &copy, nblocks);
+			ScbfBandSetBits(index, top, rows, cols, nops, nblocks);
+		}
 	}
 	pfree(rows);
 	pfree(cols);
@@ -326,7 +372,8 @@ GroupBandKeys(uint32 bandno, ScbfKeyFn emit, void *emit_arg, void *arg)
  *		the bands committed holds, from their filters' keys (`keys`, below
  *		nfilters: band 0's, for the first); the summaries of the bands
  *		opened since are empty, and the fold sets their keys' bits
- *		(ScbfRowsSet).  WAL-logged; the
+ *		(ScbfRowsSet).  A new group of new bands within the top's width
+ *		is covered by the top from its opening.  WAL-logged; the
  *		groups replaced stay for the probes that still read them, and the
  *		fold's commit hands them to the graveyard.
  */
@@ -342,6 +389,8 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 
 	memcpy(bands->groups, committed->groups, sizeof(ScbfBand) * ng);
 	bands->ngroups = ng;
+	bands->top = committed->top;
+	bands->covered = committed->covered;
 	if (nb < 2)
 		return;
 	GroupKeysInit(&gk, bands, nfilters, keys, arg);
@@ -364,6 +413,14 @@ ScbfGroupsCover(Relation index, ScbfState *state, const ScbfBands *committed,
 					  ScbfGroupNextSerial(bands), &next);
 			ScbfBandWrite(index, state, &next, committed->nbands,
 						  GroupBandKeys, &gk, NULL, false);
+
+			/*
+			 * a group of new bands only, holding no key yet, has its top
+			 * column complete if it has one: this fold sets its bits
+			 */
+			if (next.first >= committed->nbands && ng == bands->covered &&
+				ng < bands->top.width)
+				bands->covered = ng + 1;
 			bands->groups[ng++] = next;
 			bands->ngroups = ng;
 		}
@@ -442,4 +499,129 @@ ScbfGroupsBuild(Relation index, ScbfState *state, ScbfBands *bands,
 		ScbfBandBuild(index, state, group, nb, GroupBandKeys, &gk, NULL);
 		first += group->width;
 	}
+}
+
+/*
+ * Bits a key of the top: each of its columns holds every key of a group,
+ * so it costs these bits a key of the whole index (src/README, "Step 5").
+ */
+#define SCBF_TOP_KEY_BITS			12
+
+/*
+ * The blocks of a top: for each key a full group of bands of the largest
+ * capacity holds, SCBF_TOP_KEY_BITS bits (or as many as that band's
+ * filters have a key, if fewer), at most PG_UINT32_MAX blocks (2^41 bits
+ * a column).
+ */
+static uint32
+TopBlocks(const ScbfBands *bands)
+{
+	const ScbfBand *widest = &bands->bands[0];
+	uint64		keybits;
+	uint64		bits;
+	uint64		blocks;
+	uint32		b;
+
+	for (b = 1; b < bands->nbands; b++)
+		if (bands->bands[b].capacity > widest->capacity)
+			widest = &bands->bands[b];
+	keybits = Min((uint64) SCBF_TOP_KEY_BITS,
+				  Max((uint64) widest->geom.k * widest->geom.m /
+					  Max(widest->capacity, 1), 1));
+	bits = (uint64) ScbfGroupLimit() * ScbfBandLimit() *
+		Max(widest->capacity, 1) * keybits;
+	blocks = (bits + SCBF_SUMMARY_BLOCK_BITS - 1) / SCBF_SUMMARY_BLOCK_BITS;
+	return (uint32) Max(Min(blocks, PG_UINT32_MAX), 1);
+}
+
+/*
+ * Plan a top of blocks blocks and width columns (groups): as many rows a
+ * page as the width leaves room for, in whole blocks.  Its m is 0: its
+ * rows, blocks x SCBF_SUMMARY_BLOCK_BITS, may pass 2^32 (ScbfBandRows).
+ */
+static void
+TopPlan(uint32 blocks, uint32 width, uint32 serial, ScbfBand *top)
+{
+	memset(top, 0, sizeof(ScbfBand));
+	top->kind = SCBF_BAND_SUMMARY;
+	top->geom.k = 1;
+	top->geom.m = 0;
+	top->capacity = blocks;
+	top->first = 0;
+	top->width = width;
+	top->rows_per_page =
+		TYPEALIGN_DOWN(SCBF_SUMMARY_BLOCK_BITS,
+					   (uint32) (((uint64) SCBF_PAGE_SPACE * 8) / width));
+	top->pages = (uint32) (((uint64) blocks * SCBF_SUMMARY_BLOCK_BITS +
+							top->rows_per_page - 1) / top->rows_per_page);
+	top->map = InvalidBlockNumber;
+	top->serial = serial;
+}
+
+/*
+ * ScbfKeysFn of a top's write: the keys of every band of group g (of its
+ * filters below gk->nfilters).
+ */
+static void
+TopGroupKeys(uint32 g, ScbfKeyFn emit, void *emit_arg, void *arg)
+{
+	ScbfGroupKeys *gk = (ScbfGroupKeys *) arg;
+	const ScbfBand *group = &gk->bands->groups[g];
+	uint32		end = Min(gk->bands->nbands, group->first + group->width);
+	uint32		b;
+
+	for (b = group->first; b < end; b++)
+		GroupBandKeys(b, emit, emit_arg, arg);
+}
+
+/*
+ * ScbfTopNeeded
+ *		True if VACUUM or a build should write the top of bands anew: there
+ *		are two groups or more and no top, or groups the top does not
+ *		cover that it could, or it lost a quarter of the keys (keys, the
+ *		keys its covered groups' bands hold now) since it was written.
+ */
+bool
+ScbfTopNeeded(const ScbfBands *bands, uint64 keys)
+{
+	if (bands->ngroups < 2)
+		return false;
+	if (bands->top.width == 0)
+		return true;
+	if (bands->covered < Min(bands->ngroups, SCBF_TOP_GROUPS))
+		return true;
+	return bands->top.removed > 0 && bands->top.removed >= keys / 4;
+}
+
+/*
+ * ScbfTopWrite
+ *		A top over the groups of bands, written anew from the keys `keys`
+ *		gives for the filters of their bands (below nfilters), into *top:
+ *		covering every group (up to SCBF_TOP_GROUPS), with a spare half
+ *		for the groups to come, of the old top's blocks or, for a first
+ *		top, TopBlocks'.  Returns the groups it covers.  For VACUUM (build
+ *		false): in free pages first, WAL-logged, the keys spilled if it
+ *		takes more than one pass; the old top stays for the probes that
+ *		still read it until the commit that names the new one hands it to
+ *		the graveyard.  For a build: at the relation's end, unlogged.
+ */
+uint32
+ScbfTopWrite(Relation index, ScbfState *state, const ScbfBands *bands,
+			 uint32 nfilters, ScbfKeysFn keys, void *arg, bool build,
+			 ScbfBand *top)
+{
+	uint32		covered = Min(bands->ngroups, SCBF_TOP_GROUPS);
+	uint32		width = Min(covered + Max(covered / 2, 1), SCBF_TOP_GROUPS);
+	ScbfGroupKeys gk;
+
+	Assert(covered >= 1);
+	TopPlan(bands->top.width > 0 ? bands->top.capacity : TopBlocks(bands),
+			width, ScbfGroupNextSerial(bands), top);
+	GroupKeysInit(&gk, bands, nfilters, keys, arg);
+	if (build)
+		ScbfBandBuild(index, state, top, covered, TopGroupKeys, &gk, NULL);
+	else
+		ScbfBandWrite(index, state, top, covered, TopGroupKeys, &gk, NULL,
+					  true);
+	return covered;
 }

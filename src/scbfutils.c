@@ -62,6 +62,7 @@ static uint8 BandMapType(const ScbfBand *band);
 static bool ReadBandMap(Relation index, ScbfBand *band, bool check,
 						BlockNumber nblocks, ScbfBandRun *runs);
 static void SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands);
+static void MetaTop(Relation index, const ScbfMeta *meta, ScbfBands *bands);
 static void CheckBand(Relation index, const ScbfMetaPageData *meta,
 					  const ScbfBandDesc *d, uint32 b, BlockNumber blkno);
 static void ReadBandDir(Relation index, const ScbfMeta *meta, uint32 from,
@@ -139,17 +140,16 @@ CheckMetaPage(Relation index, Page page)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "Block 0 is not an scbf metapage.");
 
-	if (meta->version != SCBF_FORMAT_VERSION &&
-		meta->version != SCBF_FORMAT_VERSION_WIDE)
+	if (!ScbfFormatKnown(meta->version))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" has storage format version %u",
 						RelationGetRelationName(index), meta->version),
-				 errdetail("This version of scbf reads storage format versions %u and %u only.",
-						   SCBF_FORMAT_VERSION, SCBF_FORMAT_VERSION_WIDE),
+				 errdetail("This version of scbf reads storage format versions %u to %u only.",
+						   SCBF_FORMAT_VERSION, SCBF_FORMAT_VERSION_TOP_WIDE),
 				 errhint("REINDEX it.")));
-	/* format 3: 32-bit hashes, 0 in the fields it left unused */
-	if ((meta->version == SCBF_FORMAT_VERSION ?
+	/* formats 3 and 5: 32-bit hashes, 0 in the fields format 3 left unused */
+	if ((!ScbfFormatWide(meta->version) ?
 		 (meta->hash_bits != 0 && meta->hash_bits != 32) ||
 		 meta->extended_cols != 0 :
 		 meta->hash_bits <= 32 || meta->hash_bits > SCBF_MAX_HASH_BITS) ||
@@ -194,6 +194,12 @@ CheckMetaPage(Relation index, Page page)
 	if (meta->nfilters > end)
 		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
 						  "The metapage has more filters than its bands hold.");
+	if (ScbfFormatTop(meta->version) != (meta->top.width > 0) ||
+		(ScbfFormatTop(meta->version) &&
+		 ((PageHeader) page)->pd_lower <
+		 MAXALIGN(SizeOfPageHeaderData) + sizeof(ScbfMetaPageData)))
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's top over groups does not match its format version.");
 }
 
 /*
@@ -408,8 +414,7 @@ ScbfReadMetaIfCurrent(Relation index)
 	if (ScbfPageHasOpaque(page) &&
 		ScbfPageGetOpaque(page)->type == SCBF_PAGE_META &&
 		ScbfPageGetMeta(page)->magic == SCBF_MAGIC_NUMBER &&
-		(ScbfPageGetMeta(page)->version == SCBF_FORMAT_VERSION ||
-		 ScbfPageGetMeta(page)->version == SCBF_FORMAT_VERSION_WIDE))
+		ScbfFormatKnown(ScbfPageGetMeta(page)->version))
 	{
 		CheckMetaPage(index, page);	/* an error releases the lock */
 		copy = palloc(SCBF_PAGE_SPACE);
@@ -627,6 +632,7 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	Buffer		metabuf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	FullTransactionId safexid;
 	GenericXLogState *xlog;
+	Page		metapage;
 	ScbfMetaPageData *meta;
 	Buffer		cutbufs[SCBF_NPENDING];
 	bool		mayhave[SCBF_NPENDING];
@@ -662,7 +668,8 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	safexid = ReadNextFullTransactionId();
 	xlog = GenericXLogStart(index);
-	meta = ScbfPageGetMeta(GenericXLogRegisterBuffer(xlog, metabuf, 0));
+	metapage = GenericXLogRegisterBuffer(xlog, metabuf, 0);
+	meta = ScbfPageGetMeta(metapage);
 	if (meta->fold_serial + 1 != fc->serial)
 		elog(ERROR, "fold serial of index \"%s\" moved under the fold lock",
 			 RelationGetRelationName(index));
@@ -707,6 +714,15 @@ ScbfCommitSerial(Relation index, const ScbfCommit *fc)
 				 meta->groups[b].map != fc->bands.groups[b].map))
 				AddGrave(meta, SCBF_GRAVE_SUMMARY, meta->groups[b].map,
 						 meta->groups[b].pages, InvalidBlockNumber, safexid);
+		/* and the top's */
+		if (meta->top.width > 0 && meta->top.pages > 0 &&
+			meta->top.map != fc->bands.top.map)
+			AddGrave(meta, SCBF_GRAVE_SUMMARY, meta->top.map,
+					 meta->top.pages, InvalidBlockNumber, safexid);
+		/* a format 3 or 4 metapage ends before the top's fields */
+		((PageHeader) metapage)->pd_lower =
+			Max(((PageHeader) metapage)->pd_lower,
+				MAXALIGN(SizeOfPageHeaderData) + sizeof(ScbfMetaPageData));
 		SetMetaBands(meta, &fc->bands);
 		meta->dir = fc->dir;
 	}
@@ -1101,6 +1117,52 @@ SetMetaBands(ScbfMetaPageData *meta, const ScbfBands *bands)
 		BandDesc(&bands->groups[g], &meta->groups[g]);
 		meta->group_removed[g] = bands->groups[g].removed;
 	}
+	memset(&meta->top, 0, sizeof(meta->top));
+	meta->top_covered = 0;
+	meta->top_removed = 0;
+	if (bands->top.width > 0)
+	{
+		BandDesc(&bands->top, &meta->top);
+		meta->top.m = 0;
+		meta->top_covered = bands->covered;
+		meta->top_removed = bands->top.removed;
+	}
+	/* the format says whether there is a top, so that older code refuses it */
+	if (ScbfFormatWide(meta->version))
+		meta->version = bands->top.width > 0 ?
+			SCBF_FORMAT_VERSION_TOP_WIDE : SCBF_FORMAT_VERSION_WIDE;
+	else
+		meta->version = bands->top.width > 0 ?
+			SCBF_FORMAT_VERSION_TOP : SCBF_FORMAT_VERSION;
+}
+
+/*
+ * The top a metapage copy describes into bands->top and bands->covered,
+ * its map not read (width 0: none).  A top whose shape is impossible, or
+ * that covers groups the metapage does not have, is corruption.
+ */
+static void
+MetaTop(Relation index, const ScbfMeta *meta, ScbfBands *bands)
+{
+	const ScbfBandDesc *d = &meta->top;
+
+	memset(&bands->top, 0, sizeof(ScbfBand));
+	bands->top.map = InvalidBlockNumber;
+	bands->covered = 0;
+	if (d->width == 0)
+		return;
+	if (d->width > SCBF_TOP_GROUPS || d->rows_per_page == 0 ||
+		d->rows_per_page % SCBF_SUMMARY_BLOCK_BITS != 0 ||
+		(uint64) d->rows_per_page * d->width > (uint64) SCBF_PAGE_SPACE * 8 ||
+		d->m != 0 || d->capacity == 0 || d->first != 0 ||
+		d->pages != ((uint64) d->capacity * SCBF_SUMMARY_BLOCK_BITS +
+					 d->rows_per_page - 1) / d->rows_per_page ||
+		meta->top_covered > d->width || meta->top_covered > meta->ngroups)
+		ScbfReportCorrupt(index, SCBF_METAPAGE_BLKNO,
+						  "The metapage's top over groups is impossible.");
+	DescGroup(d, &bands->top);
+	bands->top.removed = meta->top_removed;
+	bands->covered = meta->top_covered;
 }
 
 /*
@@ -1174,6 +1236,7 @@ ScbfMetaBands(Relation index, const ScbfMeta *meta, ScbfBands *bands,
 	ReadBandDir(index, meta, 0, bands, nblocks);
 	bands->groups = palloc(sizeof(ScbfBand) * SCBF_MAX_GROUPS);
 	bands->ngroups = MetaGroups(index, meta, bands->groups);
+	MetaTop(index, meta, bands);
 }
 
 /*
@@ -1500,10 +1563,11 @@ ScbfBandLoad(Relation index, ScbfBand *band, BlockNumber nblocks)
 }
 
 /*
- * The groups a metapage copy counts into state->cache, their maps read:
- * from state->gcache_runs for a group whose map, serial and pages are
- * those gcache holds, else read and kept there.  False if a map is not its
- * group's (see ScbfBandLoad).
+ * The groups a metapage copy counts, and its top, into state->cache, their
+ * maps read: from state->gcache_runs for a group (the top in slot
+ * SCBF_MAX_GROUPS) whose map, serial and pages are those gcache holds,
+ * else read and kept there.  False if a map is not its group's (see
+ * ScbfBandLoad).
  */
 static bool
 CachedGroups(Relation index, ScbfState *state, const ScbfMeta *meta,
@@ -1512,24 +1576,33 @@ CachedGroups(Relation index, ScbfState *state, const ScbfMeta *meta,
 	uint32		n;
 	uint32		g;
 
+	state->cache.top.width = 0;
+	state->cache.covered = 0;
 	if (meta->ngroups == 0)
 		return true;
 	if (state->gcache == NULL)
 	{
 		state->gcache = MemoryContextAllocZero(index->rd_indexcxt,
-											   sizeof(ScbfBand) * SCBF_MAX_GROUPS);
+											   sizeof(ScbfBand) * (SCBF_MAX_GROUPS + 1));
 		state->gcache_runs =
 			MemoryContextAllocZero(index->rd_indexcxt,
-								   sizeof(ScbfBandRun *) * SCBF_MAX_GROUPS);
+								   sizeof(ScbfBandRun *) * (SCBF_MAX_GROUPS + 1));
 		state->cache.groups =
 			MemoryContextAllocZero(index->rd_indexcxt,
 								   sizeof(ScbfBand) * SCBF_MAX_GROUPS);
 	}
 	n = MetaGroups(index, meta, state->cache.groups);
-	for (g = 0; g < n; g++)
+	MetaTop(index, meta, &state->cache);
+	for (g = 0; g <= SCBF_MAX_GROUPS; g++)
 	{
-		ScbfBand   *group = &state->cache.groups[g];
+		ScbfBand   *group;
 		ScbfBand   *had = &state->gcache[g];
+
+		if (g >= n && g < SCBF_MAX_GROUPS)
+			continue;
+		group = g < n ? &state->cache.groups[g] : &state->cache.top;
+		if (group->width == 0)
+			continue;
 
 		if (had->nruns > 0 && had->map == group->map &&
 			had->serial == group->serial && had->pages == group->pages)
@@ -1603,6 +1676,8 @@ ScbfBandsCached(Relation index, const ScbfMeta *meta, BlockNumber nblocks)
 		oldlast = state->cache.bands[state->cache.nbands - 1];
 	state->cache.nbands = 0;
 	state->cache.ngroups = 0;
+	state->cache.top.width = 0;
+	state->cache.covered = 0;
 	if (n == 0)
 		return &state->cache;
 	ReadBandDir(index, meta, have, &state->cache, nblocks);
@@ -1753,6 +1828,7 @@ ScbfBlockRefInit(ScbfBlockRef *ref, ScbfPageKind kind)
 	ref->column = -1;
 	ref->partition = -1;
 	ref->next = InvalidBlockNumber;
+	ref->top = false;
 }
 
 /*
@@ -1778,14 +1854,14 @@ NameRange(BlockNumber first, uint32 n, ScbfBlockRef *ref, ScbfCensusFn fn,
 
 /*
  * Hand fn a band's map at map, its ref's pageno the band's number (bandno,
- * or -1 for a superseded band), and the pages its runs list, the ref's
+ * or -1 for a superseded band or the top; top says which), and the pages its runs list, the ref's
  * pageno counting from 0 (grave: the metapage's grave that names it, or
  * -1).  A map that cannot be read names no pages.
  */
 static void
 NameBand(Relation index, uint8 kind, BlockNumber map, uint32 pages,
-		 uint32 serial, int bandno, int grave, ScbfCensusFn fn, void *arg,
-		 BlockNumber nblocks)
+		 uint32 serial, int bandno, int grave, bool top, ScbfCensusFn fn,
+		 void *arg, BlockNumber nblocks)
 {
 	ScbfBlockRef ref;
 	ScbfBand	band;
@@ -1800,6 +1876,7 @@ NameBand(Relation index, uint8 kind, BlockNumber map, uint32 pages,
 	ref.grave = grave;
 	ref.serial = grave < 0 ? serial : -1;
 	ref.pageno = bandno;
+	ref.top = top;
 	if (!fn(map, &ref, arg))
 		return;
 	memset(&band, 0, sizeof(band));
@@ -1813,6 +1890,7 @@ NameBand(Relation index, uint8 kind, BlockNumber map, uint32 pages,
 					 SCBF_KIND_ROWS);
 	ref.grave = grave;
 	ref.serial = grave < 0 ? serial : -1;
+	ref.top = top;
 	for (r = 0; r < band.nruns; r++)
 		for (p = 0; p < band.runs[r].npages; p++)
 		{
@@ -1827,8 +1905,9 @@ NameBand(Relation index, uint8 kind, BlockNumber map, uint32 pages,
 /*
  * ScbfMetaBlocks
  *		The part of the block census (ScbfCensus) that a metapage copy
- *		names itself: hand fn the filter table's pages, the band (its map,
- *		then its pages), the delta and the bands waiting in the graveyard.
+ *		names itself: hand fn the filter table's pages, the band
+ *		directory's, each band's, group's and the top's (its map, then its
+ *		pages), the delta and the bands waiting in the graveyard.
  *		Each range ends at the first block outside the index (below
  *		nblocks) or where fn says so.
  */
@@ -1858,11 +1937,15 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 	for (i = 0; i < bands.nbands; i++)
 		NameBand(index, SCBF_BAND_ROWS, bands.bands[i].map,
 				 bands.bands[i].pages, bands.bands[i].serial, (int) i, -1,
-				 fn, arg, nblocks);
+				 false, fn, arg, nblocks);
 	for (i = 0; i < bands.ngroups; i++)
 		NameBand(index, SCBF_BAND_SUMMARY, bands.groups[i].map,
 				 bands.groups[i].pages, bands.groups[i].serial, (int) i, -1,
-				 fn, arg, nblocks);
+				 false, fn, arg, nblocks);
+	/* the top: a summary whose map has no group number */
+	if (bands.top.width > 0)
+		NameBand(index, SCBF_BAND_SUMMARY, bands.top.map, bands.top.pages,
+				 bands.top.serial, -1, -1, true, fn, arg, nblocks);
 	ScbfBlockRefInit(&ref, SCBF_KIND_DELTA);
 	ref.serial = meta->delta_serial;
 	NameRange(meta->delta_start, meta->delta_pages, &ref, fn, arg, nblocks);
@@ -1872,7 +1955,7 @@ ScbfMetaBlocks(Relation index, const ScbfMeta *meta, ScbfCensusFn fn,
 			NameBand(index, meta->graves[i].kind == SCBF_GRAVE_BAND ?
 					 SCBF_BAND_ROWS : SCBF_BAND_SUMMARY,
 					 meta->graves[i].first, meta->graves[i].n, 0, -1,
-					 (int) i, fn, arg, nblocks);
+					 (int) i, false, fn, arg, nblocks);
 }
 
 /*

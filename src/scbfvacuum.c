@@ -136,7 +136,7 @@ VacBand(ScbfVacState *vs, uint32 c)
  * no entry needs any more.
  */
 static void
-VacCommit(ScbfVacState *vs, const ScbfBands *newbands)
+VacCommit(ScbfVacState *vs, ScbfBands *newbands)
 {
 	ScbfCommit	fc;
 	ScbfBands	bands;
@@ -163,6 +163,14 @@ VacCommit(ScbfVacState *vs, const ScbfBands *newbands)
 			if (newbands->groups[g].serial == vs->bands.groups[g].serial)
 				newbands->groups[g].removed =
 					vs->bands.groups[g].removed + vs->removed[g];
+		/* the top's, over the groups it covers: a new one starts at 0 */
+		if (newbands->top.width > 0 && vs->bands.top.width > 0 &&
+			newbands->top.serial == vs->bands.top.serial)
+		{
+			newbands->top.removed = vs->bands.top.removed;
+			for (g = 0; g < vs->bands.covered; g++)
+				newbands->top.removed += vs->removed[g];
+		}
 		memset(vs->removed, 0, sizeof(vs->removed));
 	}
 
@@ -693,9 +701,12 @@ VacFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
  * bands to the group's count): write anew the summary of each group whose
  * count reached a quarter of the keys its bands hold now (a fifth of
  * those they held, fewer the ones since added), from the ledgers at the
- * committed serial; one commit names the new groups, whose counts start
- * at 0, and hands the old ones to the graveyard.  A crash before it leaves
- * the old summaries and their counts: the next VACUUM writes them anew.
+ * committed serial; and the top over the groups, if ScbfTopNeeded says
+ * so (its opening, its widening over groups it does not cover, or a
+ * quarter of its keys removed).  One commit names the new groups and top,
+ * whose counts start at 0, and hands the old ones to the graveyard.  A
+ * crash before it leaves the old summaries and their counts: the next
+ * VACUUM writes them anew.
  */
 static void
 VacSummaries(ScbfVacState *vs)
@@ -704,13 +715,15 @@ VacSummaries(ScbfVacState *vs)
 	uint64	   *keys;
 	bool		any = false;
 	bool		rebuilt = false;
+	uint64		topkeys = 0;
 	uint32		g;
 	uint32		f;
 
 	VacStart(vs);
 	for (g = 0; g < vs->bands.ngroups; g++)
 		any |= vs->bands.groups[g].removed > 0;
-	if (!any)
+	any |= vs->bands.top.removed > 0;
+	if (!any && !ScbfTopNeeded(&vs->bands, PG_UINT64_MAX))
 		return;
 	keys = palloc0(sizeof(uint64) * vs->bands.ngroups);
 	for (f = 0; f < vs->nfilters; f++)
@@ -740,6 +753,19 @@ VacSummaries(ScbfVacState *vs)
 		ScbfGroupRebuild(vs->index, vs->state, &newbands, g, vs->nfilters,
 						 VacFilterKeys, vs, &group);
 		newbands.groups[g] = group;
+		rebuilt = true;
+	}
+	/* the top: opened, widened over new groups, or written anew */
+	for (g = 0; g < newbands.covered; g++)
+		topkeys += keys[g];
+	if (ScbfTopNeeded(&newbands, topkeys))
+	{
+		ScbfBand	top;
+
+		newbands.covered = ScbfTopWrite(vs->index, vs->state, &newbands,
+										vs->nfilters, VacFilterKeys, vs,
+										false, &top);
+		newbands.top = top;
 		rebuilt = true;
 	}
 	if (rebuilt)

@@ -191,6 +191,8 @@ Namer(const ScbfBlockRef *ref)
 			return psprintf("Page " INT64_FORMAT " of the summary of serial " INT64_FORMAT,
 							ref->pageno, ref->serial);
 		case SCBF_KIND_SUMMARYMAP:
+			if (ref->pageno < 0)
+				return pstrdup("The map of the top over groups");
 			return psprintf("The map of the summary of group " INT64_FORMAT,
 							ref->pageno);
 		case SCBF_KIND_DELTA:
@@ -517,6 +519,32 @@ VerifyGroups(ScbfVerifyState *vs)
 					"has bands that no summary covers",
 					psprintf("The index has %u bands; its %u groups summarize %u.",
 							 bands->nbands, bands->ngroups, covered));
+
+	/* the top: its map and pages, and a group for each column it covers */
+	if (bands->top.width > 0)
+	{
+		ScbfBand   *top = &bands->top;
+
+		if (bands->ngroups < 2)
+			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
+						"has a top over fewer than two groups",
+						psprintf("The index has %u groups and a top of width %u.",
+								 bands->ngroups, top->width));
+		if (!ScbfBandLoad(vs->index, top, vs->nblocks))
+			ScbfCorrupt(vs, top->map,
+						"has a top map that is not the top's",
+						psprintf("Block %u should be the map of the top of serial %u and %u pages, its runs inside the index.",
+								 top->map, top->serial, top->pages));
+		for (p = 0; p < top->pages; p++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!ScbfBandReadPage(vs->index, top, p, scratch, vs->nblocks))
+				ScbfCorrupt(vs, ScbfBandBlock(top, p),
+							"has a top page that is not the top's",
+							psprintf("Block %u should be page %u of the top of serial %u.",
+									 ScbfBandBlock(top, p), p, top->serial));
+		}
+	}
 	pfree(scratch);
 }
 
@@ -984,7 +1012,8 @@ typedef struct ScbfR1Arg
 /*
  * Invariant I4 for the summary: the key of hash in the current column and
  * filter has its bits in the summary of the group of its band (if a group
- * summarizes it), else probes would skip the band.
+ * summarizes it), else probes would skip the band; and in the top's column
+ * of that group, if the top covers it, else probes would skip the group.
  */
 static void
 CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, ScbfHash hash)
@@ -992,6 +1021,7 @@ CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, ScbfHash hash)
 	uint32		bandno = (uint32) (band - vs->mi.bands.bands);
 	const ScbfBand *group = ScbfGroupOf(&vs->mi.bands, bandno);
 	bool		ok;
+	uint32		g;
 
 	if (group == NULL)
 		return;
@@ -1005,6 +1035,19 @@ CheckSummaryBits(ScbfVerifyState *vs, const ScbfBand *band, ScbfHash hash)
 							 vs->filterno,
 							 ScbfFilterSegment(vs->table[vs->filterno]),
 							 vs->col + 1, hash, bandno));
+	g = (uint32) (group - vs->mi.bands.groups);
+	if (g >= vs->mi.bands.covered)
+		return;
+	if (!ScbfSummaryHas(vs->index, &vs->mi.bands.top, g,
+						ScbfFilterKey(vs->state, vs->col, hash),
+						vs->nblocks, &ok))
+		ScbfCorrupt(vs, vs->mi.bands.top.map,
+					ok ? "is missing a top bit of a ledger entry" :
+					"has a top page that is not the top's",
+					psprintf("Invariant I4: filter %u (segment %u), column %d, hash " UINT64_FORMAT ": the top's column of group %u does not hold the key; probes would skip the group.",
+							 vs->filterno,
+							 ScbfFilterSegment(vs->table[vs->filterno]),
+							 vs->col + 1, hash, g));
 }
 
 /*

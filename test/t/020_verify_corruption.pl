@@ -416,7 +416,7 @@ fresh_index('v2_old', '(a)');
 is(u32(read_page('v2_old', 0), 28), 3, 'version 2: the metapage version is where the test patches it');
 patch('v2_old', [ 0, 28, pack('V', 2) ]);
 is(u32(read_page('v2_old', 0), 28), 2, 'version 2: the metapage says version 2');
-my $v1re = qr/ERROR:  XX002: index "v2_old" has storage format version 2\n.*DETAIL:  This version of scbf reads storage format versions 3 and 4 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
+my $v1re = qr/ERROR:  XX002: index "v2_old" has storage format version 2\n.*DETAIL:  This version of scbf reads storage format versions 3 to 6 only\.\n(?:.*\n)*?HINT:  REINDEX it\./;
 for my $case (
 	[ 'a query', "SET enable_seqscan = off;\nSELECT count(*) FROM v WHERE a = 7" ],
 	[ 'an insert', "INSERT INTO v VALUES (7, 'format 2')" ],
