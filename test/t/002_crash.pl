@@ -382,6 +382,16 @@ sub set_band_filters
 	  or die "scbf.test_band_filters = $filters did not take effect";
 }
 
+# scbf.test_group_bands (the bands a group holds at most), likewise
+sub set_group_bands
+{
+	my ($bands) = @_;
+	$node->append_conf('postgresql.conf', "scbf.test_group_bands = $bands\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_group_bands') = '$bands'")
+	  or die "scbf.test_group_bands = $bands did not take effect";
+}
+
 # a session to stop with gdb, and its backend's pid; scbf is loaded (the
 # breakpoints are in it)
 sub gdb_session
@@ -966,6 +976,16 @@ SKIP:
 #      it, then the server crashes.  The old summary stays named, with
 #      the count of keys removed, the answers exact; the new summary's
 #      pages are a leftover; the next VACUUM writes it anew and commits.
+#   d. With scbf.test_group_bands = 1 (a group a band), an index grown by
+#      inserts has several groups and no top over them (folds do not open
+#      it); the VACUUM that opens the top from the ledgers (ScbfTopWrite)
+#      is stopped at the commit that names it, then the server crashes.
+#      No top is named, the format stays 3, the answers are exact; the
+#      next VACUUM opens the top (format 5).
+#   e. Then inserts open groups past the top's width, which probes read
+#      directly; the VACUUM that writes the top anew, wider, is stopped at
+#      its commit likewise: the old top stays named, the next VACUUM
+#      commits the wider one.
 SKIP:
 {
 	skip "crashes in a fold that grows the bands: $gdb_why", 1 if $gdb_why;
@@ -1125,6 +1145,92 @@ SKIP:
 	is($unreferenced->('bs_a'), 0, 'summary rebuild: VACUUM freed the pages the crash left');
 	exact_tids('summary rebuild', 'bs', 0, 1, 3, 7, 500, 998, 999);
 	verify_clean($node, 'bs_a', 'summary rebuild: after VACUUM');
+
+	# d. a VACUUM that opens the top over the groups
+	set_group_bands(1);
+	# the top's serial ('' if there is none), and the storage format
+	my $top = sub {
+		return q1("SELECT coalesce(max(serial)::text, '') FROM scbf_pages('$_[0]') WHERE kind = 'top map'");
+	};
+	my $version = sub {
+		return q1("SELECT get_byte(get_raw_page('$_[0]', 0), 28)");
+	};
+	q1(q{
+		CREATE EXTENSION IF NOT EXISTS pageinspect;
+		CREATE TABLE tp (id int, code text) WITH (autovacuum_enabled = off);
+		INSERT INTO tp SELECT g, md5(g::text) FROM generate_series(1, 8000) g;
+		CREATE INDEX tp_code ON tp USING scbf (code) WITH (pages_per_segment = 8);
+		SET scbf.fold_helpers = off;
+		INSERT INTO tp SELECT g, md5(g::text) FROM generate_series(8001, 60000) g;
+		SELECT scbf_clean_pending('tp_code');
+	});
+	my $ngroups = $groups->('tp_code') =~ tr/,// + 1;
+	cmp_ok($ngroups, '>=', 4, "top open: the index has $ngroups groups");
+	is($top->('tp_code'), '', 'top open: and no top');
+	is($version->('tp_code'), 3, 'top open: format 3');
+	@probes = ("SELECT * FROM tp WHERE code = md5('7')", "SELECT * FROM tp WHERE code = md5('59999')",
+		"SELECT * FROM tp WHERE code IN (md5('1'), md5('30000'), md5('44444'))",
+		[ "SELECT * FROM tp WHERE code IN (md5('0'), md5('120001'))", 'empty' ]);
+	($s, $pid) = gdb_session('tp_code');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'ScbfTopWrite', 'ScbfCommitSerial' ], start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) tp;\n");
+	});
+	like($out // '', qr/ScbfTopWrite.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bVacSummaries\b/s,
+		'top open: VACUUM wrote the top and stopped at its commit');
+	is($top->('tp_code'), '', 'top open: at the crash, no top is named');
+	cmp_ok($unreferenced->('tp_code'), '>', 0, 'top open: at the crash, the top\'s pages are written, named by nothing');
+	scbf_same($node, 'postgres', \@probes, name => 'top open: answers during the VACUUM');
+	flush_wal($node);
+	gdb_crash($node, $g, 'top open');
+	end_session($s);
+	is($top->('tp_code'), '', 'top open: after the crash, no top');
+	is($version->('tp_code'), 3, 'top open: after the crash, format 3');
+	scbf_same($node, 'postgres', \@probes, name => 'top open: answers after the crash');
+	verify_clean($node, 'tp_code', 'top open: after the crash', leftovers => ['pages']);
+	q1('VACUUM tp');
+	my $top0 = $top->('tp_code');
+	isnt($top0, '', 'top open: the next VACUUM opened the top');
+	is($version->('tp_code'), 5, 'top open: format 5');
+	is($unreferenced->('tp_code'), 0, 'top open: VACUUM freed the pages the crash left');
+	scbf_same($node, 'postgres', \@probes, name => 'top open: answers after the next VACUUM');
+	verify_clean($node, 'tp_code', 'top open: after VACUUM');
+
+	# e. a VACUUM that writes the top anew, wider
+	q1(q{
+		SET scbf.fold_helpers = off;
+		INSERT INTO tp SELECT g, md5(g::text) FROM generate_series(60001, 120000) g;
+		SELECT scbf_clean_pending('tp_code');
+	});
+	my $ngroups1 = $groups->('tp_code') =~ tr/,// + 1;
+	cmp_ok($ngroups1, '>', $ngroups + $ngroups / 2, "top widening: $ngroups1 groups, past the top's width");
+	is($top->('tp_code'), $top0, 'top widening: the same top');
+	push @probes, "SELECT * FROM tp WHERE code = md5('119999')", "SELECT * FROM tp WHERE code = md5('70000')";
+	scbf_same($node, 'postgres', \@probes, name => 'top widening: answers before the VACUUM');
+	verify_clean($node, 'tp_code', 'top widening: before the VACUUM');
+	($s, $pid) = gdb_session('tp_code');
+	$g = gdb_attach($pid);
+	$out = gdb_stop_at($g, [ 'ScbfTopWrite', 'ScbfCommitSerial' ], start => sub {
+		$s->query_until(qr/vacuuming/, "\\echo vacuuming\nVACUUM (INDEX_CLEANUP ON) tp;\n");
+	});
+	like($out // '', qr/ScbfTopWrite.*\@\@stopped\n#0\s+(?:0x[0-9a-f]+ in )?ScbfCommitSerial\b.*\bVacSummaries\b/s,
+		'top widening: VACUUM wrote the top anew and stopped at its commit');
+	is($top->('tp_code'), $top0, 'top widening: at the crash, the old top is named');
+	scbf_same($node, 'postgres', \@probes, name => 'top widening: answers during the VACUUM');
+	flush_wal($node);
+	gdb_crash($node, $g, 'top widening');
+	end_session($s);
+	is($top->('tp_code'), $top0, 'top widening: after the crash, the old top');
+	scbf_same($node, 'postgres', \@probes, name => 'top widening: answers after the crash');
+	verify_clean($node, 'tp_code', 'top widening: after the crash', leftovers => ['pages']);
+	q1('VACUUM tp');
+	cmp_ok($top->('tp_code'), '>', $top0, 'top widening: the next VACUUM wrote the top anew and committed it');
+	scbf_same($node, 'postgres', \@probes, name => 'top widening: answers after the next VACUUM');
+	q1('SELECT txid_current()');
+	q1('VACUUM tp');
+	is($unreferenced->('tp_code'), 0, 'top widening: VACUUM freed the pages the crash left');
+	verify_clean($node, 'tp_code', 'top widening: after VACUUM');
+	set_group_bands(0);
 	set_band_filters(0);
 }
 

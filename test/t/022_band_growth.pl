@@ -11,6 +11,11 @@
 # sessions probe.  A third grows so with hash_bits = 40 and folds into the
 # delta (scbf.delta_band_pages = 0): ledgers, pending and delta entries of
 # 40-bit hashes, replayed, then a crash with entries in the pending area.
+# A fourth grows with a group a band (scbf.test_group_bands = 1) and a
+# VACUUM every third round: VACUUM opens the top over the groups (src/README,
+# "Step 5, the order to build it in"), folds cover the groups that open
+# within its width, VACUUM writes it anew, wider, past it; replayed while
+# the sessions probe.
 # WAL is checked page by page on replay (wal_consistency_checking).
 use strict;
 use warnings;
@@ -38,15 +43,16 @@ q1('CREATE EXTENSION scbf');
 my %sess = (primary => $primary->background_psql('postgres'),
 	standby => $standby->background_psql('postgres'));
 
-# grow($t, $opts): table $t (id, a: 20 rows a value, s: unique text),
-# indexes ${t}_a and ${t}_s (more options in $opts) built empty, grown by
-# 10 rounds of 10,000 rows, each
-# folded, replayed, and probed by the sessions kept open on both servers
-# against a sequential scan in the same snapshot; returns the indexes'
-# layouts (m, the highest band serial, the bands of rows) before and after
+# grow($t, $opts, $vacuum_every): table $t (id, a: 20 rows a value, s:
+# unique text), indexes ${t}_a and ${t}_s (more options in $opts) built
+# empty, grown by 10 rounds of 10,000 rows, each folded (and vacuumed every
+# $vacuum_every rounds, if given), replayed, and probed by the sessions
+# kept open on both servers against a sequential scan in the same
+# snapshot; returns the indexes' layouts (m, the highest band serial, the
+# bands of rows, groups, the top's serial) before and after
 sub grow
 {
-	my ($t, $opts) = @_;
+	my ($t, $opts, $vacuum_every) = @_;
 	$opts //= '';
 	q1(qq{
 		CREATE TABLE $t (id int, a int, s text) WITH (autovacuum_enabled = off);
@@ -54,11 +60,12 @@ sub grow
 		CREATE INDEX ${t}_s ON $t USING scbf (s) WITH (pages_per_segment = 8$opts);
 	});
 	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
-	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s groups %s', indexrelid::regclass, i.slice_counters,
+	my $layout = qq{SELECT string_agg(format('%s m %s serial %s bands %s groups %s top %s', indexrelid::regclass, i.slice_counters,
 			(SELECT max(serial) FROM scbf_pages(indexrelid) WHERE kind = 'band map'),
 			(SELECT count(DISTINCT serial) FROM scbf_pages(indexrelid) WHERE kind = 'rows'),
 			(SELECT format('%s of %s', count(*) FILTER (WHERE kind = 'summary map'), count(*) FILTER (WHERE kind = 'band map'))
-			 FROM scbf_pages(indexrelid) WHERE block_index IS NOT NULL)), ', ' ORDER BY 1)
+			 FROM scbf_pages(indexrelid) WHERE block_index IS NOT NULL),
+			(SELECT coalesce(max(serial), 0) FROM scbf_pages(indexrelid) WHERE kind = 'top map')), ', ' ORDER BY 1)
 		FROM pg_index, scbf_index_info(indexrelid) i WHERE indrelid = '$t'::regclass};
 	$sess{$_}->query_safe("SET enable_seqscan = off; SET enable_indexscan = off; SELECT count(*) FROM $t WHERE a = 1")
 	  for keys %sess;
@@ -72,6 +79,7 @@ sub grow
 		q1("INSERT INTO $t SELECT g, g / 20, md5(g::text) FROM generate_series("
 			  . (($r - 1) * 10000 + 1) . ", " . ($r * 10000) . ") g");
 		q1("SELECT scbf_clean_pending('${t}_a'), scbf_clean_pending('${t}_s')");
+		q1("VACUUM $t") if $vacuum_every && $r % $vacuum_every == 0;
 		$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 		my $v = $r * 500 - 7;
 		my $q = "SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '') FROM $t "
@@ -114,6 +122,7 @@ sub grow
 	{
 		$groups{$1} = [ $2, $3 ];
 	}
+	my %top = $last =~ /(\w+) m \d+ serial \d+ bands \d+ groups \d+ of \d+ top (\d+)/g;
 
 	# the same answers from fresh sessions, and the verifier, on both servers
 	for my $node ($primary, $standby)
@@ -123,7 +132,7 @@ sub grow
 			name => $node->name . ": $t after the growth");
 		verify_clean($node, "${t}_$_", $node->name . ": $t after the growth") for qw(a s);
 	}
-	return (\%m0, \%m1, \%serial, \%bands, \%groups);
+	return (\%m0, \%m1, \%serial, \%bands, \%groups, \%top);
 }
 
 # 1. one band (no band limit): relayouts and regeometries
@@ -167,6 +176,22 @@ is(q1(q{SELECT count(*) FROM pg_index, scbf_pages(indexrelid)
 # entries in the pending area when the server crashes
 q1("INSERT INTO w SELECT g, g / 20, md5(g::text) FROM generate_series(100001, 103000) g");
 is(q1("SELECT entries_pending > 0 FROM scbf_index_info('w_s')"), 't', 'w: entries wait in the pending area');
+
+# 4. a group a band, and a VACUUM every third round: the top over the
+# groups, opened, kept by the folds, written anew wider
+for my $node ($primary, $standby)
+{
+	$node->append_conf('postgresql.conf', "scbf.test_group_bands = 1\n");
+	$node->reload;
+	$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_group_bands') = '1'")
+	  or die $node->name . ': scbf.test_group_bands = 1 did not take effect';
+}
+my $top;
+(undef, undef, undef, $bands, $groups, $top) = grow('v', '', 3);
+is($groups->{$_}[0], $groups->{$_}[1], "$_: a group a band ($groups->{$_}[0] groups)") for qw(v_a v_s);
+cmp_ok($groups->{$_}[0], '>', 3, "$_: several groups") for qw(v_a v_s);
+cmp_ok($top->{$_}, '>', 0, "$_: VACUUM opened the top over them (serial $top->{$_})") for qw(v_a v_s);
+
 $sess{$_}->quit for keys %sess;
 $primary->stop('immediate');
 $primary->start;
