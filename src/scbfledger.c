@@ -125,6 +125,7 @@ ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 	Buffer		buf;
 	Page		page;
 	ScbfRootPageData *rd;
+	uint32		nbytes;
 	uint32		off = 0;
 	int			i;
 
@@ -145,7 +146,8 @@ ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 	rc->root = root;
 	rc->bits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
 	rc->nruns = rd->nruns;
-	memcpy(rc->bytes, ScbfRootRuns(page), rd->nbytes);
+	nbytes = rd->nbytes;
+	memcpy(rc->bytes, ScbfRootRuns(page), nbytes);
 	UnlockReleaseBuffer(buf);
 
 	for (i = 0; i < rc->nruns; i++)
@@ -153,7 +155,7 @@ ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 		ScbfRunData *run = (ScbfRunData *) (rc->bytes + off);
 
 		if (i >= lengthof(rc->runs) ||
-			!RunFits(run, off, rd->nbytes))
+			!RunFits(run, off, nbytes))
 			ScbfReportCorrupt(index, root,
 							  "A ledger root lists runs that overflow its page.");
 		rc->runs[i] = run;
