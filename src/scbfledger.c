@@ -11,8 +11,12 @@
  *	  root after the run's fences, when the root has room to spare
  *	  (RunMayInline).  A lookup reads the root and, per run, the one
  *	  or two leaves whose fences bracket the hash: its page count does not
- *	  depend on the size of the filter.  Readers copy a page and let go of
- *	  its lock before decoding it, so no lock is held across a callback.
+ *	  depend on the size of the filter.  A reader holds one ledger page's
+ *	  lock at a time, the root's let go of before any leaf's is taken.  A
+ *	  lookup (ScbfLedgerLookup) decodes in the pages under their share
+ *	  locks, copying neither; a scan (ScbfLedgerScan) copies each page and
+ *	  lets go of its lock before decoding it, so no lock is held across
+ *	  its callback.
  *
  *	  A run is visible to a reader whose metapage says fold_serial f when
  *	  made <= f < gone (src/README, "Crash safety and visibility").
@@ -35,13 +39,17 @@
 #include "scbf_page.h"
 #include "scbfpostinglist.h"
 
+/* Most runs a root's bytes can hold, each at least a run's header */
+#define SCBF_ROOT_MAX_RUNS \
+	((int) (SCBF_ROOT_BYTES / sizeof(ScbfRunData) + 1))
+
 /* A root's runs, copied out of the page and checked */
 typedef struct ScbfRootCopy
 {
 	BlockNumber root;
 	int			bits;			/* its column's hash bits */
 	int			nruns;
-	ScbfRunData *runs[SCBF_ROOT_BYTES / sizeof(ScbfRunData) + 1];
+	ScbfRunData *runs[SCBF_ROOT_MAX_RUNS];
 	char		bytes[SCBF_ROOT_BYTES];
 } ScbfRootCopy;
 
@@ -188,43 +196,84 @@ RunVisible(const ScbfRunData *run, uint64 fold_serial)
 }
 
 /*
- * True if the copied leaf's signposts can be followed: at most
+ * True if a leaf's signposts, nsignposts of them at sp, can be followed
+ * in its nbytes of posting lists decoded from base: at most
  * SCBF_LEAF_SIGNPOSTS, inside its bytes and after its first list, in
- * ascending order of offset and of hash, the first hash at least the
- * fence.  (Whether each names a list start and the hash before it, only
- * a decode from the fence can tell: the verifier's.)
+ * ascending order of offset and of hash, the first hash at least base.
+ * (Whether each names a list start and the hash before it, only a decode
+ * from the fence can tell: the verifier's.)  sp may be a page's, locked.
  */
 static bool
-SignpostsInOrder(const ScbfLeafCopy *lc)
+SignpostsInOrder(const ScbfSignpost *sp, int nsignposts, int nbytes,
+				 ScbfHash base)
 {
-	ScbfHash	prev_hash = lc->base;
+	ScbfHash	prev_hash = base;
 	int			prev_offset = 0;
 
-	if (lc->nsignposts < 0 || lc->nsignposts > SCBF_LEAF_SIGNPOSTS)
+	if (nsignposts < 0 || nsignposts > SCBF_LEAF_SIGNPOSTS)
 		return false;
-	for (int j = 0; j < lc->nsignposts; j++)
+	for (int j = 0; j < nsignposts; j++)
 	{
-		const ScbfSignpost *sp = &lc->signposts[j];
-
-		if (sp->offset <= prev_offset || sp->offset >= lc->nbytes ||
-			ScbfSignpostHash(sp) < prev_hash ||
-			(j > 0 && ScbfSignpostHash(sp) == prev_hash))
+		if (sp[j].offset <= prev_offset || sp[j].offset >= nbytes ||
+			ScbfSignpostHash(&sp[j]) < prev_hash ||
+			(j > 0 && ScbfSignpostHash(&sp[j]) == prev_hash))
 			return false;
-		prev_offset = sp->offset;
-		prev_hash = ScbfSignpostHash(sp);
+		prev_offset = sp[j].offset;
+		prev_hash = ScbfSignpostHash(&sp[j]);
+	}
+	return true;
+}
+
+/*
+ * Check that the leaf page in buf (block blkno, pinned and share-locked)
+ * is the leaf of fence fence of column col's run made at fold serial made,
+ * and that its posting lists and signposts can be followed.
+ *
+ * VACUUM frees the leaves of a superseded run once no snapshot on the
+ * primary is older than the supersession (ScbfMetaGoneReadable); a
+ * standby's probe has no such protection and may meet such a leaf freed
+ * or reused: there this releases buf and returns false, and the probe
+ * starts over.  On a primary a leaf that is not the run's is corruption,
+ * reported after releasing buf.  True: buf is still locked.
+ */
+static bool
+LeafBelongs(Relation index, Buffer buf, BlockNumber blkno, int col,
+			uint64 made, uint32 fence, int bits)
+{
+	Page		page = BufferGetPage(buf);
+	ScbfLeafPageData *ld = ScbfPageGetLeaf(page);
+	bool		belongs;
+
+	belongs = ScbfPageGetOpaque(page)->column == col &&
+		ScbfPageGetOpaque(page)->ident.leaf.run_serial == (uint32) made &&
+		ld->fence == fence;
+	if (!belongs && RecoveryInProgress())
+	{
+		/* another run's leaf now: freed and reused under the probe */
+		UnlockReleaseBuffer(buf);
+		return false;
+	}
+	if (!belongs || ld->nbytes > SCBF_LEAF_BYTES)
+	{
+		UnlockReleaseBuffer(buf);
+		ScbfReportCorrupt(index, blkno,
+						  "A ledger leaf does not belong to the run that lists it.");
+	}
+	if (!SignpostsInOrder(ScbfLeafSignposts(page), ScbfLeafNSignposts(page),
+						  ld->nbytes, ScbfFenceBase(fence, bits)))
+	{
+		UnlockReleaseBuffer(buf);
+		ScbfReportCorrupt(index, blkno,
+						  "A ledger leaf's signposts are out of order.");
 	}
 	return true;
 }
 
 /*
  * Copy leaf i of a run of the root copy rc into lc, unless lc already
- * holds it; an inline leaf comes from rc itself.
- *
- * VACUUM frees the leaves of a superseded run once no snapshot on the
- * primary is older than the supersession (ScbfMetaGoneReadable); a
- * standby's probe has no such protection and may meet such a leaf freed
- * or reused: there this returns false, and the probe starts over.  On a
- * primary a leaf that is not the run's is corruption.
+ * holds it; an inline leaf comes from rc itself.  Returns false if a
+ * standby's probe met the leaf recycled (LeafBelongs), and the probe
+ * starts over.
  */
 static bool
 ReadLeaf(Relation index, const ScbfRootCopy *rc,
@@ -235,7 +284,6 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 	Buffer		buf;
 	Page		page;
 	ScbfLeafPageData *ld;
-	bool		belongs;
 
 	if (lc->run == run && lc->leaf == i)
 		return true;
@@ -255,25 +303,12 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 		return true;
 	}
 	buf = ReadLedgerPage(index, blkno, SCBF_PAGE_LEAF, col, nblocks);
-	if (!BufferIsValid(buf))
+	if (!BufferIsValid(buf) ||
+		!LeafBelongs(index, buf, blkno, col, run->made, run->fences[i].hash,
+					 rc->bits))
 		return false;
 	page = BufferGetPage(buf);
 	ld = ScbfPageGetLeaf(page);
-	belongs = ScbfPageGetOpaque(page)->column == col &&
-		ScbfPageGetOpaque(page)->ident.leaf.run_serial == (uint32) run->made &&
-		ld->fence == run->fences[i].hash;
-	if (!belongs && RecoveryInProgress())
-	{
-		/* another run's leaf now: freed and reused under the probe */
-		UnlockReleaseBuffer(buf);
-		return false;
-	}
-	if (!belongs || ld->nbytes > SCBF_LEAF_BYTES)
-	{
-		UnlockReleaseBuffer(buf);
-		ScbfReportCorrupt(index, blkno,
-						  "A ledger leaf does not belong to the run that lists it.");
-	}
 	lc->run = run;
 	lc->leaf = i;
 	lc->blkno = blkno;
@@ -282,29 +317,18 @@ ReadLeaf(Relation index, const ScbfRootCopy *rc,
 	lc->base = ScbfFenceBase(lc->fence, lc->bits);
 	lc->nbytes = ld->nbytes;
 	lc->nsignposts = ScbfLeafNSignposts(page);
-	if (lc->nsignposts > 0 && lc->nsignposts <= SCBF_LEAF_SIGNPOSTS)
-		memcpy(lc->signposts, ScbfLeafSignposts(page),
-			   sizeof(ScbfSignpost) * lc->nsignposts);
+	memcpy(lc->signposts, ScbfLeafSignposts(page),
+		   sizeof(ScbfSignpost) * lc->nsignposts);
 	memcpy(lc->bytes, ScbfLeafBytes(page), ld->nbytes);
 	UnlockReleaseBuffer(buf);
-	if (!SignpostsInOrder(lc))
-	{
-		lc->run = NULL;
-		ScbfReportCorrupt(index, blkno,
-						  "A ledger leaf's signposts are out of order.");
-	}
 	return true;
 }
 
 /*
- * Decode every posting list of the copied leaf, calling fn for each (or,
- * with fn NULL, for those of hash only, appending their items to
- * *items / *nitems / *maxitems).  Stops after hash when looking one up.
+ * Decode every posting list of the copied leaf, calling fn for each.
  */
 static void
-DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
-				void *arg, ScbfHash hash, uint16 **items, int *nitems,
-				int *maxitems)
+DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn, void *arg)
 {
 	uint16		buf[SCBF_LEAF_BYTES];
 	scbf_pl_reader r;
@@ -313,29 +337,52 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 	int			rc;
 
 	scbf_pl_reader_init(&r, lc->bytes, lc->nbytes, lc->base);
-	if (fn == NULL)
-	{
-		/* a lookup starts at the last signpost below hash, if any */
-		int			j = lc->nsignposts;
-
-		while (j > 0 && ScbfSignpostHash(&lc->signposts[j - 1]) >= hash)
-			j--;
-		if (j > 0)
-			scbf_pl_reader_resume(&r, lc->bytes, lc->nbytes,
-								  lc->signposts[j - 1].offset,
-								  ScbfSignpostHash(&lc->signposts[j - 1]));
-	}
 	while ((rc = scbf_pl_next(&r, &h, buf, &n)) == SCBF_PL_OK)
 	{
 		if (r.nlists == 1 && ScbfFenceOf(h, lc->bits) != lc->fence)
 			break;				/* reported below */
-		if (fn)
-		{
-			fn(h, buf, n, arg);
-			continue;
-		}
+		fn(h, buf, n, arg);
+	}
+	if (rc != SCBF_PL_END)
+		ScbfReportCorrupt(index, lc->blkno,
+						  "A ledger leaf holds bytes that are no posting lists.");
+}
+
+/*
+ * Append the items of hash's posting list, if any, in a leaf's nbytes of
+ * posting lists at bytes (the leaf of fence fence, bits-bit hashes, with
+ * nsignposts signposts at sp, checked by SignpostsInOrder) to *items /
+ * *nitems / *maxitems, repalloc'ing *items as needed.  Decodes from the
+ * last signpost below hash, if any, else from the fence, and stops after
+ * hash.  bytes and sp may be a locked page's: nothing is read outside
+ * them.  Returns false if the bytes are no posting lists, or the first one
+ * is not of the fence: corruption, which the caller reports once it has
+ * let go of its lock.
+ */
+static bool
+LookupInLeaf(const uint8 *bytes, int nbytes, uint32 fence, int bits,
+			 const ScbfSignpost *sp, int nsignposts, ScbfHash hash,
+			 uint16 **items, int *nitems, int *maxitems)
+{
+	uint16		buf[SCBF_LEAF_BYTES];
+	scbf_pl_reader r;
+	ScbfHash	h;
+	int			j = nsignposts;
+	int			n;
+	int			rc;
+
+	scbf_pl_reader_init(&r, bytes, nbytes, ScbfFenceBase(fence, bits));
+	while (j > 0 && ScbfSignpostHash(&sp[j - 1]) >= hash)
+		j--;
+	if (j > 0)
+		scbf_pl_reader_resume(&r, bytes, nbytes, sp[j - 1].offset,
+							  ScbfSignpostHash(&sp[j - 1]));
+	while ((rc = scbf_pl_next(&r, &h, buf, &n)) == SCBF_PL_OK)
+	{
+		if (r.nlists == 1 && ScbfFenceOf(h, bits) != fence)
+			return false;
 		if (h > hash)
-			return;
+			return true;
 		if (h < hash)
 		{
 			/* over the lists below hash, without decoding their items */
@@ -351,9 +398,219 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
 		memcpy(*items + *nitems, buf, sizeof(uint16) * n);
 		*nitems += n;
 	}
-	if (rc != SCBF_PL_END)
-		ScbfReportCorrupt(index, lc->blkno,
-						  "A ledger leaf holds bytes that are no posting lists.");
+	return rc == SCBF_PL_END;
+}
+
+/* A leaf page a lookup reads once it has let go of the root */
+typedef struct ScbfLeafVisit
+{
+	BlockNumber blkno;
+	uint32		fence;			/* its run's fence for it */
+	uint64		made;			/* its run's fold serial */
+	ScbfHash	hash;			/* to look up in it */
+} ScbfLeafVisit;
+
+/* What a lookup gathers: items, and the leaf pages still to read */
+typedef struct ScbfLookup
+{
+	uint16	   *items;			/* palloc'd */
+	int			nitems;
+	int			maxitems;
+	ScbfLeafVisit *visits;		/* visits0, or palloc'd beyond it */
+	int			nvisits;
+	int			maxvisits;
+	ScbfLeafVisit visits0[16];
+} ScbfLookup;
+
+/*
+ * Look each of hashes[0 .. nhashes) up in the leaves of run, of bits-bit
+ * hashes, whose fences bracket it: in its inline leaf, if one, where it
+ * is (run may be a locked root's); each other leaf is noted in lk->visits,
+ * in hash order.  Returns false if the inline leaf holds bytes that are no
+ * posting lists: corruption the caller reports.
+ */
+static bool
+LookupRun(const ScbfRunData *run, int bits, const ScbfHash *hashes,
+		  int nhashes, ScbfLookup *lk)
+{
+	for (int i = 0; i < nhashes; i++)
+	{
+		ScbfHash	h = hashes[i];
+		uint32		hf = ScbfFenceOf(h, bits);
+		int			lo = 0;
+		int			hi = run->nleaves;
+		int			leaf;
+
+		/*
+		 * The last leaf whose fence is below h's, else the first, and the
+		 * leaves after it whose fence is not above h's: the leaves that may
+		 * hold h (fences compare the top 32 bits of wider hashes, so at
+		 * worst one leaf more)
+		 */
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			if (run->fences[mid].hash < hf)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (leaf = Max(lo - 1, 0);
+			 leaf < run->nleaves && run->fences[leaf].hash <= hf; leaf++)
+		{
+			ScbfLeafVisit *v;
+
+			if (run->inlined > 0 && leaf == run->nleaves - 1)
+			{
+				/* the inline leaf, looked up where it is */
+				if (!LookupInLeaf(ScbfRunInline(run), run->inlined,
+								  run->fences[leaf].hash, bits, NULL, 0, h,
+								  &lk->items, &lk->nitems, &lk->maxitems))
+					return false;
+				continue;
+			}
+			if (lk->nvisits == lk->maxvisits)
+			{
+				lk->maxvisits *= 2;
+				if (lk->visits == lk->visits0)
+				{
+					lk->visits = palloc(sizeof(ScbfLeafVisit) * lk->maxvisits);
+					memcpy(lk->visits, lk->visits0, sizeof(lk->visits0));
+				}
+				else
+					lk->visits = repalloc(lk->visits, sizeof(ScbfLeafVisit) *
+										  lk->maxvisits);
+			}
+			v = &lk->visits[lk->nvisits++];
+			v->blkno = run->fences[leaf].blkno;
+			v->fence = run->fences[leaf].hash;
+			v->made = run->made;
+			v->hash = h;
+		}
+	}
+	return true;
+}
+
+/*
+ * The root part of ScbfLedgerLookup: under the root's share lock, check
+ * the root as ReadRoot does, then look the hashes up in each run visible
+ * at fold_serial (LookupRun): in an inline leaf there, in the page, and
+ * each other leaf noted in lk->visits, in run, then hash order.  The
+ * root is unlocked and unpinned on return.
+ * Returns false if a standby's probe met the root recycled (ReadRoot).
+ */
+static bool
+LookupRoot(Relation index, BlockNumber root, int col, int bits,
+		   uint64 fold_serial, const ScbfHash *hashes, int nhashes,
+		   BlockNumber nblocks, ScbfLookup *lk)
+{
+	Buffer		buf;
+	Page		page;
+	ScbfRootPageData *rd;
+	int			rbits;
+	uint32		off = 0;
+	int			r;
+
+	CHECK_FOR_INTERRUPTS();
+	buf = ReadLedgerPage(index, root, SCBF_PAGE_ROOT, col, nblocks);
+	if (!BufferIsValid(buf))
+		return false;
+	page = BufferGetPage(buf);
+	rd = ScbfPageGetRoot(page);
+	if (ScbfPageGetOpaque(page)->column != col ||
+		rd->nbytes > SCBF_ROOT_BYTES ||
+		(rd->hash_bits != 0 &&
+		 (rd->hash_bits < 32 || rd->hash_bits > SCBF_MAX_HASH_BITS)))
+	{
+		UnlockReleaseBuffer(buf);
+		ScbfReportCorrupt(index, root,
+						  "A ledger root is not the one of its column, overflows its page or has an impossible hash width.");
+	}
+	for (r = 0; r < rd->nruns; r++)
+	{
+		ScbfRunData *run = (ScbfRunData *) (ScbfRootRuns(page) + off);
+
+		if (r >= SCBF_ROOT_MAX_RUNS ||
+			!RunFits(run, off, rd->nbytes))
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, root,
+							  "A ledger root lists runs that overflow its page.");
+		}
+		off += MAXALIGN(ScbfRunBytes(run));
+	}
+	rbits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
+	if (rbits != bits)
+	{
+		UnlockReleaseBuffer(buf);
+		ScbfReportCorrupt(index, root,
+						  psprintf("The root at block %u says %d-bit hashes; column %d's have %d.",
+								   root, rbits, col + 1, bits));
+	}
+
+	off = 0;
+	for (r = 0; r < rd->nruns; r++)
+	{
+		ScbfRunData *run = (ScbfRunData *) (ScbfRootRuns(page) + off);
+
+		off += MAXALIGN(ScbfRunBytes(run));
+		if (RunVisible(run, fold_serial) &&
+			!LookupRun(run, bits, hashes, nhashes, lk))
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, root,
+							  "A ledger leaf holds bytes that are no posting lists.");
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	return true;
+}
+
+/*
+ * The leaf part of ScbfLedgerLookup: read each leaf page LookupRoot noted,
+ * one at a time under its share lock, the root's let go of, and look up
+ * in it, in the page, the hashes noted for it (consecutive visits).
+ * Returns false if a standby's probe met a leaf recycled under it
+ * (LeafBelongs).  No page is locked or pinned on return.
+ */
+static bool
+LookupLeaves(Relation index, int col, int bits, BlockNumber nblocks,
+			 ScbfLookup *lk)
+{
+	int			v;
+	int			w;
+
+	for (v = 0; v < lk->nvisits; v = w)
+	{
+		const ScbfLeafVisit *lv = &lk->visits[v];
+		Buffer		buf;
+		Page		page;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadLedgerPage(index, lv->blkno, SCBF_PAGE_LEAF, col, nblocks);
+		if (!BufferIsValid(buf) ||
+			!LeafBelongs(index, buf, lv->blkno, col, lv->made, lv->fence,
+						 bits))
+			return false;
+		page = BufferGetPage(buf);
+		for (w = v; w < lk->nvisits &&
+			 lk->visits[w].blkno == lv->blkno &&
+			 lk->visits[w].made == lv->made &&
+			 lk->visits[w].fence == lv->fence; w++)
+			if (!LookupInLeaf(ScbfLeafBytes(page),
+							  ScbfPageGetLeaf(page)->nbytes, lv->fence, bits,
+							  ScbfLeafSignposts(page),
+							  ScbfLeafNSignposts(page), lk->visits[w].hash,
+							  &lk->items, &lk->nitems, &lk->maxitems))
+			{
+				UnlockReleaseBuffer(buf);
+				ScbfReportCorrupt(index, lv->blkno,
+								  "A ledger leaf holds bytes that are no posting lists.");
+			}
+		UnlockReleaseBuffer(buf);
+	}
+	return true;
 }
 
 /*
@@ -362,89 +619,48 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn,
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
  *		of the ledger at root visible at fold_serial.  Returns their number;
  *		*items is palloc'd.  Returns -1 if a standby's probe met a root or
- *		leaf recycled under it (see ReadRoot, ReadLeaf).
+ *		leaf recycled under it (see ReadRoot, LeafBelongs).
  *
  * hashes must be sorted ascending, and of bits bits, the column's width
  * (ScbfColumnHashBits): a root of another width is corruption, since its
  * leaves' fences and posting lists could not be compared with them.
+ *
+ * Unlike ScbfLedgerScan, which calls back, this decodes in the pages,
+ * under their share locks, and copies neither root nor leaf: the root
+ * first (LookupRoot), let go of before any leaf is locked, then each leaf
+ * it names (LookupLeaves), one lock at a time.
  */
 int
 ScbfLedgerLookup(Relation index, BlockNumber root, int col, int bits,
 				  uint64 fold_serial, const ScbfHash *hashes, int nhashes,
 				  uint16 **items, BlockNumber nblocks)
 {
-	ScbfRootCopy *rc = palloc(sizeof(ScbfRootCopy));
-	ScbfLeafCopy *lc = palloc(sizeof(ScbfLeafCopy));
-	int			nitems = 0;
-	int			maxitems = 64;
-	int			r;
-	int			i;
+	ScbfLookup	lk;
+	bool		ok;
 	int			n;
+	int			i;
 
-	*items = palloc(sizeof(uint16) * maxitems);
-	if (!ReadRoot(index, root, col, nblocks, rc))
-	{
-		pfree(rc);
-		pfree(lc);
+	lk.maxitems = 64;
+	lk.nitems = 0;
+	lk.items = palloc(sizeof(uint16) * lk.maxitems);
+	lk.visits = lk.visits0;
+	lk.nvisits = 0;
+	lk.maxvisits = lengthof(lk.visits0);
+	ok = LookupRoot(index, root, col, bits, fold_serial, hashes, nhashes,
+					nblocks, &lk) &&
+		LookupLeaves(index, col, bits, nblocks, &lk);
+	if (lk.visits != lk.visits0)
+		pfree(lk.visits);
+	*items = lk.items;
+	if (!ok)
 		return -1;
-	}
-	if (rc->bits != bits)
-		ScbfReportCorrupt(index, root,
-						  psprintf("The root at block %u says %d-bit hashes; column %d's have %d.",
-								   root, rc->bits, col + 1, bits));
-	lc->run = NULL;
-	for (r = 0; r < rc->nruns; r++)
-	{
-		ScbfRunData *run = rc->runs[r];
-
-		if (!RunVisible(run, fold_serial))
-			continue;
-		for (i = 0; i < nhashes; i++)
-		{
-			ScbfHash	h = hashes[i];
-			uint32		hf = ScbfFenceOf(h, rc->bits);
-			int			lo = 0;
-			int			hi = run->nleaves;
-			int			leaf;
-
-			/*
-			 * The last leaf whose fence is below h's, else the first, and
-			 * the leaves after it whose fence is not above h's: the leaves
-			 * that may hold h (fences compare the top 32 bits of wider
-			 * hashes, so at worst one leaf more)
-			 */
-			while (lo < hi)
-			{
-				int			mid = lo + (hi - lo) / 2;
-
-				if (run->fences[mid].hash < hf)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (leaf = Max(lo - 1, 0);
-				 leaf < run->nleaves && run->fences[leaf].hash <= hf; leaf++)
-			{
-				if (!ReadLeaf(index, rc, run, leaf, col, nblocks, lc))
-				{
-					pfree(rc);
-					pfree(lc);
-					return -1;
-				}
-				DecodeLeaf(index, lc, NULL, NULL, h, items, &nitems,
-								&maxitems);
-			}
-		}
-	}
 
 	/* sorted and distinct */
-	qsort(*items, nitems, sizeof(uint16), ScbfCmpU16);
+	qsort(lk.items, lk.nitems, sizeof(uint16), ScbfCmpU16);
 	n = 0;
-	for (i = 0; i < nitems; i++)
-		if (n == 0 || (*items)[i] != (*items)[n - 1])
-			(*items)[n++] = (*items)[i];
-	pfree(rc);
-	pfree(lc);
+	for (i = 0; i < lk.nitems; i++)
+		if (n == 0 || lk.items[i] != lk.items[n - 1])
+			lk.items[n++] = lk.items[i];
 	return n;
 }
 
@@ -486,7 +702,7 @@ ScbfLedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
 				pfree(lc);
 				return false;
 			}
-			DecodeLeaf(index, lc, fn, arg, 0, NULL, NULL, NULL);
+			DecodeLeaf(index, lc, fn, arg);
 		}
 	}
 	pfree(rc);
