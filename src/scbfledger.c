@@ -89,11 +89,12 @@ RunFits(const ScbfRunData *run, uint32 off, uint32 nbytes)
 /*
  * Share-lock block blkno, a page of the given type of column col's ledger.
  *
- * On a hot standby replay may have freed or reused a page that a probe's
- * copies still name (no snapshot of the standby holds recycling off): there
- * a block that is not such a page gives InvalidBuffer, and the probe starts
- * over.  Elsewhere, and for a block outside the index, ScbfReadPage reports
- * it as corruption; the caller checks the column.
+ * On a hot standby replay may have freed or reused a page that a probe
+ * still names, from a root it let go of (no snapshot of the standby holds
+ * recycling off): there a block that is not such a page gives
+ * InvalidBuffer, and the probe starts over.  Elsewhere, and for a block
+ * outside the index, ScbfReadPage reports it as corruption; the caller
+ * checks the column.
  */
 static Buffer
 ReadLedgerPage(Relation index, BlockNumber blkno, uint8 type, int col,
@@ -226,8 +227,8 @@ SignpostsInOrder(const ScbfSignpost *sp, int nsignposts, int nbytes,
 
 /*
  * Check that the leaf page in buf (block blkno, pinned and share-locked)
- * is the leaf of fence fence of column col's run made at fold serial made,
- * and that its posting lists and signposts can be followed.
+ * is the leaf with fence `fence` of column col's run made at fold serial
+ * `made`, and that its posting lists and signposts can be followed.
  *
  * VACUUM frees the leaves of a superseded run once no snapshot on the
  * primary is older than the supersession (ScbfMetaGoneReadable); a
@@ -350,14 +351,14 @@ DecodeLeaf(Relation index, ScbfLeafCopy *lc, ScbfPostingFn fn, void *arg)
 
 /*
  * Append the items of hash's posting list, if any, in a leaf's nbytes of
- * posting lists at bytes (the leaf of fence fence, bits-bit hashes, with
- * nsignposts signposts at sp, checked by SignpostsInOrder) to *items /
- * *nitems / *maxitems, repalloc'ing *items as needed.  Decodes from the
- * last signpost below hash, if any, else from the fence, and stops after
- * hash.  bytes and sp may be a locked page's: nothing is read outside
- * them.  Returns false if the bytes are no posting lists, or the first one
- * is not of the fence: corruption, which the caller reports once it has
- * let go of its lock.
+ * posting lists at bytes (the leaf with fence `fence`, of bits-bit
+ * hashes, with nsignposts signposts at sp, checked by SignpostsInOrder) to
+ * *items / *nitems / *maxitems, repalloc'ing *items as needed.  Decodes
+ * from the last signpost below hash, if any, else from the fence, and
+ * stops after hash.  bytes and sp may be a locked page's: nothing is read
+ * outside them.  Returns false if the bytes are no posting lists, or the
+ * first one is not of the fence: corruption, which the caller reports once
+ * it has let go of its lock.
  */
 static bool
 LookupInLeaf(const uint8 *bytes, int nbytes, uint32 fence, int bits,
@@ -598,6 +599,7 @@ LookupLeaves(Relation index, int col, int bits, BlockNumber nblocks,
 			 lk->visits[w].blkno == lv->blkno &&
 			 lk->visits[w].made == lv->made &&
 			 lk->visits[w].fence == lv->fence; w++)
+		{
 			if (!LookupInLeaf(ScbfLeafBytes(page),
 							  ScbfPageGetLeaf(page)->nbytes, lv->fence, bits,
 							  ScbfLeafSignposts(page),
@@ -608,6 +610,7 @@ LookupLeaves(Relation index, int col, int bits, BlockNumber nblocks,
 				ScbfReportCorrupt(index, lv->blkno,
 								  "A ledger leaf holds bytes that are no posting lists.");
 			}
+		}
 		UnlockReleaseBuffer(buf);
 	}
 	return true;
