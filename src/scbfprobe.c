@@ -424,7 +424,7 @@ Intersect(uint16 *a, int na, const uint16 *b, int nb)
 /*
  * The items of one filter that satisfy every condition, sorted and
  * distinct; -1 if a standby's probe met a leaf recycled under it (see
- * ReadLeaf in scbfledger.c).
+ * LeafBelongs in scbfledger.c).
  */
 static int
 FilterItems(Relation index, ScbfFilter *f, ScbfCond *conds, int nconds,
