@@ -132,20 +132,19 @@ $node->append_conf('postgresql.conf', "scbf.test_band_filters = 16\n");
 $node->reload;
 $node->poll_query_until('postgres', "SELECT current_setting('scbf.test_band_filters') = '16'")
   or die 'scbf.test_band_filters = 16 did not take effect';
-$node->safe_psql('postgres', q{
-	CREATE TABLE tb (id bigserial, a int, pad text);
-	INSERT INTO tb (a, pad) SELECT -g, 'anchor' || g FROM generate_series(1, 500) g;
-	CREATE INDEX tb_a ON tb USING scbf (a) WITH (pages_per_segment = 8);
-});
-my $bands = "SELECT count(DISTINCT serial) FROM scbf_pages('tb_a') WHERE kind = 'rows'";
-is($node->safe_psql('postgres', $bands), 1, 'bands: the index is built with one band');
-$node->pgbench(
-	'--no-vacuum --client=6 --jobs=2 --transactions=250 --random-seed=1012',
-	0,
-	[qr{processed: 1500/1500}],
-	[qr{^pgbench: setting random seed to 1012\n$}],
-	'bands: inserts that open bands, deletes, probes, folds and VACUUM together',
-	{
+# band_run($t, $what): table $t and its index ${t}_a, grown so by the
+# clients below; $what names the checks
+sub band_run
+{
+	my ($t, $what) = @_;
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE $t (id bigserial, a int, pad text);
+		INSERT INTO $t (a, pad) SELECT -g, 'anchor' || g FROM generate_series(1, 500) g;
+		CREATE INDEX ${t}_a ON $t USING scbf (a) WITH (pages_per_segment = 8);
+	});
+	my $bands = "SELECT count(DISTINCT serial) FROM scbf_pages('${t}_a') WHERE kind = 'rows'";
+	is($node->safe_psql('postgres', $bands), 1, "$what: the index is built with one band");
+	my %scripts = (
 		'b01_insert_many@6' => q{
 			\set r random(0, 4999)
 			INSERT INTO tb (a, pad) SELECT (:r + g) % 5000, repeat('x', 500) FROM generate_series(1, 30) g;
@@ -186,14 +185,44 @@ $node->pgbench(
 		'b07_vacuum@1' => q{
 			VACUUM tb;
 		}
-	});
-cmp_ok($node->safe_psql('postgres', $bands), '>', 3, 'bands: the folds opened band after band');
-probe_churned($node, 'bands: after the run', table => 'tb');
-verify_clean($node, 'tb_a', 'bands: after the run');
-$node->safe_psql('postgres', 'VACUUM tb');
-probe_churned($node, 'bands: after a final VACUUM', table => 'tb');
-note('bands: ' . $node->safe_psql('postgres', "SELECT filters || ' filters, ' || ($bands) || ' bands' FROM scbf_index_info('tb_a')"));
-verify_clean($node, 'tb_a', 'bands: after a final VACUUM');
+	);
+	# the scripts name table tb and its index tb_a; their files, the table
+	my %named;
+	for my $name (keys %scripts)
+	{
+		(my $sql = $scripts{$name}) =~ s/\btb_a\b/${t}_a/g;
+		$sql =~ s/\btb\b/$t/g;
+		$named{"${t}_$name"} = $sql;
+	}
+	$node->pgbench(
+		'--no-vacuum --client=6 --jobs=2 --transactions=250 --random-seed=1012',
+		0,
+		[qr{processed: 1500/1500}],
+		[qr{^pgbench: setting random seed to 1012\n$}],
+		"$what: inserts that open bands, deletes, probes, folds and VACUUM together",
+		\%named);
+	cmp_ok($node->safe_psql('postgres', $bands), '>', 3, "$what: the folds opened band after band");
+	probe_churned($node, "$what: after the run", table => $t);
+	verify_clean($node, "${t}_a", "$what: after the run");
+	$node->safe_psql('postgres', "VACUUM $t");
+	probe_churned($node, "$what: after a final VACUUM", table => $t);
+	note("$what: " . $node->safe_psql('postgres', "SELECT filters || ' filters, ' || ($bands) || ' bands' FROM scbf_index_info('${t}_a')"));
+	verify_clean($node, "${t}_a", "$what: after a final VACUUM");
+}
+
+band_run('tb', 'bands');
+
+# ---- the same with a group a band (scbf.test_group_bands): VACUUM opens
+# the top over the groups and writes it anew, wider, while folds open
+# groups within its width and cover them, and clients probe
+$node->append_conf('postgresql.conf', "scbf.test_group_bands = 1\n");
+$node->reload;
+$node->poll_query_until('postgres', "SELECT current_setting('scbf.test_group_bands') = '1'")
+  or die 'scbf.test_group_bands = 1 did not take effect';
+band_run('tt', 'top');
+is($node->safe_psql('postgres', "SELECT count(*) FROM scbf_pages('tt_a') WHERE kind = 'top map'"), '1',
+	'top: the index has a top over its groups');
+$node->append_conf('postgresql.conf', "scbf.test_group_bands = 0\n");
 $node->append_conf('postgresql.conf', "scbf.test_band_filters = 0\n");
 $node->reload;
 
