@@ -76,6 +76,9 @@ typedef struct ScbfGroupKeys
 StaticAssertDecl(SCBF_GROUP_BANDS * SCBF_SUMMARY_BLOCK_BITS <=
 				 SCBF_PAGE_SPACE * 8,
 				 "a page must hold a block of rows of a full group");
+StaticAssertDecl(SCBF_TOP_GROUPS * SCBF_SUMMARY_BLOCK_BITS <=
+				 SCBF_PAGE_SPACE * 8,
+				 "a page must hold a block of rows of a full top");
 
 /*
  * ScbfGroupLimit
