@@ -120,27 +120,27 @@ ReadLedgerPage(Relation index, BlockNumber blkno, uint8 type, int col,
 }
 
 /*
- * Copy the runs of a root page and check that they fit where they are.
+ * Share-lock the ledger root at block root, of column col, and check it:
+ * its column, its byte count and hash width, and that its runs fit in its
+ * bytes.  Corruption is reported once the page is let go of.
  *
  * VACUUM's census frees the roots of released filters; a standby's probe
  * may meet such a root freed or reused (ReadLedgerPage): there this
- * returns false, and the probe starts over.  On a primary a block that is
- * not a root of column col is corruption.
+ * returns InvalidBuffer, and the probe starts over.  On a primary a block
+ * that is not a root of column col is corruption.
  */
-static bool
-ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
-			  ScbfRootCopy *rc)
+static Buffer
+LockRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks)
 {
 	Buffer		buf;
 	Page		page;
 	ScbfRootPageData *rd;
-	uint32		nbytes;
 	uint32		off = 0;
-	int			i;
+	int			r;
 
 	buf = ReadLedgerPage(index, root, SCBF_PAGE_ROOT, col, nblocks);
 	if (!BufferIsValid(buf))
-		return false;
+		return InvalidBuffer;
 	page = BufferGetPage(buf);
 	rd = ScbfPageGetRoot(page);
 	if (ScbfPageGetOpaque(page)->column != col ||
@@ -152,21 +152,48 @@ ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
 		ScbfReportCorrupt(index, root,
 						  "A ledger root is not the one of its column, overflows its page or has an impossible hash width.");
 	}
+	for (r = 0; r < rd->nruns; r++)
+	{
+		ScbfRunData *run = (ScbfRunData *) (ScbfRootRuns(page) + off);
+
+		if (r >= SCBF_ROOT_MAX_RUNS ||
+			!RunFits(run, off, rd->nbytes))
+		{
+			UnlockReleaseBuffer(buf);
+			ScbfReportCorrupt(index, root,
+							  "A ledger root lists runs that overflow its page.");
+		}
+		off += MAXALIGN(ScbfRunBytes(run));
+	}
+	return buf;
+}
+
+/*
+ * Copy the runs of a root page, checked (LockRoot).  Returns false if a
+ * standby's probe met the root recycled, and the probe starts over.
+ */
+static bool
+ReadRoot(Relation index, BlockNumber root, int col, BlockNumber nblocks,
+			  ScbfRootCopy *rc)
+{
+	Buffer		buf = LockRoot(index, root, col, nblocks);
+	ScbfRootPageData *rd;
+	uint32		off = 0;
+	int			i;
+
+	if (!BufferIsValid(buf))
+		return false;
+	rd = ScbfPageGetRoot(BufferGetPage(buf));
 	rc->root = root;
 	rc->bits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
 	rc->nruns = rd->nruns;
-	nbytes = rd->nbytes;
-	memcpy(rc->bytes, ScbfRootRuns(page), nbytes);
+	memcpy(rc->bytes, ScbfRootRuns(BufferGetPage(buf)), rd->nbytes);
 	UnlockReleaseBuffer(buf);
 
 	for (i = 0; i < rc->nruns; i++)
 	{
 		ScbfRunData *run = (ScbfRunData *) (rc->bytes + off);
 
-		if (i >= lengthof(rc->runs) ||
-			!RunFits(run, off, nbytes))
-			ScbfReportCorrupt(index, root,
-							  "A ledger root lists runs that overflow its page.");
 		rc->runs[i] = run;
 		off += MAXALIGN(ScbfRunBytes(run));
 	}
@@ -495,11 +522,11 @@ LookupRun(const ScbfRunData *run, int bits, const ScbfHash *hashes,
 
 /*
  * The root part of ScbfLedgerLookup: under the root's share lock, check
- * the root as ReadRoot does, then look the hashes up in each run visible
+ * the root (LockRoot), then look the hashes up in each run visible
  * at fold_serial (LookupRun): in an inline leaf there, in the page, and
  * each other leaf noted in lk->visits, in run, then hash order.  The
  * root is unlocked and unpinned on return.
- * Returns false if a standby's probe met the root recycled (ReadRoot).
+ * Returns false if a standby's probe met the root recycled (LockRoot).
  */
 static bool
 LookupRoot(Relation index, BlockNumber root, int col, int bits,
@@ -514,33 +541,11 @@ LookupRoot(Relation index, BlockNumber root, int col, int bits,
 	int			r;
 
 	CHECK_FOR_INTERRUPTS();
-	buf = ReadLedgerPage(index, root, SCBF_PAGE_ROOT, col, nblocks);
+	buf = LockRoot(index, root, col, nblocks);
 	if (!BufferIsValid(buf))
 		return false;
 	page = BufferGetPage(buf);
 	rd = ScbfPageGetRoot(page);
-	if (ScbfPageGetOpaque(page)->column != col ||
-		rd->nbytes > SCBF_ROOT_BYTES ||
-		(rd->hash_bits != 0 &&
-		 (rd->hash_bits < 32 || rd->hash_bits > SCBF_MAX_HASH_BITS)))
-	{
-		UnlockReleaseBuffer(buf);
-		ScbfReportCorrupt(index, root,
-						  "A ledger root is not the one of its column, overflows its page or has an impossible hash width.");
-	}
-	for (r = 0; r < rd->nruns; r++)
-	{
-		ScbfRunData *run = (ScbfRunData *) (ScbfRootRuns(page) + off);
-
-		if (r >= SCBF_ROOT_MAX_RUNS ||
-			!RunFits(run, off, rd->nbytes))
-		{
-			UnlockReleaseBuffer(buf);
-			ScbfReportCorrupt(index, root,
-							  "A ledger root lists runs that overflow its page.");
-		}
-		off += MAXALIGN(ScbfRunBytes(run));
-	}
 	rbits = rd->hash_bits == 0 ? 32 : rd->hash_bits;
 	if (rbits != bits)
 	{
@@ -622,7 +627,7 @@ LookupLeaves(Relation index, int col, int bits, BlockNumber nblocks,
  *		hashes[0 .. nhashes), sorted, ascending and distinct, from every run
  *		of the ledger at root visible at fold_serial.  Returns their number;
  *		*items is palloc'd.  Returns -1 if a standby's probe met a root or
- *		leaf recycled under it (see ReadRoot, LeafBelongs).
+ *		leaf recycled under it (see LockRoot, LeafBelongs).
  *
  * hashes must be sorted ascending, and of bits bits, the column's width
  * (ScbfColumnHashBits): a root of another width is corruption, since its
@@ -672,8 +677,8 @@ ScbfLedgerLookup(Relation index, BlockNumber root, int col, int bits,
  *		Call fn for every posting list of every run visible at fold_serial,
  *		in hash order within each run.  A hash whose list goes on to the
  *		next leaf is reported once per leaf.  Returns false if a standby's
- *		probe met a root or leaf recycled under it (see ReadRoot,
- *		ReadLeaf): fn may have been called for some lists then.
+ *		probe met a root or leaf recycled under it (see LockRoot,
+ *		LeafBelongs): fn may have been called for some lists then.
  */
 bool
 ScbfLedgerScan(Relation index, BlockNumber root, int col, uint64 fold_serial,
