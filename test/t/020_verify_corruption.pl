@@ -104,6 +104,28 @@ sub page_of
 		  . (defined $segno ? " AND segno = $segno" : ''));
 }
 
+# clear_summary_bit($idx, $kind): clear the first set bit of the first page
+# scbf_pages calls $kind ('summary' or 'top'), a summary page (type 14)
+# whose rows run from byte 24 up to pd_lower, as a row page's do; every bit
+# a build sets there is some key's
+sub clear_summary_bit
+{
+	my ($idx, $kind) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my $blk = page_of($idx, $kind);
+	my $page = read_page($idx, $blk);
+	is(u8($page, $SPECIAL + 10), 14, "$kind: a summary page where scbf_pages says");
+	my $lower = u16($page, 12);
+	my ($off, $byte);
+	for my $o (24 .. $lower - 1)
+	{
+		$byte = u8($page, $o);
+		if ($byte) { $off = $o; last; }
+	}
+	ok(defined $off, "$kind: the page has a set bit");
+	patch($idx, [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
+}
+
 # ---- no false alarm while the index changes under the verifier: inserts
 # and folds chain new filters, deletes and VACUUM remove entries, recount
 # and merge filters, while other clients verify again and again
@@ -192,18 +214,7 @@ cmp_ok(q1("SELECT count(*) FROM scbf_pages('v_sum') WHERE kind = 'summary map' A
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v_sum', true)");
 	ok($ret == 0 && $err eq '', 'v_sum: the fresh index verifies cleanly');
-	my $blk = page_of('v_sum', 'summary');
-	my $page = read_page('v_sum', $blk);
-	is(u8($page, $SPECIAL + 10), 14, 'summary: a summary page where scbf_pages says');
-	my $lower = u16($page, 12);
-	my ($off, $byte);
-	for my $o (24 .. $lower - 1)
-	{
-		$byte = u8($page, $o);
-		if ($byte) { $off = $o; last; }
-	}
-	ok(defined $off, 'summary: the summary page has a set bit');
-	patch('v_sum', [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
+	clear_summary_bit('v_sum', 'summary');
 	verify_fails('v_sum', 'false', qr/is missing a summary bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant I4: filter \d+ .*the summary of band \d+ does not hold the key/,
 		'summary: a cleared summary bit');
 	scans_survive('a', join(',', 0 .. 499), 'summary: a cleared summary bit', 1);
@@ -224,18 +235,7 @@ is(q1("SELECT count(*) FROM scbf_pages('v_top') WHERE kind = 'top map'"), 1,
 {
 	my ($ret, $out, $err) = $node->psql('postgres', "SELECT scbf_verify('v_top', true)");
 	ok($ret == 0 && $err eq '', 'v_top: the fresh index verifies cleanly');
-	my $blk = page_of('v_top', 'top');
-	my $page = read_page('v_top', $blk);
-	is(u8($page, $SPECIAL + 10), 14, 'top: a summary page where scbf_pages says the top is');
-	my $lower = u16($page, 12);
-	my ($off, $byte);
-	for my $o (24 .. $lower - 1)
-	{
-		$byte = u8($page, $o);
-		if ($byte) { $off = $o; last; }
-	}
-	ok(defined $off, 'top: the top page has a set bit');
-	patch('v_top', [ $blk, $off, pack('C', $byte & ($byte - 1)) ]);
+	clear_summary_bit('v_top', 'top');
 	verify_fails('v_top', 'false', qr/is missing a top bit of a ledger entry.*\n.*DETAIL:  Block \d+: Invariant I4: filter \d+ .*the top's column of group \d+ does not hold the key/,
 		'top: a cleared top bit');
 	scans_survive('a', join(',', 0 .. 499), 'top: a cleared top bit', 1);
