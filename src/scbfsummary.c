@@ -116,6 +116,32 @@ GroupBlocks(const ScbfBand *band)
 }
 
 /*
+ * Plan a summary (a group's or the top) of width columns from first on,
+ * of blocks blocks: as many rows a page as the width leaves room for, in
+ * whole blocks.  Its m is left 0 (ScbfBand's is 32-bit: a top's rows,
+ * blocks x SCBF_SUMMARY_BLOCK_BITS, may pass 2^32); its pages count them
+ * in 64 bits.
+ */
+static void
+SummaryPlan(uint32 first, uint32 width, uint32 blocks, uint32 serial,
+			ScbfBand *band)
+{
+	memset(band, 0, sizeof(ScbfBand));
+	band->kind = SCBF_BAND_SUMMARY;
+	band->geom.k = 1;
+	band->capacity = blocks;
+	band->first = first;
+	band->width = width;
+	band->rows_per_page =
+		TYPEALIGN_DOWN(SCBF_SUMMARY_BLOCK_BITS,
+					   (uint32) (((uint64) SCBF_PAGE_SPACE * 8) / width));
+	band->pages = (uint32) (((uint64) blocks * SCBF_SUMMARY_BLOCK_BITS +
+							 band->rows_per_page - 1) / band->rows_per_page);
+	band->map = InvalidBlockNumber;
+	band->serial = serial;
+}
+
+/*
  * Plan the group from band first on of blocks blocks, for nbands bands in
  * all and half as many more (at least one), up to ScbfGroupLimit() wide:
  * as many rows a page as the width leaves room for, in whole blocks.  A
@@ -131,20 +157,8 @@ GroupPlan(uint32 first, uint32 nbands, uint32 blocks, uint32 serial,
 	uint64		width = (uint64) n + Max(n / 2, 1);
 
 	width = Min(width, ScbfGroupLimit());
-	memset(group, 0, sizeof(ScbfBand));
-	group->kind = SCBF_BAND_SUMMARY;
-	group->geom.k = 1;
+	SummaryPlan(first, (uint32) width, blocks, serial, group);
 	group->geom.m = blocks * SCBF_SUMMARY_BLOCK_BITS;
-	group->capacity = blocks;
-	group->first = first;
-	group->width = (uint32) width;
-	group->rows_per_page =
-		TYPEALIGN_DOWN(SCBF_SUMMARY_BLOCK_BITS,
-					   (uint32) (((uint64) SCBF_PAGE_SPACE * 8) / width));
-	group->pages = (group->geom.m + group->rows_per_page - 1) /
-		group->rows_per_page;
-	group->map = InvalidBlockNumber;
-	group->serial = serial;
 }
 
 /*
@@ -538,30 +552,6 @@ TopBlocks(const ScbfBands *bands)
 }
 
 /*
- * Plan a top of blocks blocks and width columns (groups): as many rows a
- * page as the width leaves room for, in whole blocks.  Its m is 0: its
- * rows, blocks x SCBF_SUMMARY_BLOCK_BITS, may pass 2^32 (ScbfBandRows).
- */
-static void
-TopPlan(uint32 blocks, uint32 width, uint32 serial, ScbfBand *top)
-{
-	memset(top, 0, sizeof(ScbfBand));
-	top->kind = SCBF_BAND_SUMMARY;
-	top->geom.k = 1;
-	top->geom.m = 0;
-	top->capacity = blocks;
-	top->first = 0;
-	top->width = width;
-	top->rows_per_page =
-		TYPEALIGN_DOWN(SCBF_SUMMARY_BLOCK_BITS,
-					   (uint32) (((uint64) SCBF_PAGE_SPACE * 8) / width));
-	top->pages = (uint32) (((uint64) blocks * SCBF_SUMMARY_BLOCK_BITS +
-							top->rows_per_page - 1) / top->rows_per_page);
-	top->map = InvalidBlockNumber;
-	top->serial = serial;
-}
-
-/*
  * ScbfKeysFn of a top's write: the keys of every band of group g (of its
  * filters below gk->nfilters).
  */
@@ -618,8 +608,9 @@ ScbfTopWrite(Relation index, ScbfState *state, const ScbfBands *bands,
 	ScbfGroupKeys gk;
 
 	Assert(covered >= 1);
-	TopPlan(bands->top.width > 0 ? bands->top.capacity : TopBlocks(bands),
-			width, ScbfGroupNextSerial(bands), top);
+	SummaryPlan(0, width,
+				bands->top.width > 0 ? bands->top.capacity : TopBlocks(bands),
+				ScbfGroupNextSerial(bands), top);
 	GroupKeysInit(&gk, bands, nfilters, keys, arg);
 	if (build)
 		ScbfBandBuild(index, state, top, covered, TopGroupKeys, &gk, NULL);

@@ -478,40 +478,53 @@ VerifyBand(ScbfVerifyState *vs, uint32 b)
 }
 
 /*
+ * The map and pages of a group's summary or the top (what names it, and
+ * whose, for the reports): the map its own, each page the one it lists
+ * there.  Loads the map into band.
+ */
+static void
+VerifySummaryPages(ScbfVerifyState *vs, ScbfBand *band, const char *what,
+				   const char *whose)
+{
+	uint8	   *scratch = palloc(BLCKSZ);
+	uint32		p;
+
+	if (!ScbfBandLoad(vs->index, band, vs->nblocks))
+		ScbfCorrupt(vs, band->map,
+					psprintf("has a %s map that is not %s", what, whose),
+					psprintf("Block %u should be the map of the %s of serial %u and %u pages, its runs inside the index.",
+							 band->map, what, band->serial, band->pages));
+	for (p = 0; p < band->pages; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!ScbfBandReadPage(vs->index, band, p, scratch, vs->nblocks))
+			ScbfCorrupt(vs, ScbfBandBlock(band, p),
+						psprintf("has a %s page that is not %s", what, whose),
+						psprintf("Block %u should be page %u of the %s of serial %u.",
+								 ScbfBandBlock(band, p), p, what,
+								 band->serial));
+	}
+	pfree(scratch);
+}
+
+/*
  * The groups of bands: a group for every band once there are two (until
  * SCBF_MAX_GROUPS are open), each summary's map its own, each page the
- * group's page there.  The metapage's descriptors were checked as they
- * were read (ScbfMetaBands).
+ * group's page there; and the top, if any, likewise, over two groups or
+ * more.  The metapage's descriptors were checked as they were read
+ * (ScbfMetaBands).
  */
 static void
 VerifyGroups(ScbfVerifyState *vs)
 {
 	ScbfBands  *bands = &vs->mi.bands;
-	uint8	   *scratch = palloc(BLCKSZ);
 	uint32		covered = 0;
 	uint32		g;
-	uint32		p;
 
 	for (g = 0; g < bands->ngroups; g++)
 	{
-		ScbfBand   *group = &bands->groups[g];
-
-		covered = group->first + group->width;
-		if (!ScbfBandLoad(vs->index, group, vs->nblocks))
-			ScbfCorrupt(vs, group->map,
-						"has a summary map that is not its group's",
-						psprintf("Block %u should be the map of the summary of serial %u and %u pages, its runs inside the index.",
-								 group->map, group->serial, group->pages));
-		for (p = 0; p < group->pages; p++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (!ScbfBandReadPage(vs->index, group, p, scratch, vs->nblocks))
-				ScbfCorrupt(vs, ScbfBandBlock(group, p),
-							"has a summary page that is not its group's",
-							psprintf("Block %u should be page %u of the summary of serial %u.",
-									 ScbfBandBlock(group, p), p,
-									 group->serial));
-		}
+		covered = bands->groups[g].first + bands->groups[g].width;
+		VerifySummaryPages(vs, &bands->groups[g], "summary", "its group's");
 	}
 	if (bands->nbands >= 2 && covered < bands->nbands &&
 		bands->ngroups < SCBF_MAX_GROUPS)
@@ -520,32 +533,16 @@ VerifyGroups(ScbfVerifyState *vs)
 					psprintf("The index has %u bands; its %u groups summarize %u.",
 							 bands->nbands, bands->ngroups, covered));
 
-	/* the top: its map and pages, and a group for each column it covers */
+	/* the top, over two groups or more */
 	if (bands->top.width > 0)
 	{
-		ScbfBand   *top = &bands->top;
-
 		if (bands->ngroups < 2)
 			ScbfCorrupt(vs, SCBF_METAPAGE_BLKNO,
 						"has a top over fewer than two groups",
 						psprintf("The index has %u groups and a top of width %u.",
-								 bands->ngroups, top->width));
-		if (!ScbfBandLoad(vs->index, top, vs->nblocks))
-			ScbfCorrupt(vs, top->map,
-						"has a top map that is not the top's",
-						psprintf("Block %u should be the map of the top of serial %u and %u pages, its runs inside the index.",
-								 top->map, top->serial, top->pages));
-		for (p = 0; p < top->pages; p++)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (!ScbfBandReadPage(vs->index, top, p, scratch, vs->nblocks))
-				ScbfCorrupt(vs, ScbfBandBlock(top, p),
-							"has a top page that is not the top's",
-							psprintf("Block %u should be page %u of the top of serial %u.",
-									 ScbfBandBlock(top, p), p, top->serial));
-		}
+								 bands->ngroups, bands->top.width));
+		VerifySummaryPages(vs, &bands->top, "top", "the top's");
 	}
-	pfree(scratch);
 }
 
 /*
