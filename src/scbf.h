@@ -868,6 +868,7 @@ extern ScbfMeta *ScbfReadMeta(Relation index);
 extern uint64 ScbfFilterKey(const ScbfState *state, int col, ScbfHash hash);
 extern void ScbfKeyPositions(const ScbfState *state, const ScbfBand *band,
 							 int col, ScbfHash hash, uint32 *pos);
+extern Buffer ScbfReadBuffer(Relation index, BlockNumber blkno);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 							uint8 type, BlockNumber nblocks);
 extern int	ScbfMetaHashBits(const ScbfMeta *meta);

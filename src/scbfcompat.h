@@ -168,4 +168,14 @@ pg_cmp_u64(uint64 a, uint64 b)
 #define ScbfQualifiedNameList(s)		stringToQualifiedNameList(s)
 #endif
 
+/*
+ * A hint to the CPU to fetch the cache line at addr; nothing where the
+ * compiler has no such builtin.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define ScbfPrefetch(addr)				__builtin_prefetch(addr)
+#else
+#define ScbfPrefetch(addr)				((void) (addr))
+#endif
+
 #endif							/* SCBFCOMPAT_H */

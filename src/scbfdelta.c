@@ -470,7 +470,7 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 
 		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 			ScbfReportCorrupt(index, blkno, "The delta leaves the index.");
-		buf = ReadBuffer(index, blkno);
+		buf = ScbfReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		if (!ScbfPageHasOpaque(page) ||
@@ -524,7 +524,7 @@ ScbfReadDeltaPage(Relation index, const ScbfDelta *delta, uint32 part,
 	if (part >= delta->pages || blkno == SCBF_METAPAGE_BLKNO ||
 		blkno >= nblocks)
 		return -1;
-	buf = ReadBuffer(index, blkno);
+	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (ScbfPageHasOpaque(page) &&

@@ -106,7 +106,7 @@ ReadLedgerPage(Relation index, BlockNumber blkno, uint8 type, int col,
 	if (!RecoveryInProgress() || blkno == SCBF_METAPAGE_BLKNO ||
 		blkno >= nblocks)
 		return ScbfReadPage(index, blkno, BUFFER_LOCK_SHARE, type, nblocks);
-	buf = ReadBuffer(index, blkno);
+	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (!ScbfPageHasOpaque(page) ||

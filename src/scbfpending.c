@@ -479,7 +479,7 @@ ReadChainPage(Relation index, BlockNumber blkno, BlockNumber *nblocks,
 		++(*npages) > *nblocks)
 		ScbfReportCorrupt(index, blkno,
 						  "A pending chain leaves the index or loops.");
-	buf = ReadBuffer(index, blkno);
+	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	return buf;
 }

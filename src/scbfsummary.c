@@ -223,7 +223,7 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno,
 						  "The summary of a group of bands leaves the index.");
-	buf = ReadBuffer(index, blkno);
+	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	if (!ScbfPageHasOpaque(page) ||

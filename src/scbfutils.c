@@ -43,6 +43,7 @@
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -406,7 +407,7 @@ ScbfMeta *
 ScbfReadMetaIfCurrent(Relation index)
 {
 	ScbfMetaPageData *copy = NULL;
-	Buffer		buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	Buffer		buf = ScbfReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	Page		page;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -435,7 +436,7 @@ ScbfReadMeta(Relation index)
 	Buffer		buf;
 	Page		page;
 
-	buf = ReadBuffer(index, SCBF_METAPAGE_BLKNO);
+	buf = ScbfReadBuffer(index, SCBF_METAPAGE_BLKNO);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	CheckMetaPage(index, page);
@@ -517,6 +518,58 @@ ScbfKeyPositions(const ScbfState *state, const ScbfBand *band, int col,
 }
 
 /*
+ * The buffers a backend last found blocks of scbf indexes in: a
+ * direct-mapped table of SCBF_RECENT_BUFFERS entries by index and block.
+ * ScbfReadBuffer pins the one remembered with ReadRecentBuffer(), which
+ * checks the buffer's tag under its header lock, so an entry that has gone
+ * stale (the buffer evicted and reused, the index given new storage) is
+ * only a miss; a probe's pages are found again without the buffer mapping
+ * table, its partition lock and its cache misses, which cost more than
+ * anything else in a probe of a cached index.
+ */
+#define SCBF_RECENT_BUFFERS		4096
+
+typedef struct ScbfRecentBuffer
+{
+	Oid			relid;
+	BlockNumber blkno;
+	Buffer		buf;
+} ScbfRecentBuffer;
+
+static ScbfRecentBuffer recent_buffers[SCBF_RECENT_BUFFERS];
+
+/*
+ * ScbfReadBuffer
+ *		ReadBuffer(index, blkno) for a block of the index, through the
+ *		backend's table of recent buffers.  Counts the read and the hit in
+ *		the index's statistics as ReadBuffer does.
+ */
+Buffer
+ScbfReadBuffer(Relation index, BlockNumber blkno)
+{
+	Oid			relid = RelationGetRelid(index);
+	ScbfRecentBuffer *rb;
+	Buffer		buf;
+
+	rb = &recent_buffers[(((uint32) relid * 0x9E3779B1) ^ blkno) %
+						 SCBF_RECENT_BUFFERS];
+	if (rb->relid == relid && rb->blkno == blkno &&
+		BufferIsValid(rb->buf) &&
+		ReadRecentBuffer(ScbfRelationLocator(index), MAIN_FORKNUM, blkno,
+						 rb->buf))
+	{
+		pgstat_count_buffer_read(index);
+		pgstat_count_buffer_hit(index);
+		return rb->buf;
+	}
+	buf = ReadBuffer(index, blkno);
+	rb->relid = relid;
+	rb->blkno = blkno;
+	rb->buf = buf;
+	return buf;
+}
+
+/*
  * ScbfReadPage
  *		Pin and lock block blkno, which must be a page of the given type.
  *
@@ -535,7 +588,7 @@ ScbfReadPage(Relation index, BlockNumber blkno, int mode, uint8 type,
 		ScbfReportCorrupt(index, blkno,
 						  psprintf("A link points to block %u, outside the index's %u blocks.",
 								   blkno, nblocks));
-	buf = ReadBuffer(index, blkno);
+	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, mode);
 	page = BufferGetPage(buf);
 	if (!ScbfPageHasOpaque(page) || ScbfPageGetOpaque(page)->type != type)
