@@ -63,6 +63,11 @@ SELECT scbf_verify('t_code', true);
 -- a build past one group writes the top too
 CREATE INDEX t_a ON t USING scbf (a) WITH (pages_per_segment = 8);
 SELECT groups >= 4 AS several_groups, top_maps, version FROM top_shape('t_a');
+-- past the first group, bands are sized for half the rate: more rows a
+-- slice than the first group's band at the same width (serial 2 against 1)
+SELECT (SELECT count(*) FROM scbf_pages('t_a') WHERE kind = 'rows' AND serial = 2) >
+	(SELECT count(*) FROM scbf_pages('t_a') WHERE kind = 'rows' AND serial = 1)
+	AS half_rate_rows;
 SELECT scbf_same('SELECT * FROM t WHERE code = md5(''1'')');
 SELECT scbf_same('SELECT * FROM t WHERE code = md5(''59999'')');
 SELECT scbf_same('SELECT * FROM t WHERE code IN (md5(''2''), md5(''30000''), md5(''44444''))');

@@ -984,6 +984,8 @@ extern uint32 ScbfRowsNext(const ScbfMeta *meta, const uint8 *acc,
 /* spare filter columns of a band: 1/spare of its filters (ScbfBandPlan) */
 #define SCBF_BAND_SPARE_BUILT	8
 #define SCBF_BAND_SPARE_GROWN	4
+extern uint32 ScbfBandM(uint32 m, uint32 capacity, uint32 k, uint32 bandno);
+extern double ScbfBandTarget(double target, uint32 bandno);
 extern void ScbfBandPlan(uint32 first, uint32 nfilters, uint32 spare,
 						 uint32 k, uint32 m, uint32 capacity, ScbfBand *band);
 extern void ScbfRowsSet(Relation index, ScbfState *state,

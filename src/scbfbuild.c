@@ -536,7 +536,9 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 		ScbfKeysArg ka;
 
 		ScbfBandPlan(first, bs->nfilters, SCBF_BAND_SPARE_BUILT, layout->k,
-					 layout->m, layout->capacity, band);
+					 ScbfBandM(layout->m, layout->capacity, layout->k,
+							   layout->bands.nbands),
+					 layout->capacity, band);
 		band->serial = layout->bands.nbands + 1;
 		layout->bands.nbands++;
 		ka.bs = bs;

@@ -108,7 +108,7 @@ extern uint32_t scbf_filter_position(uint64_t key,
  */
 #define SCBF_SUMMARY_K				9
 #define SCBF_SUMMARY_BLOCK_BITS		512
-#define SCBF_SUMMARY_KEY_BITS		16
+#define SCBF_SUMMARY_KEY_BITS		22	/* a rate of 1.2e-4 (src/README) */
 
 /*
  * The key's SCBF_SUMMARY_K summary rows in a summary of nblocks blocks:

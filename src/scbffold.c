@@ -395,6 +395,21 @@ FoldRate(ScbfFoldState *fs, uint32 c, uint32 keys)
 	return rate;
 }
 
+/*
+ * The rate filter c is kept to: its band's (ScbfBandTarget), or the
+ * index's for a filter no band holds yet.
+ */
+static double
+FoldTarget(ScbfFoldState *fs, uint32 c)
+{
+	const ScbfBand *band = ScbfBandOf(&fs->bands, c);
+
+	if (band == NULL)
+		return fs->state->target_fpr;
+	return ScbfBandTarget(fs->state->target_fpr,
+						  (uint32) (band - fs->bands.bands));
+}
+
 /* The sorted, distinct (hash, item) pairs of each column of some entries */
 typedef struct ScbfFoldCols
 {
@@ -539,7 +554,7 @@ FoldSegment(ScbfFoldState *fs, ScbfFoldEntry *e, int n,
 	keys = cols.keys;
 	if (active != PG_UINT32_MAX &&
 		ScbfFilterEntries(fs->filters[active]) + (uint32) n <= PG_UINT16_MAX &&
-		FoldRate(fs, active, keys) <= fs->state->target_fpr &&
+		FoldRate(fs, active, keys) <= FoldTarget(fs, active) &&
 		FoldInto(fs, active, segno, 0, &cols, nblocks))
 		return;
 	if (active != PG_UINT32_MAX)
@@ -753,8 +768,9 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
 }
 
 /*
- * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry):
- * band, in place of the last band old, is written from its filters'
+ * Step 4 with a new geometry (fc->m, fc->capacity, from FoldGeometry; m
+ * is fc->m as ScbfBandM gives it to old's band): band, in place of the
+ * last band old, is written from its filters'
  * ledgers (ScbfBandRebuild), and each of its filters' table entries gets
  * its new set bits per slice.  The fold's own keys get their bits after, in
  * FoldBits, at the new geometry; a key in the delta is in a ledger, so its
@@ -763,8 +779,8 @@ FoldFilterKeys(uint32 filterno, ScbfKeyFn emit, void *emit_arg, void *arg)
  * anew.
  */
 static void
-FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc,
-			ScbfBand *band)
+FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, uint32 m,
+			ScbfCommit *fc, ScbfBand *band)
 {
 	uint32		k = fs->state->k;
 	uint32	   *nset = palloc(sizeof(uint32) * Max(fs->nfilters, 1) * k);
@@ -772,7 +788,7 @@ FoldRebuild(ScbfFoldState *fs, const ScbfBand *old, ScbfCommit *fc,
 
 	/* the new counts go into the table in place, before the commit */
 	ScbfSetRecount(fs->index, true);
-	ScbfBandRebuild(fs->index, fs->state, old, fc->m, fc->capacity,
+	ScbfBandRebuild(fs->index, fs->state, old, m, fc->capacity,
 					fs->nfilters, FoldFilterKeys, fs, band, nset);
 	for (f = band->first; f < Min(fs->nfilters, band->first + band->width);
 		 f++)
@@ -820,7 +836,9 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 
 		/* the last band, wider */
 		if (fc->m != 0)
-			FoldRebuild(fs, last, fc, &nb[n - 1]);
+			FoldRebuild(fs, last,
+						ScbfBandM(m, capacity, fs->state->k, n - 1), fc,
+						&nb[n - 1]);
 		else
 			ScbfBandRelayout(index, fs->state, last, fs->nfilters,
 							 &nb[n - 1], RelationGetNumberOfBlocks(index));
@@ -829,7 +847,8 @@ FoldBands(ScbfFoldState *fs, const ScbfBands *bands, ScbfCommit *fc)
 	{
 		uint32		first = n > 0 ? nb[n - 1].first + nb[n - 1].width : 0;
 
-		ScbfBandOpen(index, fs->state, first, fs->nfilters, m, capacity,
+		ScbfBandOpen(index, fs->state, first, fs->nfilters,
+					 ScbfBandM(m, capacity, fs->state->k, n), capacity,
 					 n > 0 ? nb[n - 1].serial + 1 : 1, &nb[n],
 					 RelationGetNumberOfBlocks(index));
 		n++;

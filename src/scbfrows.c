@@ -28,6 +28,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/generic_xlog.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
@@ -328,6 +330,44 @@ ScbfRowsHas(const ScbfMeta *meta, const uint8 *acc, uint32 fno)
 {
 	return fno < meta->nfilters &&
 		(acc[fno / 8] & (1 << (fno % 8))) != 0;
+}
+
+/*
+ * ScbfBandM
+ *		The positions a slice of band bandno gets, for m and capacity the
+ *		index's geometry of a new band and k slices: m itself in the first
+ *		group of bands, else sized for half the rate at the same capacity
+ *		(fill f x 2^(-1/k), about m x 1.16 at k = 5), at most what k slices
+ *		of 32-bit row numbers address.
+ *
+ * A probe reads the rows of every band whose group summary holds its key,
+ * and meets F x P false candidates in each, so past the first group, at
+ * sizes where the summaries and the top already cost a probe two pages,
+ * halving P keeps a present probe within 12 pages to 32 TB of heap
+ * (src/README, "What brings 32 TB under 12").  ScbfBandTarget is the rate a
+ * fold keeps a filter of such a band to.
+ */
+uint32
+ScbfBandM(uint32 m, uint32 capacity, uint32 k, uint32 bandno)
+{
+	double		fill;
+
+	if (bandno < ScbfGroupLimit() || m == 0)
+		return m;
+	fill = -expm1(-(double) capacity / m) * pow(0.5, 1.0 / Max(k, 1));
+	return Max(Min(scbf_rows_m(capacity, fill), PG_UINT32_MAX / Max(k, 1)),
+			   m);
+}
+
+/*
+ * ScbfBandTarget
+ *		The rate a filter of band bandno is kept to, for the index's target:
+ *		half of it past the first group of bands (ScbfBandM).
+ */
+double
+ScbfBandTarget(double target, uint32 bandno)
+{
+	return bandno < ScbfGroupLimit() ? target : target / 2;
 }
 
 /*
