@@ -93,6 +93,10 @@ BEGIN
 		EXECUTE format('INSERT INTO %s SELECT g, md5(g::text) FROM generate_series($1, $2) g', tab)
 			USING i * 100000 + 1, (i + 1) * 100000;
 		COMMIT;
+		-- no other session's older snapshot (an autovacuum worker's
+		-- ANALYZE) keeps this batch's graves from the next batch's fold,
+		-- which recycles them: both tables reuse the same pages
+		CALL scbf_wait_snapshots();
 	END LOOP;
 END $$;
 SET maintenance_work_mem = '64MB';

@@ -48,6 +48,7 @@
 #include "commands/defrem.h"
 #include "commands/vacuum.h"
 #include "fmgr.h"
+#include "pgstat.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -61,6 +62,7 @@
 #include "utils/snapmgr.h"
 
 #include "pgshim.h"
+#include "scbfcompat.h"
 
 /* the C library's, not src/port's (port.h renames them; nothing links it) */
 #undef fprintf
@@ -368,6 +370,24 @@ ReadBuffer(Relation reln, BlockNumber blockNum)
 	shim_pinned[blockNum]++;
 	pgshim_pins++;
 	return -(Buffer) blockNum - 1;
+}
+
+/*
+ * The shim keeps no buffers between reads, so a buffer remembered from an
+ * earlier read is never still there: ScbfReadBuffer reads again.
+ */
+bool
+ReadRecentBuffer(ScbfRelFileLocator rlocator, ForkNumber forkNum,
+				 BlockNumber blockNum, Buffer recent_buffer)
+{
+	return false;
+}
+
+/* Statistics are never counted: ReadRecentBuffer never finds a buffer */
+void
+pgstat_assoc_relation(Relation rel)
+{
+	UNREACHED("pgstat_assoc_relation");
 }
 
 void
