@@ -476,12 +476,6 @@ typedef struct ScbfState
 	uint32		maxcache;
 
 	/*
-	 * The index's size as a probe last measured it (ScbfKnownBlocks), 0
-	 * before the first.
-	 */
-	BlockNumber known_blocks;
-
-	/*
 	 * The groups the last probe read, and the top, as cache holds bands:
 	 * each one's map runs (SCBF_BAND_MAX_RUNS of them, allocated when first
 	 * read), valid while its map and serial are those of gcache.
@@ -875,10 +869,6 @@ extern uint64 ScbfFilterKey(const ScbfState *state, int col, ScbfHash hash);
 extern void ScbfKeyPositions(const ScbfState *state, const ScbfBand *band,
 							 int col, ScbfHash hash, uint32 *pos);
 extern Buffer ScbfReadBuffer(Relation index, BlockNumber blkno);
-extern bool ScbfBlockOutside(Relation index, BlockNumber blkno,
-							 BlockNumber nblocks);
-extern BlockNumber ScbfKnownBlocks(Relation index, ScbfState *state,
-								   bool measure);
 extern Buffer ScbfReadPage(Relation index, BlockNumber blkno, int mode,
 							uint8 type, BlockNumber nblocks);
 extern int	ScbfMetaHashBits(const ScbfMeta *meta);

@@ -468,7 +468,7 @@ ScbfDeltaProbe(Relation index, const ScbfMeta *meta, int col,
 		uint16		nentries;
 		uint16		e;
 
-		if (ScbfBlockOutside(index, blkno, nblocks))
+		if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 			ScbfReportCorrupt(index, blkno, "The delta leaves the index.");
 		buf = ScbfReadBuffer(index, blkno);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);

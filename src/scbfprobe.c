@@ -86,9 +86,7 @@ typedef struct ScbfProbeRun
 	int			nconds;
 	ScbfMeta   *meta;			/* this attempt's metapage copy */
 	uint64		fold_serial;	/* its fold serial */
-	int			attempt;		/* 0 for the first */
-	BlockNumber nblocks;		/* the index's size, as ScanFilters knew it
-								 * (ScbfKnownBlocks) */
+	BlockNumber nblocks;		/* the index's size, as ScanFilters found it */
 	TIDBitmap  *tbm;
 	int64		ntuples;		/* TIDs this attempt added to tbm */
 	ScbfProbeTrace *trace;		/* NULL: the probe is silent */
@@ -722,8 +720,7 @@ ScanFilters(ScbfProbeRun *run)
 
 	if (nfilters == 0)
 		return true;
-	/* measured again when the probe starts over */
-	run->nblocks = ScbfKnownBlocks(run->index, run->state, run->attempt > 0);
+	run->nblocks = RelationGetNumberOfBlocks(run->index);
 	HashMasksInit(&hm, run->meta, run->conds, run->nconds);
 	if (!ProbeRows(run->index, run->state, run->meta, run->conds,
 				   run->nconds, &hm, run->nblocks))
@@ -932,7 +929,6 @@ ScbfProbeBitmap(Relation index, ScbfCond *conds, int nconds, TIDBitmap *tbm,
 		BeginAttempt(index, attempt, &locked);
 		run.meta = ScbfReadMeta(index);
 		run.fold_serial = ScbfMetaFoldSerial(run.meta);
-		run.attempt = attempt;
 		run.ntuples = 0;
 		if (trace != NULL)
 			trace->nsteps = 0;

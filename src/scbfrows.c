@@ -159,7 +159,7 @@ RowsPin(Relation index, const ScbfBand *band, uint32 pageno,
 	const char *row;
 	Size		nbytes = band->width / 8;
 
-	if (ScbfBlockOutside(index, blkno, nblocks))
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno, "The band of rows leaves the index.");
 	buf = ScbfReadBuffer(index, blkno);
 	page = (const char *) BufferGetPage(buf);

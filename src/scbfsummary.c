@@ -220,7 +220,7 @@ ScbfSummaryProbe(Relation index, const ScbfBand *group, uint64 fkey,
 	scbf_summary_rows(fkey, group->capacity, rows);
 	pageno = (uint32) (rows[0] / group->rows_per_page);
 	blkno = ScbfBandBlock(group, pageno);
-	if (ScbfBlockOutside(index, blkno, nblocks))
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno,
 						  "The summary of a group of bands leaves the index.");
 	buf = ScbfReadBuffer(index, blkno);

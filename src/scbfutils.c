@@ -391,7 +391,6 @@ ScbfGetState(Relation index)
 	copy->cache.ngroups = 0;
 	copy->cache.groups = NULL;
 	copy->gcache = NULL;
-	copy->known_blocks = 0;
 	copy->gcache_runs = NULL;
 	return copy;
 }
@@ -571,37 +570,6 @@ ScbfReadBuffer(Relation index, BlockNumber blkno)
 }
 
 /*
- * ScbfBlockOutside
- *		True if blkno is the metapage or lies past the end of the index.
- *		nblocks is a size of the index the caller measured, perhaps a while
- *		ago (ScbfKnownBlocks): an index's storage never shrinks (REINDEX and
- *		TRUNCATE give it new storage, and a new relcache entry), so only a
- *		block at or past nblocks is measured against the index again.
- */
-bool
-ScbfBlockOutside(Relation index, BlockNumber blkno, BlockNumber nblocks)
-{
-	return blkno == SCBF_METAPAGE_BLKNO ||
-		(blkno >= nblocks && blkno >= RelationGetNumberOfBlocks(index));
-}
-
-/*
- * ScbfKnownBlocks
- *		The index's size for a probe: as a probe of this backend last
- *		measured it, or measured now if measure or if none has.  Measuring
- *		is a system call; what a probe reads with a size from before is
- *		checked by ScbfBlockOutside, which measures again before it calls a
- *		block outside the index, and a probe that starts over measures.
- */
-BlockNumber
-ScbfKnownBlocks(Relation index, ScbfState *state, bool measure)
-{
-	if (measure || state->known_blocks == 0)
-		state->known_blocks = RelationGetNumberOfBlocks(index);
-	return state->known_blocks;
-}
-
-/*
  * ScbfReadPage
  *		Pin and lock block blkno, which must be a page of the given type.
  *
@@ -616,10 +584,10 @@ ScbfReadPage(Relation index, BlockNumber blkno, int mode, uint8 type,
 	Buffer		buf;
 	Page		page;
 
-	if (ScbfBlockOutside(index, blkno, nblocks))
+	if (blkno == SCBF_METAPAGE_BLKNO || blkno >= nblocks)
 		ScbfReportCorrupt(index, blkno,
 						  psprintf("A link points to block %u, outside the index's %u blocks.",
-								   blkno, RelationGetNumberOfBlocks(index)));
+								   blkno, nblocks));
 	buf = ScbfReadBuffer(index, blkno);
 	LockBuffer(buf, mode);
 	page = BufferGetPage(buf);
@@ -1597,7 +1565,7 @@ ReadBandMap(Relation index, ScbfBand *band, bool check, BlockNumber nblocks,
 
 	band->nruns = 0;
 	band->runs = NULL;
-	if (ScbfBlockOutside(index, band->map, nblocks))
+	if (band->map == SCBF_METAPAGE_BLKNO || band->map >= nblocks)
 		return false;
 	buf = ReadBuffer(index, band->map);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -1611,13 +1579,9 @@ ReadBandMap(Relation index, ScbfBand *band, bool check, BlockNumber nblocks,
 		map->nruns >= 1 && map->nruns <= SCBF_BAND_MAX_RUNS;
 	for (r = 0; ok && r < map->nruns; r++)
 	{
-		BlockNumber start = map->runs[r].start;
-		uint32		npages = map->runs[r].npages;
-
-		ok = !ScbfBlockOutside(index, start, nblocks) &&
-			(npages == 0 ||
-			 (npages - 1 <= MaxBlockNumber - start &&
-			  !ScbfBlockOutside(index, start + npages - 1, nblocks)));
+		ok = map->runs[r].start != SCBF_METAPAGE_BLKNO &&
+			map->runs[r].start < nblocks &&
+			map->runs[r].npages <= nblocks - map->runs[r].start;
 		total += map->runs[r].npages;
 	}
 	if (ok && total == band->pages)
