@@ -569,7 +569,8 @@ BuildFinish(ScbfBuildState *bs, ScbfLayout *layout)
 	for (f = 0; f < bs->nfilters; f++)
 	{
 		ScbfFilterSetBits(bs->filters[f], layout->k, nset + f * layout->k);
-		sum_fpr += ScbfFilterFpr(bs->filters[f], layout->k, layout->m);
+		sum_fpr += ScbfFilterFpr(bs->filters[f], layout->k,
+								 ScbfBandOf(&layout->bands, f)->geom.m);
 	}
 	layout->mean_fpr = bs->nfilters ? sum_fpr / bs->nfilters : 0;
 	ScbfWriteTable(bs->index, bs->ncols, bs->filters, bs->nfilters, layout);
