@@ -4,8 +4,9 @@
  *	  The per-relation state, the metapage and its graveyard, the band
  *	  map, page initialization, new, contiguous and free pages, the
  *	  metapage's part
- *	  of the block census and VACUUM's sweep after it, page checks and
- *	  corruption reports shared by the page-kind modules, and hashing; and
+ *	  of the block census and VACUUM's sweep after it, page reads through
+ *	  the backend's recent buffers, page checks and corruption reports
+ *	  shared by the page-kind modules, and hashing; and
  *	  what the SQL-callable functions share: opening an index by regclass
  *	  with its checks, and their array results.
  *
